@@ -1,0 +1,237 @@
+package facets
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/mod/semver"
+)
+
+// Protocol names an embedded protocol: "a2a" or "mcp".
+type Protocol string
+
+// The protocols a facet can describe.
+const (
+	ProtocolA2A Protocol = "a2a"
+	ProtocolMCP Protocol = "mcp"
+)
+
+// Valid reports whether p is a2a or mcp.
+func (p Protocol) Valid() bool { return p == ProtocolA2A || p == ProtocolMCP }
+
+// ErrMalformedVersion is wrapped by every error that reports a version or
+// revision string that does not parse.
+var ErrMalformedVersion = errors.New("malformed version")
+
+// ErrMalformedDate is wrapped by every error that reports a full-date
+// (such as refreshedAt) that does not parse.
+var ErrMalformedDate = errors.New("malformed date")
+
+// VersionError reports a version string that is not a version of Protocol.
+type VersionError struct {
+	Protocol Protocol
+	Input    string
+	// Problem says what is wrong, as a phrase.
+	Problem string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s version %q: %s", e.Protocol, e.Input, e.Problem)
+}
+
+// Unwrap makes [ErrMalformedVersion] match with errors.Is.
+func (e *VersionError) Unwrap() error { return ErrMalformedVersion }
+
+// Version is a parsed A2A version or MCP revision. Versions of the same
+// protocol compare by [Version.Compare]; the zero Version is not valid and
+// is not equal to any parsed one.
+type Version struct {
+	protocol Protocol
+	key      uint64
+	text     string
+}
+
+// ParseVersion parses s as a version of p.
+//
+// A2A versions are "major.minor" in decimal without leading zeros (so
+// "1.10" > "1.9", and "01.0" is refused: the facet pattern would admit it,
+// but semantic versioning, which orders A2A versions here, does not); each
+// part must fit in 32 bits. MCP revisions are RFC 3339 full-dates that name
+// a real calendar day ("2025-02-30" is refused).
+func ParseVersion(p Protocol, s string) (Version, error) {
+	switch p {
+	case ProtocolA2A:
+		major, minor, problem := parseMajorMinor(s)
+		if problem != "" {
+			return Version{}, &VersionError{p, s, problem}
+		}
+		return Version{p, major<<32 | minor, s}, nil
+	case ProtocolMCP:
+		y, m, d, problem := parseFullDate(s)
+		if problem != "" {
+			return Version{}, &VersionError{p, s, problem}
+		}
+		return Version{p, y*10000 + m*100 + d, s}, nil
+	}
+	return Version{}, &VersionError{p, s, "unknown protocol"}
+}
+
+// MustParseVersion is ParseVersion for constants in tests and examples; it
+// panics on a malformed version.
+func MustParseVersion(p Protocol, s string) Version {
+	v, err := ParseVersion(p, s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// String returns the version as it was written.
+func (v Version) String() string { return v.text }
+
+// Protocol returns the protocol v is a version of.
+func (v Version) Protocol() Protocol { return v.protocol }
+
+// IsValid reports whether v came from a successful parse.
+func (v Version) IsValid() bool { return v.protocol != "" }
+
+// Compare returns -1, 0 or +1 as v is older than, the same as, or newer
+// than w. Versions of different protocols are not comparable; Compare
+// orders them by protocol name so that sorting stays total.
+func (v Version) Compare(w Version) int {
+	switch {
+	case v.protocol != w.protocol:
+		return cmpString(string(v.protocol), string(w.protocol))
+	case v.key < w.key:
+		return -1
+	case v.key > w.key:
+		return 1
+	}
+	return 0
+}
+
+// Equal reports whether v and w are the same version of the same protocol.
+func (v Version) Equal(w Version) bool { return v.protocol == w.protocol && v.key == w.key }
+
+// CompareVersions orders two well-formed versions of p: A2A versions
+// through golang.org/x/mod/semver, MCP revisions as calendar dates. It
+// returns an error naming the first malformed argument.
+func CompareVersions(p Protocol, a, b string) (int, error) {
+	va, err := ParseVersion(p, a)
+	if err != nil {
+		return 0, err
+	}
+	vb, err := ParseVersion(p, b)
+	if err != nil {
+		return 0, err
+	}
+	if p == ProtocolA2A {
+		return semver.Compare("v"+a, "v"+b), nil
+	}
+	return va.Compare(vb), nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func parseMajorMinor(s string) (major, minor uint64, problem string) {
+	dot := -1
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			dot = i
+			break
+		}
+	}
+	if dot < 0 {
+		return 0, 0, `want "major.minor"`
+	}
+	if major, problem = parseDecimal(s[:dot], "major"); problem != "" {
+		return 0, 0, problem
+	}
+	if minor, problem = parseDecimal(s[dot+1:], "minor"); problem != "" {
+		return 0, 0, problem
+	}
+	return major, minor, ""
+}
+
+func parseDecimal(s, part string) (uint64, string) {
+	switch {
+	case s == "":
+		return 0, part + ` part is empty; want "major.minor"`
+	case len(s) > 1 && s[0] == '0':
+		return 0, part + " part has a leading zero"
+	case len(s) > 10:
+		return 0, part + " part does not fit in 32 bits"
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, part + ` part is not a decimal number; want "major.minor"`
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > 1<<32-1 {
+		return 0, part + " part does not fit in 32 bits"
+	}
+	return n, ""
+}
+
+// parseFullDate parses an RFC 3339 full-date and checks that it names a
+// real day of the proleptic Gregorian calendar.
+func parseFullDate(s string) (y, m, d uint64, problem string) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, 0, "want a date YYYY-MM-DD"
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, 0, 0, "want a date YYYY-MM-DD"
+		}
+	}
+	num := func(a, b int) uint64 {
+		var n uint64
+		for _, c := range []byte(s[a:b]) {
+			n = n*10 + uint64(c-'0')
+		}
+		return n
+	}
+	y, m, d = num(0, 4), num(5, 7), num(8, 10)
+	switch {
+	case m < 1 || m > 12:
+		return 0, 0, 0, "month is not 01–12"
+	case d < 1 || d > daysIn(y, m):
+		return 0, 0, 0, "no such day in that month"
+	}
+	return y, m, d, ""
+}
+
+func daysIn(y, m uint64) uint64 {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// ParseDate parses an RFC 3339 full-date ("2026-09-18") as midnight UTC,
+// refusing days the calendar does not have.
+func ParseDate(s string) (time.Time, error) {
+	y, m, d, problem := parseFullDate(s)
+	if problem != "" {
+		return time.Time{}, fmt.Errorf("date %q: %s: %w", s, problem, ErrMalformedDate)
+	}
+	return time.Date(int(y), time.Month(m), int(d), 0, 0, 0, 0, time.UTC), nil
+}

@@ -1,0 +1,119 @@
+package negotiate
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// DefaultPeerCacheSize bounds how many peer digests a [Negotiator] keeps.
+const DefaultPeerCacheSize = 4096
+
+// Negotiator is the compiled form of [Decide] for hot paths: the facets are
+// validated once, their versions parsed once, and the digests of recently
+// seen peers cached. It gives the same answers as Decide with the same
+// facets and policy, and is safe for concurrent use.
+type Negotiator struct {
+	facets  facets.Set
+	a2a     *facet
+	mcp     *facet
+	policy  policy.Policy
+	digests digestCache
+}
+
+// Compile validates s in full (see [facets.Set.Validate]) and returns a
+// Negotiator that decides under p. It keeps its own copy of s, so later
+// changes to the caller's facets do not reach it.
+func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Negotiator{policy: p, digests: digestCache{max: DefaultPeerCacheSize}}
+	if s.A2A != nil {
+		c := *s.A2A
+		c.Versions = append([]string(nil), s.A2A.Versions...)
+		n.facets.A2A = &c
+	}
+	if s.MCP != nil {
+		c := *s.MCP
+		c.Revisions = append([]string(nil), s.MCP.Revisions...)
+		n.facets.MCP = &c
+	}
+	for _, proto := range n.facets.Protocols() {
+		adv, _ := n.facets.Lookup(proto)
+		f, err := compileFacet(adv, nil)
+		if err != nil { // Validate covers every rule compileFacet checks.
+			return nil, fmt.Errorf("negotiate: %w", err)
+		}
+		if proto == facets.ProtocolA2A {
+			n.a2a = &f
+		} else {
+			n.mcp = &f
+		}
+	}
+	return n, nil
+}
+
+// Facets returns the facets n decides with.
+func (n *Negotiator) Facets() facets.Set { return n.facets }
+
+// Decide is [Decide] with n's facets and policy.
+func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.NegotiationDecided) {
+	now := n.policy.Time()
+	var f *facet
+	switch offer.Protocol {
+	case facets.ProtocolA2A:
+		f = n.a2a
+	case facets.ProtocolMCP:
+		f = n.mcp
+	}
+	if f == nil {
+		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
+	}
+	digest, err := n.digests.get(offer.Peer)
+	if err != nil {
+		return refuseInput(offer, &f.adv, err, now)
+	}
+	return f.decide(subject, offer, &n.policy, digest, now)
+}
+
+// digestCache remembers the digests of peer URLs, up to max of them.
+type digestCache struct {
+	mu  sync.RWMutex
+	max int
+	m   map[string]string
+}
+
+func (c *digestCache) get(peer string) (string, error) {
+	if peer == "" {
+		return "", nil
+	}
+	c.mu.RLock()
+	d, ok := c.m[peer]
+	c.mu.RUnlock()
+	if ok {
+		return d, nil
+	}
+	d, err := events.PeerDigest(peer)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]string)
+	}
+	if len(c.m) >= c.max {
+		// Evicting an arbitrary entry keeps the bound without bookkeeping on
+		// the read path; a peer evicted too soon only costs one more hash.
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[peer] = d
+	return d, nil
+}

@@ -1,0 +1,156 @@
+package negotiate
+
+import (
+	"strconv"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// Subject is the v2 caller identity; see [policy.Subject].
+type Subject = policy.Subject
+
+// Offer is what the requesting side put on the table.
+type Offer struct {
+	// Protocol is the protocol being negotiated, a2a or mcp.
+	Protocol facets.Protocol `json:"protocol,omitzero"`
+	// Peer is the peer's URL. Only the SHA-256 of its origin is kept; it
+	// may be empty when the peer is not known by URL (most inbound requests).
+	Peer string `json:"peer,omitzero"`
+	// Requested is the version the requesting side named (A2A-Version,
+	// MCP-Protocol-Version, initialize.protocolVersion, or the version a
+	// host asks a peer for); empty when it named none.
+	Requested string `json:"requested,omitzero"`
+	// PeerVersions are the versions the peer speaks: outbound, from its
+	// agent card or server/discover; inbound, just the requested version
+	// (see [Inbound]). Members that are not versions of Protocol are
+	// ignored. Empty means the peer offers nothing, which is refused.
+	PeerVersions []string `json:"peerVersions"`
+	// CounterOffer is true where the protocol lets the host answer with a
+	// version of its own instead of refusing (MCP's legacy initialize).
+	CounterOffer bool `json:"counterOffer,omitzero"`
+}
+
+// Inbound returns the Offer of a request that reached the host: the peer
+// speaks what it requested, or, when it requested nothing, the host's
+// preferred version (the v2 card rule).
+func Inbound(a facets.Advertised, peer, requested string) Offer {
+	speaks := requested
+	if speaks == "" {
+		speaks = a.Preferred
+	}
+	return Offer{Protocol: a.Protocol, Peer: peer, Requested: requested, PeerVersions: []string{speaks}}
+}
+
+// Kind is the shape of an [Outcome]. The zero Kind is Refused, so a zero
+// Outcome never reads as a success.
+type Kind uint8
+
+// The kinds of outcome.
+const (
+	Refused Kind = iota
+	// Accepted settles at the preferred version, or at the version the
+	// requesting side named when that is at or above preferred.
+	Accepted
+	// Downgraded settles below the preferred version (and at or above the
+	// floor), which only an authenticated caller can reach. The audit event
+	// records it as accepted, with the version it settled at.
+	Downgraded
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Accepted:
+		return "accepted"
+	case Downgraded:
+		return "downgraded"
+	}
+	return "refused"
+}
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Rule names the rule of the decision (DESIGN.md, "The decision") that
+// settled an Outcome. The zero Rule is RuleInput.
+type Rule uint8
+
+// The rules, in the order they are applied. Rule 1, choosing the
+// candidate, never settles an outcome by itself.
+const (
+	// RuleInput: the inputs could not be decided on (an unadvertised
+	// protocol, an invalid facet, a peer URL with no origin); Outcome.Cause
+	// says which. Always a refusal.
+	RuleInput Rule = iota
+	// RuleFloor (rule 2): the candidate is below the floor.
+	RuleFloor
+	// RuleOffered (rule 3): the candidate is not offered by the host.
+	RuleOffered
+	// RuleCommon (rule 4): no version both sides speak lies between the
+	// floor and the candidate.
+	RuleCommon
+	// RuleAuthenticated (rule 5): the version would be below preferred and
+	// the caller is not authenticated.
+	RuleAuthenticated
+	// RulePolicy (rule 6): the version would be below preferred and the
+	// policy denies that downgrade.
+	RulePolicy
+	// RuleAccept (rule 7): accepted at the chosen version.
+	RuleAccept
+)
+
+var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept"}
+
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return "rule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// MarshalText writes the rule's name.
+func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// Outcome is the result of one negotiation.
+type Outcome struct {
+	Kind     Kind
+	Protocol facets.Protocol
+	// Version is the version settled on; empty when refused.
+	Version string
+	// Requested is the version the requesting side named, as it named it.
+	Requested string
+	// Reason is the audit reason: ok when accepted, otherwise why not.
+	Reason events.Reason
+	// Rule is the rule that settled the outcome.
+	Rule Rule
+	// CounterOffered is true when the host answered with its preferred
+	// version because the protocol allowed a counter-offer, instead of
+	// refusing at Rule.
+	CounterOffered bool
+	// Error is the error to answer with when refused: code
+	// interop_version_unsupported (HTTP 400), details {protocol, requested,
+	// supported, reason}. Nil when accepted.
+	Error *wperrors.Error
+	// Cause is the host-side reason for a RuleInput refusal, for logs; it
+	// is not meant for the peer.
+	Cause error
+}
+
+// Accepted reports whether the negotiation settled on a version, at
+// preferred or downgraded.
+func (o Outcome) Accepted() bool { return o.Kind == Accepted || o.Kind == Downgraded }
+
+// Err returns nil when o is accepted and the refusal error otherwise; a
+// refused Outcome without an Error (such as the zero Outcome) still
+// returns an interop_version_unsupported error.
+func (o Outcome) Err() error {
+	switch {
+	case o.Accepted():
+		return nil
+	case o.Error != nil:
+		return o.Error
+	}
+	return wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
+}

@@ -1,0 +1,90 @@
+// Package policy says what a host may tighten in a version negotiation, and
+// who the caller is.
+//
+// The zero [Policy] is the reference host's behaviour and is safe to use as
+// it is: an authenticated caller may be downgraded to any version between
+// the floor and the preferred one; an unauthenticated caller never goes
+// below preferred; nothing ever goes below the floor. No field can loosen
+// those rules: every hook only narrows what the zero value allows, the way
+// crypto/tls lets a Config raise MinVersion but never accept SSL 3.
+//
+// Who counts as authenticated is decided from the caller's [Subject]: it
+// must be present, valid against the v2 Subject schema, and neither it nor
+// any actor in its chain may be anonymous by kind or by lane. An anonymous
+// end user forwarded by an authenticated peer is still anonymous; a peer
+// gains no authority the caller's Subject does not hold.
+package policy
+
+import (
+	"time"
+
+	"github.com/wopneg/wopneg/facets"
+)
+
+// Policy tightens the reference decision rules. The zero value is the
+// reference behaviour.
+type Policy struct {
+	// DenyDowngrade refuses every downgrade below the preferred version,
+	// authenticated or not.
+	DenyDowngrade bool `json:"denyDowngrade,omitzero"`
+
+	// DowngradeDenied, when set, is asked about each downgrade that the
+	// other rules would allow; returning true refuses it. It cannot allow a
+	// downgrade that DenyDowngrade or the authentication rule refuses.
+	DowngradeDenied func(Downgrade) bool `json:"-"`
+
+	// Authenticated, when set, narrows who counts as authenticated: it is
+	// asked only about Subjects that already pass [DefaultAuthenticated],
+	// so it can demote a caller (say, an issuer the host does not trust for
+	// negotiation) but never promote an anonymous or invalid one.
+	Authenticated func(*Subject) bool `json:"-"`
+
+	// RequireAudit makes recording the negotiation.decided event part of
+	// the outcome: when the event cannot be recorded the outcome is refused
+	// with internal_error, failing closed.
+	RequireAudit bool `json:"requireAudit,omitzero"`
+
+	// Now is the clock the decision is stamped with. When nil, time.Now is
+	// used, as crypto/tls does for Config.Time.
+	Now func() time.Time `json:"-"`
+}
+
+// Downgrade describes a negotiation that would settle below the preferred
+// version, for [Policy.DowngradeDenied].
+type Downgrade struct {
+	// Subject is the caller; nil when none was resolved.
+	Subject  *Subject
+	Protocol facets.Protocol
+	// From is the preferred version; To is the version that would be chosen.
+	From, To string
+}
+
+// DefaultAuthenticated reports whether s counts as authenticated under the
+// zero Policy: present, valid, and anonymous nowhere in its actor chain.
+func DefaultAuthenticated(s *Subject) bool {
+	return s != nil && !s.Anonymous() && s.Valid()
+}
+
+// IsAuthenticated reports whether s counts as authenticated under p.
+func (p *Policy) IsAuthenticated(s *Subject) bool {
+	if !DefaultAuthenticated(s) {
+		return false
+	}
+	return p == nil || p.Authenticated == nil || p.Authenticated(s)
+}
+
+// DeniesDowngrade reports whether p refuses the downgrade d.
+func (p *Policy) DeniesDowngrade(d Downgrade) bool {
+	if p == nil {
+		return false
+	}
+	return p.DenyDowngrade || p.DowngradeDenied != nil && p.DowngradeDenied(d)
+}
+
+// Time returns the current time from p's clock, in UTC.
+func (p *Policy) Time() time.Time {
+	if p == nil || p.Now == nil {
+		return time.Now().UTC()
+	}
+	return p.Now().UTC()
+}

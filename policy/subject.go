@@ -1,0 +1,266 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Subject is the v2 caller identity (schemas/v2/subject.schema.json): who
+// is negotiating. It is closed: JSON with any other key is refused. The
+// package negotiate re-exports it as negotiate.Subject.
+type Subject struct {
+	// Issuer is the lane's trust root: 1–1024 characters, no whitespace.
+	Issuer string `json:"issuer"`
+	// SubjectID is opaque and never PII: 1–256 characters, no whitespace or '/'.
+	SubjectID string `json:"subjectId"`
+	// Tenant is 1–128 of A–Z a–z 0–9 . _ ~ -.
+	Tenant string `json:"tenant"`
+	// Lane is how the Subject was resolved; see the Lane constants.
+	Lane string `json:"lane"`
+	// Kind is user, agent, anonymous or workload.
+	Kind string `json:"kind"`
+	// KeyClass is present exactly when Lane is saml or scim.
+	KeyClass string `json:"keyClass,omitzero"`
+	// Actor is the party acting for this Subject, such as the peer that
+	// forwarded an end user; at most MaxActorDepth levels deep.
+	Actor *Subject `json:"actor,omitzero"`
+}
+
+// The lanes, kinds and key classes of the v2 Subject schema.
+const (
+	LaneAPIKey    = "api-key"
+	LaneOAuth2    = "oauth2"
+	LaneOIDC      = "oidc"
+	LaneMTLS      = "mtls"
+	LaneSAML      = "saml"
+	LaneSCIM      = "scim"
+	LaneLDAP      = "ldap"
+	LaneWorkload  = "workload"
+	LaneSession   = "session"
+	LaneAnonymous = "anonymous"
+
+	KindUser      = "user"
+	KindAgent     = "agent"
+	KindAnonymous = "anonymous"
+	KindWorkload  = "workload"
+
+	KeyClassOpaqueIdP           = "opaque-idp"
+	KeyClassConfiguredImmutable = "configured-immutable"
+)
+
+// MaxActorDepth is how many actors may nest under a Subject; the schema's
+// fifth level (actor5) does not exist.
+const MaxActorDepth = 4
+
+// ErrInvalidSubject is wrapped by every [*SubjectError].
+var ErrInvalidSubject = errors.New("invalid subject")
+
+// SubjectProblem is one way a Subject breaks its schema.
+type SubjectProblem struct {
+	// Path is the JSON path of the offending field, such as
+	// "subject.actor.tenant".
+	Path    string
+	Message string
+}
+
+// SubjectError lists every problem found in a Subject.
+type SubjectError struct {
+	Problems []SubjectProblem
+}
+
+func (e *SubjectError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Path + ": " + p.Message
+	}
+	return "invalid subject: " + strings.Join(parts, "; ")
+}
+
+// Unwrap makes [ErrInvalidSubject] match with errors.Is.
+func (e *SubjectError) Unwrap() error { return ErrInvalidSubject }
+
+// Validate checks s against the v2 Subject schema, reporting every problem
+// in a *SubjectError. A nil Subject is invalid.
+func (s *Subject) Validate() error {
+	var problems []SubjectProblem
+	s.walk(func(depth int, field, value, problem string) bool {
+		path := "subject" + strings.Repeat(".actor", depth)
+		if field != "" {
+			path += "." + field
+		}
+		msg := problem
+		if value != "" {
+			msg = fmt.Sprintf("%q %s", value, problem)
+		}
+		problems = append(problems, SubjectProblem{path, msg})
+		return true
+	})
+	if problems == nil {
+		return nil
+	}
+	return &SubjectError{problems}
+}
+
+// Valid reports whether s passes Validate, without building any message.
+func (s *Subject) Valid() bool {
+	ok := true
+	s.walk(func(int, string, string, string) bool { ok = false; return false })
+	return ok
+}
+
+// Anonymous reports whether s, or any actor in its chain, is anonymous by
+// kind or by lane. A nil Subject is anonymous.
+func (s *Subject) Anonymous() bool {
+	if s == nil {
+		return true
+	}
+	for ; s != nil; s = s.Actor {
+		if s.Kind == KindAnonymous || s.Lane == LaneAnonymous {
+			return true
+		}
+	}
+	return false
+}
+
+// walk reports each problem to report, stopping early when it returns false.
+func (s *Subject) walk(report func(depth int, field, value, problem string) bool) {
+	if s == nil {
+		report(0, "", "", "is missing")
+		return
+	}
+	for depth := 0; s != nil; depth, s = depth+1, s.Actor {
+		if depth > MaxActorDepth {
+			report(depth, "", "", fmt.Sprintf("nests deeper than %d actors", MaxActorDepth))
+			return
+		}
+		checks := [...]struct {
+			field, value, problem string
+		}{
+			{"issuer", s.Issuer, issuerProblem(s.Issuer)},
+			{"subjectId", s.SubjectID, subjectIDProblem(s.SubjectID)},
+			{"tenant", s.Tenant, tenantProblem(s.Tenant)},
+			{"lane", s.Lane, laneProblem(s.Lane)},
+			{"kind", s.Kind, kindProblem(s.Kind)},
+			{"keyClass", s.KeyClass, keyClassProblem(s.Lane, s.KeyClass)},
+			{"kind", "", anonymityProblem(s.Lane, s.Kind)},
+		}
+		for _, c := range checks {
+			if c.problem != "" && !report(depth, c.field, c.value, c.problem) {
+				return
+			}
+		}
+	}
+}
+
+func issuerProblem(v string) string {
+	switch {
+	case v == "":
+		return "is empty; the issuer is required"
+	case !utf8.ValidString(v):
+		return "is not valid UTF-8"
+	case utf8.RuneCountInString(v) > 1024:
+		return "is longer than 1024 characters"
+	case strings.IndexFunc(v, isSpace) >= 0:
+		return "contains whitespace"
+	}
+	return ""
+}
+
+func subjectIDProblem(v string) string {
+	switch {
+	case v == "":
+		return "is empty; the subjectId is required"
+	case !utf8.ValidString(v):
+		return "is not valid UTF-8"
+	case utf8.RuneCountInString(v) > 256:
+		return "is longer than 256 characters"
+	case strings.IndexFunc(v, func(r rune) bool { return r == '/' || isSpace(r) }) >= 0:
+		return "contains whitespace or '/'"
+	}
+	return ""
+}
+
+func tenantProblem(v string) string {
+	if v == "" {
+		return "is empty; the tenant is required"
+	}
+	if len(v) > 128 {
+		return "is longer than 128 characters"
+	}
+	for i := 0; i < len(v); i++ {
+		if !isTenantByte(v[i]) {
+			return "may hold only A-Z a-z 0-9 . _ ~ -"
+		}
+	}
+	return ""
+}
+
+func isTenantByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '.' || c == '_' || c == '~' || c == '-'
+}
+
+func laneProblem(v string) string {
+	switch v {
+	case LaneAPIKey, LaneOAuth2, LaneOIDC, LaneMTLS, LaneSAML, LaneSCIM, LaneLDAP,
+		LaneWorkload, LaneSession, LaneAnonymous:
+		return ""
+	}
+	return "is not a lane (api-key, oauth2, oidc, mtls, saml, scim, ldap, workload, session, anonymous)"
+}
+
+func kindProblem(v string) string {
+	switch v {
+	case KindUser, KindAgent, KindAnonymous, KindWorkload:
+		return ""
+	}
+	return "is not a kind (user, agent, anonymous, workload)"
+}
+
+func keyClassProblem(lane, keyClass string) string {
+	needs := lane == LaneSAML || lane == LaneSCIM
+	switch {
+	case needs && keyClass == "":
+		return "is missing; lane " + lane + " requires a keyClass"
+	case !needs && keyClass != "":
+		return "is allowed only with lane saml or scim"
+	case keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable:
+		return "is not a key class (opaque-idp, configured-immutable)"
+	}
+	return ""
+}
+
+func anonymityProblem(lane, kind string) string {
+	if (kind == KindAnonymous) != (lane == LaneAnonymous) {
+		return "kind " + quote(kind) + " and lane " + quote(lane) + " must both be anonymous or neither be"
+	}
+	return ""
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// isSpace is JSON Schema's \s (ECMAScript whitespace) widened by Go's
+// unicode.IsSpace, the stricter union of the two.
+func isSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+
+// subjectJSON has Subject's wire shape without its UnmarshalJSON.
+type subjectJSON Subject
+
+// UnmarshalJSON reads a Subject strictly: the object is closed at every
+// level, so an unknown key is an error. It does not validate field values;
+// call Validate for that.
+func (s *Subject) UnmarshalJSON(data []byte) error {
+	var raw subjectJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("subject: %w", err)
+	}
+	*s = Subject(raw)
+	return nil
+}
