@@ -34,7 +34,7 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	if !ok {
 		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
 	}
-	var buf [16]facets.Version
+	var buf [8]facets.Version
 	f, err := compileFacet(adv, buf[:0])
 	if err != nil {
 		return refuseInput(offer, &adv, err, now)
@@ -43,7 +43,7 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	if err != nil {
 		return refuseInput(offer, &adv, err, now)
 	}
-	return f.decide(subject, offer, &p, digest, now)
+	return f.decide(subject, &offer, &p, digest, now)
 }
 
 func peerDigest(peer string) (string, error) {
@@ -53,18 +53,21 @@ func peerDigest(peer string) (string, error) {
 	return events.PeerDigest(peer)
 }
 
-// facet is an advertised facet ready to decide with: every version parsed.
+// facet is an advertised facet ready to decide with: every version parsed,
+// the offered ones sorted newest first.
 type facet struct {
 	adv       facets.Advertised
-	offered   []facets.Version
 	preferred facets.Version
 	floor     facets.Version
+	newest    []facets.Version
 }
 
-// compileFacet parses the decision view of a facet, appending the offered
-// versions to buf, and checks what the decision relies on.
+// compileFacet parses the decision view of a facet into buf and checks what
+// the decision relies on. Valid versions are canonical (no leading zeros,
+// fixed-width dates), so two of them are equal exactly when their strings
+// are: the hot path compares strings and never parses an offered version.
 func compileFacet(a facets.Advertised, buf []facets.Version) (facet, error) {
-	f := facet{adv: a, offered: buf}
+	f := facet{adv: a, newest: buf[:0]}
 	if len(a.Versions) == 0 {
 		return facet{}, fmt.Errorf("%s facet offers no versions", a.Protocol)
 	}
@@ -73,10 +76,15 @@ func compileFacet(a facets.Advertised, buf []facets.Version) (facet, error) {
 		if err != nil {
 			return facet{}, fmt.Errorf("%s facet, offered version %d: %w", a.Protocol, i, err)
 		}
-		if f.offers(v) {
+		if slices.Contains(a.Versions[:i], s) {
 			return facet{}, fmt.Errorf("%s facet offers %q twice", a.Protocol, s)
 		}
-		f.offered = append(f.offered, v)
+		// Insertion keeps newest first; facets offer a handful of versions.
+		at := len(f.newest)
+		for at > 0 && f.newest[at-1].Compare(v) < 0 {
+			at--
+		}
+		f.newest = slices.Insert(f.newest, at, v)
 	}
 	var err error
 	if f.preferred, err = facets.ParseVersion(a.Protocol, a.Preferred); err != nil {
@@ -86,9 +94,9 @@ func compileFacet(a facets.Advertised, buf []facets.Version) (facet, error) {
 		return facet{}, fmt.Errorf("%s facet, floor: %w", a.Protocol, err)
 	}
 	switch {
-	case !f.offers(f.preferred):
+	case !slices.Contains(a.Versions, a.Preferred):
 		return facet{}, fmt.Errorf("%s facet does not offer its preferred version %q", a.Protocol, a.Preferred)
-	case !f.offers(f.floor):
+	case !slices.Contains(a.Versions, a.Floor):
 		return facet{}, fmt.Errorf("%s facet does not offer its floor %q", a.Protocol, a.Floor)
 	case f.floor.Compare(f.preferred) > 0:
 		return facet{}, fmt.Errorf("%s facet floor %q is above its preferred version %q", a.Protocol, a.Floor, a.Preferred)
@@ -96,148 +104,135 @@ func compileFacet(a facets.Advertised, buf []facets.Version) (facet, error) {
 	return f, nil
 }
 
-func (f *facet) offers(v facets.Version) bool {
-	for _, o := range f.offered {
-		if o.Compare(v) == 0 {
-			return true
+// offered returns the offered version spelled s.
+func (f *facet) offered(s string) (facets.Version, bool) {
+	for _, v := range f.newest {
+		if v.String() == s {
+			return v, true
 		}
 	}
-	return false
+	return facets.Version{}, false
 }
 
-// decide applies the rules to a facet that compileFacet accepted.
-func (f *facet) decide(subject *Subject, offer Offer, p *policy.Policy, digest string, now time.Time) (Outcome, events.NegotiationDecided) {
-	d := decision{f: f, offer: offer, digest: digest, now: now}
+// verdict is what the rules settle, before it is written up.
+type verdict struct {
+	kind    Kind
+	rule    Rule
+	reason  events.Reason
+	version string
+	counter bool
+}
 
+// rules applies the decision rules to a facet that compileFacet accepted.
+func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy) verdict {
 	// Rule 1: the candidate is what the requesting side named, or
 	// preferred. A malformed request is a version the host does not speak.
-	candidate, named := f.preferred, false
-	malformed := false
+	candidate, isOffered := f.preferred, true
 	if offer.Requested != "" {
-		v, err := facets.ParseVersion(f.adv.Protocol, offer.Requested)
-		candidate, named, malformed = v, err == nil, err != nil
+		if candidate, isOffered = f.offered(offer.Requested); !isOffered {
+			var err error
+			if candidate, err = facets.ParseVersion(f.adv.Protocol, offer.Requested); err != nil {
+				return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
+			}
+		}
 	}
-	d.namedRequested = named
-
 	// Rule 2: never below the floor, counter-offer or not.
-	if !malformed && candidate.Compare(f.floor) < 0 {
-		return d.refuse(RuleFloor, events.ReasonBelowFloor)
+	if candidate.Compare(f.floor) < 0 {
+		return verdict{rule: RuleFloor, reason: events.ReasonBelowFloor}
 	}
 	// Rule 3: the host must speak the candidate.
-	if malformed || !f.offers(candidate) {
-		return d.refuseOrCounter(RuleOffered, events.ReasonUnsupported)
+	if !isOffered {
+		return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
 	}
-	// Rule 4: the highest version both sides speak, between the floor and
+	// Rule 4: the newest version both sides speak, between the floor and
 	// the candidate.
-	var pbuf [16]facets.Version
-	peer := pbuf[:0]
-	for _, s := range offer.PeerVersions {
-		if v, err := facets.ParseVersion(f.adv.Protocol, s); err == nil {
-			peer = append(peer, v)
+	var chosen facets.Version
+	found := false
+	for _, v := range f.newest {
+		if v.Compare(f.floor) < 0 {
+			break
 		}
-	}
-	chosen, found := facets.Version{}, false
-	for _, v := range f.offered {
-		if v.Compare(f.floor) < 0 || v.Compare(candidate) > 0 || !slices.ContainsFunc(peer, v.Equal) {
-			continue
-		}
-		if !found || v.Compare(chosen) > 0 {
+		if v.Compare(candidate) <= 0 && slices.Contains(offer.PeerVersions, v.String()) {
 			chosen, found = v, true
+			break
 		}
 	}
 	if !found {
-		for _, v := range peer {
-			if v.Compare(f.floor) >= 0 {
-				return d.refuse(RuleCommon, events.ReasonUnsupported)
+		for _, s := range offer.PeerVersions {
+			if v, err := facets.ParseVersion(f.adv.Protocol, s); err == nil && v.Compare(f.floor) >= 0 {
+				return verdict{rule: RuleCommon, reason: events.ReasonUnsupported}
 			}
 		}
-		return d.refuse(RuleCommon, events.ReasonBelowFloor)
+		return verdict{rule: RuleCommon, reason: events.ReasonBelowFloor}
 	}
-	downgrade := chosen.Compare(f.preferred) < 0
+	if chosen.Compare(f.preferred) >= 0 {
+		return verdict{kind: Accepted, rule: RuleAccept, reason: events.ReasonOK, version: chosen.String()}
+	}
 	// Rule 5: an unauthenticated exchange never settles below preferred.
-	if downgrade && !p.IsAuthenticated(subject) {
-		return d.refuseOrCounter(RuleAuthenticated, events.ReasonUnauthenticated)
+	if !p.IsAuthenticated(subject) {
+		return f.refuseOrCounter(offer, RuleAuthenticated, events.ReasonUnauthenticated)
 	}
 	// Rule 6: the host may deny a downgrade an authenticated caller could have.
-	if downgrade && p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: chosen.String()}) {
-		return d.refuseOrCounter(RulePolicy, events.ReasonUnsupported)
+	if p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: chosen.String()}) {
+		return f.refuseOrCounter(offer, RulePolicy, events.ReasonUnsupported)
 	}
 	// Rule 7.
-	kind := Accepted
-	if downgrade {
-		kind = Downgraded
-	}
-	return d.accept(kind, RuleAccept, chosen.String(), false)
-}
-
-// decision carries what every branch of decide records.
-type decision struct {
-	f              *facet
-	offer          Offer
-	digest         string
-	now            time.Time
-	namedRequested bool
-}
-
-func (d *decision) event(outcome events.Outcome, version string, reason events.Reason) events.NegotiationDecided {
-	e := events.NegotiationDecided{
-		Protocol:   d.f.adv.Protocol,
-		Outcome:    outcome,
-		Version:    version,
-		Reason:     reason,
-		Floor:      d.f.adv.Floor,
-		PeerDigest: d.digest,
-		At:         d.now,
-	}
-	if d.namedRequested {
-		e.Requested = d.offer.Requested
-	}
-	return e
-}
-
-func (d *decision) accept(kind Kind, rule Rule, version string, counter bool) (Outcome, events.NegotiationDecided) {
-	o := Outcome{
-		Kind:           kind,
-		Protocol:       d.f.adv.Protocol,
-		Version:        version,
-		Requested:      d.offer.Requested,
-		Reason:         events.ReasonOK,
-		Rule:           rule,
-		CounterOffered: counter,
-	}
-	return o, d.event(events.Accepted, version, events.ReasonOK)
+	return verdict{kind: Downgraded, rule: RuleAccept, reason: events.ReasonOK, version: chosen.String()}
 }
 
 // refuseOrCounter refuses, unless the protocol lets the host answer with
 // its preferred version instead.
-func (d *decision) refuseOrCounter(rule Rule, reason events.Reason) (Outcome, events.NegotiationDecided) {
-	if d.offer.CounterOffer {
-		return d.accept(Accepted, rule, d.f.adv.Preferred, true)
+func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason events.Reason) verdict {
+	if offer.CounterOffer {
+		return verdict{kind: Accepted, rule: rule, reason: events.ReasonOK, version: f.adv.Preferred, counter: true}
 	}
-	return d.refuse(rule, reason)
+	return verdict{rule: rule, reason: reason}
 }
 
-func (d *decision) refuse(rule Rule, reason events.Reason) (Outcome, events.NegotiationDecided) {
+// decide applies the rules and writes up the Outcome and its event.
+func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest string, now time.Time) (Outcome, events.NegotiationDecided) {
+	v := f.rules(subject, offer, p)
 	o := Outcome{
-		Kind:      Refused,
-		Protocol:  d.f.adv.Protocol,
-		Requested: d.offer.Requested,
-		Reason:    reason,
-		Rule:      rule,
-		Error:     refusalError(d.f.adv.Protocol, d.offer.Requested, &d.f.adv, reason),
+		Kind:           v.kind,
+		Protocol:       f.adv.Protocol,
+		Version:        v.version,
+		Requested:      offer.Requested,
+		Reason:         v.reason,
+		Rule:           v.rule,
+		CounterOffered: v.counter,
 	}
-	return o, d.event(events.Refused, "", reason)
+	e := events.NegotiationDecided{
+		Protocol:   f.adv.Protocol,
+		Outcome:    events.Accepted,
+		Version:    v.version,
+		Reason:     v.reason,
+		Floor:      f.adv.Floor,
+		PeerDigest: digest,
+		At:         now,
+	}
+	if v.kind == Refused {
+		e.Outcome = events.Refused
+		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
+	}
+	if offer.Requested != "" && wellFormed(f, offer.Requested) {
+		e.Requested = offer.Requested
+	}
+	return o, e
+}
+
+func wellFormed(f *facet, requested string) bool {
+	if _, ok := f.offered(requested); ok {
+		return true
+	}
+	_, err := facets.ParseVersion(f.adv.Protocol, requested)
+	return err == nil
 }
 
 // refusalError is the interop_version_unsupported error the reference host
-// answers a refusal with.
-func refusalError(protocol facets.Protocol, requested string, adv *facets.Advertised, reason events.Reason) *wperrors.Error {
-	supported := []string{}
-	if adv != nil {
-		if requested == "" {
-			requested = adv.Preferred
-		}
-		supported = slices.Clone(adv.Versions)
+// answers a refusal with: requested is what was asked for, or preferred.
+func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason events.Reason) *wperrors.Error {
+	if requested == "" {
+		requested = preferred
 	}
 	return &wperrors.Error{
 		Code:    wperrors.InteropVersionUnsupported,
@@ -245,7 +240,7 @@ func refusalError(protocol facets.Protocol, requested string, adv *facets.Advert
 		Details: map[string]any{
 			"protocol":  string(protocol),
 			"requested": requested,
-			"supported": supported,
+			"supported": append([]string{}, supported...),
 			"reason":    string(reason),
 		},
 	}
@@ -255,13 +250,18 @@ func refusalError(protocol facets.Protocol, requested string, adv *facets.Advert
 // adv is nil when the protocol is not advertised.
 func refuseInput(offer Offer, adv *facets.Advertised, cause error, now time.Time) (Outcome, events.NegotiationDecided) {
 	reason := events.ReasonUnsupported
+	var preferred string
+	var supported []string
+	if adv != nil {
+		preferred, supported = adv.Preferred, adv.Versions
+	}
 	o := Outcome{
 		Kind:      Refused,
 		Protocol:  offer.Protocol,
 		Requested: offer.Requested,
 		Reason:    reason,
 		Rule:      RuleInput,
-		Error:     refusalError(offer.Protocol, offer.Requested, adv, reason),
+		Error:     refusalError(offer.Protocol, offer.Requested, preferred, supported, reason),
 		Cause:     cause,
 	}
 	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: events.Refused, Reason: reason, At: now}

@@ -77,7 +77,7 @@ func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.Nego
 	if err != nil {
 		return refuseInput(offer, &f.adv, err, now)
 	}
-	return f.decide(subject, offer, &n.policy, digest, now)
+	return f.decide(subject, &offer, &n.policy, digest, now)
 }
 
 // digestCache remembers the digests of peer URLs, up to max of them.

@@ -1,0 +1,408 @@
+package negotiatetest_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// TestVectorsPure runs every shipped vector against the pure decision.
+func TestVectorsPure(t *testing.T) {
+	negotiatetest.Run(t, negotiate.Decide)
+}
+
+// TestVectorsCompiled runs every shipped vector against the compiled
+// Negotiator, which must give the answers of the pure decision.
+func TestVectorsCompiled(t *testing.T) {
+	negotiatetest.Run(t, negotiatetest.Compiled)
+}
+
+// TestVectorsShipped checks the shipped data itself: enough of it, every
+// kind present, every vector sourced.
+func TestVectorsShipped(t *testing.T) {
+	vs, err := negotiatetest.Vectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) < 100 {
+		t.Errorf("%d vectors shipped, want at least 100", len(vs))
+	}
+	kinds := map[string]int{}
+	for _, v := range vs {
+		kind := v.Kind
+		if kind == "" {
+			kind = negotiatetest.KindDecide
+		}
+		kinds[kind]++
+		if strings.TrimSpace(v.Source) == "" {
+			t.Errorf("%s: no source", v.Name)
+		}
+	}
+	for _, k := range []string{negotiatetest.KindDecide, negotiatetest.KindDigest, negotiatetest.KindSubject,
+		negotiatetest.KindRefresh, negotiatetest.KindRounds} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s vectors shipped", k)
+		}
+	}
+	if kinds[negotiatetest.KindDigest] < 20 {
+		t.Errorf("%d digest vectors, want at least 20", kinds[negotiatetest.KindDigest])
+	}
+}
+
+const loadFacets = `"facets": {"ref": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}}`
+
+func loadOne(t *testing.T, files map[string]string) ([]negotiatetest.Vector, error) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		fsys["v/"+name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return negotiatetest.LoadVectors(fsys, "v")
+}
+
+func TestLoadVectors(t *testing.T) {
+	good := `{` + loadFacets + `, "now": "2026-11-29T12:00:00Z", "vectors": [
+		{"name": "one", "source": "test", "facets": "ref", "subject": null,
+		 "offer": {"protocol": "a2a", "peerVersions": ["1.0"]},
+		 "want": {"outcome": "accepted", "version": "1.0", "reason": "ok", "rule": "accept"}}]}`
+
+	t.Run("good", func(t *testing.T) {
+		vs, err := loadOne(t, map[string]string{"good.json": good})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vs) != 1 {
+			t.Fatalf("got %d vectors, want 1", len(vs))
+		}
+		v := vs[0]
+		if v.Name != "good/one" {
+			t.Errorf("name = %q, want %q", v.Name, "good/one")
+		}
+		if v.Facet == nil || v.Facet.A2A == nil {
+			t.Fatalf("facet set %q not resolved: %+v", v.Facets, v.Facet)
+		}
+		if v.Now.IsZero() {
+			t.Errorf("now not inherited from the file")
+		}
+		if err := v.Check(nil); err != nil {
+			t.Errorf("Check: %v", err)
+		}
+	})
+
+	refusals := []struct {
+		name, data, wantErr string
+	}{
+		{"empty want", `{` + loadFacets + `, "now": "2026-11-29T12:00:00Z", "vectors": [
+			{"name": "x", "facets": "ref", "offer": {"protocol": "a2a", "peerVersions": ["1.0"]}, "want": {}}]}`, "vacuous"},
+		{"accepted without version", `{` + loadFacets + `, "now": "2026-11-29T12:00:00Z", "vectors": [
+			{"name": "x", "facets": "ref", "offer": {"protocol": "a2a", "peerVersions": ["1.0"]},
+			 "want": {"outcome": "accepted", "reason": "ok", "rule": "accept"}}]}`, "vacuous"},
+		{"decide without now", `{` + loadFacets + `, "vectors": [
+			{"name": "x", "facets": "ref", "offer": {"protocol": "a2a", "peerVersions": ["1.0"]},
+			 "want": {"outcome": "accepted", "version": "1.0", "reason": "ok", "rule": "accept"}}]}`, "vacuous"},
+		{"decide without facet", `{"now": "2026-11-29T12:00:00Z", "vectors": [
+			{"name": "x", "offer": {"protocol": "a2a", "peerVersions": ["1.0"]},
+			 "want": {"outcome": "refused", "reason": "unsupported", "rule": "input"}}]}`, "vacuous"},
+		{"digest without digest", `{"vectors": [{"name": "x", "kind": "digest", "peer": "https://peer.example", "want": {"origin": "https://peer.example"}}]}`, "vacuous"},
+		{"subject without authenticated", `{"vectors": [{"name": "x", "kind": "subject", "subject": null, "want": {"valid": false}}]}`, "vacuous"},
+		{"refresh without refresh", `{"now": "2026-11-29T12:00:00Z", "vectors": [{"name": "x", "kind": "refresh", "refreshedAt": "2026-11-01", "want": {}}]}`, "vacuous"},
+		{"rounds without allowed", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "want": {}}]}`, "vacuous"},
+		{"duplicate name", `{` + loadFacets + `, "now": "2026-11-29T12:00:00Z", "vectors": [
+			{"name": "x", "kind": "rounds", "maxRounds": 4, "want": {"allowed": 4}},
+			{"name": "x", "kind": "rounds", "maxRounds": 2, "want": {"allowed": 2}}]}`, "duplicate"},
+		{"unknown facet set", `{` + loadFacets + `, "now": "2026-11-29T12:00:00Z", "vectors": [
+			{"name": "x", "facets": "nope", "offer": {"protocol": "a2a", "peerVersions": ["1.0"]},
+			 "want": {"outcome": "accepted", "version": "1.0", "reason": "ok", "rule": "accept"}}]}`, `"nope"`},
+		{"unknown kind", `{"vectors": [{"name": "x", "kind": "vibes", "want": {"allowed": 1}}]}`, "unknown kind"},
+		{"unknown key", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "expect": {}, "want": {"allowed": 4}}]}`, "expect"},
+		{"no vectors", `{"vectors": []}`, "no vectors"},
+	}
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadOne(t, map[string]string{"bad.json": tc.data})
+			if err == nil {
+				t.Fatalf("LoadVectors accepted it")
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %q does not mention %q", err, tc.wantErr)
+			}
+		})
+	}
+
+	t.Run("duplicate across files is not a duplicate", func(t *testing.T) {
+		// Names are qualified by their file, so the same name in two files is fine.
+		vs, err := loadOne(t, map[string]string{"a.json": good, "b.json": good})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vs) != 2 || vs[0].Name != "a/one" || vs[1].Name != "b/one" {
+			t.Errorf("got %d vectors %v", len(vs), names(vs))
+		}
+	})
+}
+
+func names(vs []negotiatetest.Vector) []string {
+	var ns []string
+	for _, v := range vs {
+		ns = append(ns, v.Name)
+	}
+	return ns
+}
+
+// The deliberately wrong decide functions below prove that the vectors can
+// fail: each breaks one rule, and Check must notice.
+
+// alwaysPreferred accepts every exchange at the preferred version.
+func alwaysPreferred(_ *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	adv, ok := set.Lookup(offer.Protocol)
+	if !ok && len(offer.PeerVersions) > 0 {
+		// Not even advertised: accept whatever the peer speaks.
+		adv.Preferred = offer.PeerVersions[0]
+	}
+	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: offer.Protocol, Version: adv.Preferred,
+		Requested: offer.Requested, Reason: events.ReasonOK, Rule: negotiate.RuleAccept}
+	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: events.Accepted, Version: adv.Preferred,
+		Reason: events.ReasonOK, Floor: adv.Floor, At: p.Time()}
+	if _, err := facets.ParseVersion(offer.Protocol, offer.Requested); err == nil {
+		e.Requested = offer.Requested
+	}
+	if d, err := events.PeerDigest(offer.Peer); err == nil {
+		e.PeerDigest = d
+	}
+	return o, e
+}
+
+// belowFloorIsUnsupported reports every below-floor refusal as unsupported,
+// consistently in the outcome, the error and the event.
+func belowFloorIsUnsupported(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	o, e := negotiate.Decide(s, set, offer, p)
+	if o.Reason == events.ReasonBelowFloor {
+		o.Reason = events.ReasonUnsupported
+		e.Reason = events.ReasonUnsupported
+		if o.Error != nil {
+			o.Error.Details["reason"] = string(events.ReasonUnsupported)
+		}
+	}
+	return o, e
+}
+
+// noPeerDigest forgets the peer digest.
+func noPeerDigest(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	o, e := negotiate.Decide(s, set, offer, p)
+	e.PeerDigest = ""
+	return o, e
+}
+
+// ignoresAuthentication decides as if every caller were authenticated.
+func ignoresAuthentication(_ *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	user := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u-1", Tenant: "acme", Lane: "oidc", Kind: "user"}
+	p.Authenticated = nil
+	return negotiate.Decide(user, set, offer, p)
+}
+
+// leaksMalformedRequested records a malformed requested version in the
+// event, which rule 1 forbids.
+func leaksMalformedRequested(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	o, e := negotiate.Decide(s, set, offer, p)
+	if offer.Requested != "" && e.Requested == "" {
+		e.Requested = offer.Requested
+	}
+	return o, e
+}
+
+func TestVectorsCanFail(t *testing.T) {
+	vs, err := negotiatetest.Vectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		decide negotiatetest.DecideFunc
+		// mustFail selects vectors that this breakage must fail, each one.
+		mustFail func(v negotiatetest.Vector) bool
+	}{
+		{"always accepts at preferred", alwaysPreferred, func(v negotiatetest.Vector) bool {
+			return isDecide(v) && v.Want.Outcome != "accepted" ||
+				v.Kind == negotiatetest.KindSubject && !*v.Want.Authenticated
+		}},
+		{"below-floor reported as unsupported", belowFloorIsUnsupported, func(v negotiatetest.Vector) bool {
+			return isDecide(v) && v.Want.Reason == string(events.ReasonBelowFloor)
+		}},
+		{"drops peerDigest", noPeerDigest, func(v negotiatetest.Vector) bool {
+			return v.Kind == negotiatetest.KindDigest && !v.Want.Error ||
+				isDecide(v) && v.Offer.Peer != "" && v.Want.Rule != "input"
+		}},
+		{"ignores authentication", ignoresAuthentication, func(v negotiatetest.Vector) bool {
+			return isDecide(v) && v.Want.Reason == string(events.ReasonUnauthenticated) && !v.Want.CounterOffered ||
+				v.Kind == negotiatetest.KindSubject && !*v.Want.Authenticated
+		}},
+		{"records malformed requested", leaksMalformedRequested, func(v negotiatetest.Vector) bool {
+			if !isDecide(v) || v.Offer.Requested == "" || v.Want.Rule == "input" {
+				return false
+			}
+			_, err := facets.ParseVersion(v.Offer.Protocol, v.Offer.Requested)
+			return err != nil
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			failed, selected := 0, 0
+			for _, v := range vs {
+				err := v.Check(tc.decide)
+				if err != nil {
+					failed++
+				}
+				if tc.mustFail(v) {
+					selected++
+					if err == nil {
+						t.Errorf("%s passes against a decide function that %s", v.Name, tc.name)
+					}
+				}
+			}
+			if failed == 0 || selected == 0 {
+				t.Errorf("%d vectors failed (%d selected as must-fail); want at least one", failed, selected)
+			}
+			t.Logf("%d of %d vectors fail, %d selected", failed, len(vs), selected)
+		})
+	}
+}
+
+func isDecide(v negotiatetest.Vector) bool {
+	return v.Kind == "" || v.Kind == negotiatetest.KindDecide
+}
+
+func TestDecodeRequest(t *testing.T) {
+	t.Run("protocol inferred from the only facet", func(t *testing.T) {
+		r, err := negotiatetest.DecodeRequest([]byte(`{
+			"subject": null,
+			"facet": {"mcp": {"revisions": ["2026-07-28"], "preferredVersion": "2026-07-28", "minimumRevision": "2026-07-28", "refreshedAt": "2026-11-01"}},
+			"offer": {"peerVersions": ["2026-07-28"]},
+			"now": "2026-11-29T12:00:00Z"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offer.Protocol != facets.ProtocolMCP {
+			t.Errorf("offer.protocol = %q, want mcp", r.Offer.Protocol)
+		}
+		if err := r.Validate(); err != nil {
+			t.Errorf("Validate: %v", err)
+		}
+		a, _ := r.Decide(nil)
+		if a.Outcome != "accepted" || a.Version != "2026-07-28" {
+			t.Errorf("decided %s %s, want accepted 2026-07-28", a.Outcome, a.Version)
+		}
+	})
+	t.Run("no inference with two facets", func(t *testing.T) {
+		r, err := negotiatetest.DecodeRequest([]byte(`{
+			"facet": {
+				"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"},
+				"mcp": {"revisions": ["2026-07-28"], "preferredVersion": "2026-07-28", "minimumRevision": "2026-07-28", "refreshedAt": "2026-11-01"}},
+			"offer": {"peerVersions": ["1.0"]},
+			"now": "2026-11-29T12:00:00Z"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offer.Protocol != "" {
+			t.Errorf("offer.protocol = %q, want it left empty", r.Offer.Protocol)
+		}
+		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "not advertised") {
+			t.Errorf("Validate = %v, want the unadvertised protocol reported", err)
+		}
+	})
+	t.Run("explicit protocol kept", func(t *testing.T) {
+		r, err := negotiatetest.DecodeRequest([]byte(`{
+			"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
+			"offer": {"protocol": "mcp", "peerVersions": ["1.0"]},
+			"now": "2026-11-29T12:00:00Z"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offer.Protocol != facets.ProtocolMCP {
+			t.Errorf("offer.protocol = %q, want the explicit mcp", r.Offer.Protocol)
+		}
+	})
+	for _, tc := range []struct{ name, data, key string }{
+		{"unknown top-level key", `{"facet": {}, "offer": {"peerVersions": []}, "now": "2026-11-29T12:00:00Z", "clock": 1}`, "clock"},
+		{"unknown offer key", `{"offer": {"peerVersions": [], "peerVersion": "1.0"}}`, "peerVersion"},
+		{"unknown policy key", `{"policy": {"allowDowngrade": true}}`, "allowDowngrade"},
+		{"unknown subject key", `{"subject": {"issuer": "i", "subjectId": "s", "tenant": "t", "lane": "oidc", "kind": "user", "authenticated": true}}`, "authenticated"},
+		{"unknown facet key", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01", "floor": "1.0"}}}`, "floor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := negotiatetest.DecodeRequest([]byte(tc.data))
+			if err == nil {
+				t.Fatal("DecodeRequest accepted an unknown key")
+			}
+			if !strings.Contains(err.Error(), tc.key) {
+				t.Errorf("error %q does not name %q", err, tc.key)
+			}
+		})
+	}
+	t.Run("two values", func(t *testing.T) {
+		if _, err := negotiatetest.DecodeRequest([]byte(`{} {}`)); err == nil {
+			t.Error("DecodeRequest accepted two JSON values")
+		}
+	})
+	t.Run("not JSON", func(t *testing.T) {
+		if _, err := negotiatetest.DecodeRequest([]byte(`{"offer":`)); err == nil {
+			t.Error("DecodeRequest accepted truncated JSON")
+		}
+	})
+}
+
+func TestRequestValidate(t *testing.T) {
+	r, err := negotiatetest.DecodeRequest([]byte(`{
+		"subject": {"issuer": "https://idp.example", "subjectId": "u/1", "tenant": "acme", "lane": "oidc", "kind": "user"},
+		"facet": {"a2a": {"versions": ["1.0", "1.1"], "preferredVersion": "1.0", "minimumVersion": "1.1", "refreshedAt": "2026-11-01"}},
+		"offer": {"peerVersions": ["1.0"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted an invalid subject, an invalid facet and no clock")
+	}
+	if !errors.Is(err, policy.ErrInvalidSubject) {
+		t.Errorf("Validate = %v, want the invalid subject reported", err)
+	}
+	if !errors.Is(err, facets.ErrInvalid) {
+		t.Errorf("Validate = %v, want the invalid facet reported", err)
+	}
+	if !strings.Contains(err.Error(), "now") {
+		t.Errorf("Validate = %v, want the missing now reported", err)
+	}
+	if !strings.Contains(err.Error(), "subjectId") {
+		t.Errorf("Validate = %v, want the subject's path named", err)
+	}
+
+	t.Run("null subject is fine", func(t *testing.T) {
+		r, err := negotiatetest.DecodeRequest([]byte(`{
+			"subject": null,
+			"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
+			"offer": {"peerVersions": ["1.0"]},
+			"now": "2026-11-29T12:00:00Z"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Validate(); err != nil {
+			t.Errorf("Validate: %v", err)
+		}
+	})
+	t.Run("empty facet", func(t *testing.T) {
+		r, err := negotiatetest.DecodeRequest([]byte(`{"facet": {}, "offer": {"protocol": "a2a", "peerVersions": []}, "now": "2026-11-29T12:00:00Z"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Validate()
+		if !errors.Is(err, facets.ErrInvalid) || !strings.Contains(err.Error(), "not advertised") {
+			t.Errorf("Validate = %v, want an invalid facet and an unadvertised protocol", err)
+		}
+	})
+}
