@@ -35,11 +35,11 @@ func ExampleVectors() {
 	fmt.Printf("%-8s %3d\n", "total", len(vs))
 	// Output:
 	// decide   138
-	// digest    56
+	// digest    61
 	// refresh   21
 	// rounds     8
 	// subject   44
-	// total    267
+	// total    272
 }
 
 // ExampleRun shows how a host runs every shipped vector against its own
