@@ -3,6 +3,7 @@ package facets
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/mod/semver"
@@ -47,9 +48,29 @@ func (e *VersionError) Unwrap() error { return ErrMalformedVersion }
 // protocol compare by [Version.Compare]; the zero Version is not valid and
 // is not equal to any parsed one.
 type Version struct {
-	protocol Protocol
-	key      uint64
-	text     string
+	key  uint64
+	text string
+	tag  protocolTag
+}
+
+// protocolTag stands for a Protocol inside a Version, so that comparing
+// two versions compares integers only.
+type protocolTag uint8
+
+const (
+	noProtocol protocolTag = iota
+	tagA2A
+	tagMCP
+)
+
+func (t protocolTag) protocol() Protocol {
+	switch t {
+	case tagA2A:
+		return ProtocolA2A
+	case tagMCP:
+		return ProtocolMCP
+	}
+	return ""
 }
 
 // ParseVersion parses s as a version of p.
@@ -64,17 +85,24 @@ func ParseVersion(p Protocol, s string) (Version, error) {
 	case ProtocolA2A:
 		major, minor, problem := parseMajorMinor(s)
 		if problem != "" {
-			return Version{}, &VersionError{p, s, problem}
+			return Version{}, versionError(p, s, problem)
 		}
-		return Version{p, major<<32 | minor, s}, nil
+		return Version{major<<32 | minor, s, tagA2A}, nil
 	case ProtocolMCP:
 		y, m, d, problem := parseFullDate(s)
 		if problem != "" {
-			return Version{}, &VersionError{p, s, problem}
+			return Version{}, versionError(p, s, problem)
 		}
-		return Version{p, y*10000 + m*100 + d, s}, nil
+		return Version{y*10000 + m*100 + d, s, tagMCP}, nil
 	}
-	return Version{}, &VersionError{p, s, "unknown protocol"}
+	return Version{}, versionError(p, s, "unknown protocol")
+}
+
+// versionError copies what it reports, so that a failed parse keeps no
+// reference to its input: callers on hot paths can parse from buffers
+// that stay on their stack.
+func versionError(p Protocol, s, problem string) error {
+	return &VersionError{Protocol(strings.Clone(string(p))), strings.Clone(s), problem}
 }
 
 // MustParseVersion is ParseVersion for constants in tests and examples; it
@@ -91,18 +119,18 @@ func MustParseVersion(p Protocol, s string) Version {
 func (v Version) String() string { return v.text }
 
 // Protocol returns the protocol v is a version of.
-func (v Version) Protocol() Protocol { return v.protocol }
+func (v Version) Protocol() Protocol { return v.tag.protocol() }
 
 // IsValid reports whether v came from a successful parse.
-func (v Version) IsValid() bool { return v.protocol != "" }
+func (v Version) IsValid() bool { return v.tag != noProtocol }
 
 // Compare returns -1, 0 or +1 as v is older than, the same as, or newer
 // than w. Versions of different protocols are not comparable; Compare
 // orders them by protocol name so that sorting stays total.
 func (v Version) Compare(w Version) int {
 	switch {
-	case v.protocol != w.protocol:
-		return cmpString(string(v.protocol), string(w.protocol))
+	case v.tag != w.tag:
+		return cmpString(string(v.tag.protocol()), string(w.tag.protocol()))
 	case v.key < w.key:
 		return -1
 	case v.key > w.key:
@@ -112,7 +140,7 @@ func (v Version) Compare(w Version) int {
 }
 
 // Equal reports whether v and w are the same version of the same protocol.
-func (v Version) Equal(w Version) bool { return v.protocol == w.protocol && v.key == w.key }
+func (v Version) Equal(w Version) bool { return v.tag == w.tag && v.key == w.key }
 
 // CompareVersions orders two well-formed versions of p: A2A versions
 // through golang.org/x/mod/semver, MCP revisions as calendar dates. It
@@ -163,9 +191,15 @@ func parseMajorMinor(s string) (major, minor uint64, problem string) {
 }
 
 func parseDecimal(s, part string) (uint64, string) {
-	switch {
-	case s == "":
+	if s == "" {
 		return 0, part + ` part is empty; want "major.minor"`
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			return 0, part + ` part is not a decimal number; want "major.minor"`
+		}
+	}
+	switch {
 	case len(s) > 1 && s[0] == '0':
 		return 0, part + " part has a leading zero"
 	case len(s) > 10:
@@ -173,11 +207,7 @@ func parseDecimal(s, part string) (uint64, string) {
 	}
 	var n uint64
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, part + ` part is not a decimal number; want "major.minor"`
-		}
-		n = n*10 + uint64(c-'0')
+		n = n*10 + uint64(s[i]-'0')
 	}
 	if n > 1<<32-1 {
 		return 0, part + " part does not fit in 32 bits"
