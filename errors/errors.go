@@ -16,11 +16,12 @@
 package errors
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // Code is a registered OpenWOP v2 error code (spec/v2/errors.json).
@@ -139,12 +140,12 @@ func (e *Error) WithDetail(key string, value any) *Error {
 type envelope struct {
 	Error   Code           `json:"error"`
 	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
+	Details map[string]any `json:"details,omitzero"`
 }
 
 // MarshalJSON writes the v2 envelope. It refuses an empty code or message,
 // which the envelope schema forbids, rather than emit an invalid body.
-func (e *Error) MarshalJSON() ([]byte, error) {
+func (e Error) MarshalJSON() ([]byte, error) {
 	if e.Code == "" {
 		return nil, fmt.Errorf("wopneg/errors: envelope has an empty error code")
 	}
@@ -154,18 +155,13 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	return json.Marshal(envelope{e.Code, e.Message, e.Details})
 }
 
-// UnmarshalJSON reads a v2 envelope. The envelope is closed: a field other
-// than error, message and details is an error, and so is a missing or empty
-// error or message. Codes this package does not register are kept as read.
+// UnmarshalJSON reads a v2 envelope. The envelope is closed: a key other
+// than exactly error, message and details is an error, as is a repeated
+// one, a null, and a missing or empty error or message. Codes this package does not register are kept as read.
 func (e *Error) UnmarshalJSON(data []byte) error {
 	var raw envelope
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if err := strictjson.Decode(data, &raw); err != nil {
 		return fmt.Errorf("wopneg/errors: envelope: %w", err)
-	}
-	if dec.More() {
-		return fmt.Errorf("wopneg/errors: envelope: data after the object")
 	}
 	switch {
 	case raw.Error == "":

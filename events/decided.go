@@ -1,14 +1,13 @@
 package events
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // TypeNegotiationDecided is the event type a negotiation outcome is
@@ -137,13 +136,12 @@ func isDigest(s string) bool {
 // can decode strictly without recursing into itself.
 type negotiationDecidedJSON NegotiationDecided
 
-// UnmarshalJSON reads a payload strictly: the object is closed, so an
-// unknown key is an error, and the result must pass Validate.
+// UnmarshalJSON reads a payload strictly: the object is closed, so a key
+// that is not exactly one of the schema's is an error, as is a repeated
+// one, and the result must pass Validate.
 func (p *NegotiationDecided) UnmarshalJSON(data []byte) error {
 	var raw negotiationDecidedJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if err := strictjson.Decode(data, &raw); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 	}
 	decoded := NegotiationDecided(raw)

@@ -52,6 +52,17 @@
 // and [Set.CheckRefresh] take the caller's clock; validation does not, so
 // a document does not become malformed by growing old.
 //
+// A [Refresher] keeps refreshedAt honest: on a schedule the host gives (at
+// most the 90-day window) it checks the offered versions against an
+// [Upstream] release list — by default [PublishedReleases], embedded here;
+// [FileUpstream] and [HTTPUpstream] read a host's own mirror — reports
+// versions upstream does not list or has superseded, returns a copy of
+// the facets with refreshedAt moved to the day of a check that passed,
+// and warns through a *slog.Logger before the window closes. It never
+// changes what a host offers. [DecodeRecord] serves tools such as
+// `wopneg lint`: the violations of [ParseRecord] together with what was
+// decoded, for the checks that need a clock.
+//
 // # Stricter readings
 //
 // Where the specification is ambiguous or silent, this package takes the

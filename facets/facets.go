@@ -1,5 +1,7 @@
 package facets
 
+import "slices"
+
 // A2A is the `a2a` facet of a discovery document (spec/v2/facets/a2a.schema.json),
 // and with [Record] filled the `a2a` record of the discovery schema.
 //
@@ -138,4 +140,46 @@ func (s Set) Protocols() []Protocol {
 		ps = append(ps, ProtocolMCP)
 	}
 	return ps
+}
+
+// Clone returns a deep copy of s: no slice, pointer or nested object is
+// shared, so a holder of the copy is safe from the caller's later changes.
+func (s Set) Clone() Set {
+	var c Set
+	if s.A2A != nil {
+		a := *s.A2A
+		a.Versions = slices.Clone(a.Versions)
+		a.Profiles = slices.Clone(a.Profiles)
+		a.Streaming = cloneBool(a.Streaming)
+		a.PushNotifications = cloneBool(a.PushNotifications)
+		a.DurableTasks = cloneBool(a.DurableTasks)
+		a.AgentCards = cloneBool(a.AgentCards)
+		c.A2A = &a
+	}
+	if s.MCP != nil {
+		m := *s.MCP
+		m.Revisions = slices.Clone(m.Revisions)
+		m.Profiles = slices.Clone(m.Profiles)
+		m.Features = slices.Clone(m.Features)
+		m.ServerURLs = slices.Clone(m.ServerURLs)
+		if m.ServerMount != nil {
+			sm := ServerMount{Transports: slices.Clone(m.ServerMount.Transports)}
+			m.ServerMount = &sm
+		}
+		if m.MRTR != nil {
+			r := *m.MRTR
+			m.MRTR = &r
+		}
+		m.Client = cloneBool(m.Client)
+		c.MCP = &m
+	}
+	return c
+}
+
+func cloneBool(b *bool) *bool {
+	if b == nil {
+		return nil
+	}
+	v := *b
+	return &v
 }

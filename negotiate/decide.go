@@ -34,8 +34,7 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	if !ok {
 		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
 	}
-	var buf [8]facets.Version
-	f, err := compileFacet(adv, buf[:0])
+	f, err := compileFacet(adv)
 	if err != nil {
 		return refuseInput(offer, &adv, err, now)
 	}
@@ -62,12 +61,12 @@ type facet struct {
 	newest    []facets.Version
 }
 
-// compileFacet parses the decision view of a facet into buf and checks what
-// the decision relies on. Valid versions are canonical (no leading zeros,
+// compileFacet parses the decision view of a facet and checks what the
+// decision relies on. Valid versions are canonical (no leading zeros,
 // fixed-width dates), so two of them are equal exactly when their strings
 // are: the hot path compares strings and never parses an offered version.
-func compileFacet(a facets.Advertised, buf []facets.Version) (facet, error) {
-	f := facet{adv: a, newest: buf[:0]}
+func compileFacet(a facets.Advertised) (facet, error) {
+	f := facet{adv: a, newest: make([]facets.Version, 0, len(a.Versions))}
 	if len(a.Versions) == 0 {
 		return facet{}, fmt.Errorf("%s facet offers no versions", a.Protocol)
 	}

@@ -31,20 +31,10 @@ func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Negotiator{policy: p, digests: digestCache{max: DefaultPeerCacheSize}}
-	if s.A2A != nil {
-		c := *s.A2A
-		c.Versions = append([]string(nil), s.A2A.Versions...)
-		n.facets.A2A = &c
-	}
-	if s.MCP != nil {
-		c := *s.MCP
-		c.Revisions = append([]string(nil), s.MCP.Revisions...)
-		n.facets.MCP = &c
-	}
+	n := &Negotiator{facets: s.Clone(), policy: p, digests: digestCache{max: DefaultPeerCacheSize}}
 	for _, proto := range n.facets.Protocols() {
 		adv, _ := n.facets.Lookup(proto)
-		f, err := compileFacet(adv, nil)
+		f, err := compileFacet(adv)
 		if err != nil { // Validate covers every rule compileFacet checks.
 			return nil, fmt.Errorf("negotiate: %w", err)
 		}
@@ -57,8 +47,9 @@ func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
 	return n, nil
 }
 
-// Facets returns the facets n decides with.
-func (n *Negotiator) Facets() facets.Set { return n.facets }
+// Facets returns a copy of the facets n decides with; changing it changes
+// nothing in n.
+func (n *Negotiator) Facets() facets.Set { return n.facets.Clone() }
 
 // Decide is [Decide] with n's facets and policy.
 func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.NegotiationDecided) {

@@ -99,9 +99,14 @@ const (
 	RulePolicy
 	// RuleAccept (rule 7): accepted at the chosen version.
 	RuleAccept
+	// RuleAudit: the decision could not be recorded under a policy that
+	// requires the audit (policy.Policy.RequireAudit), so it was refused
+	// with internal_error whatever it was; see [DecideAndRecord]. It is not
+	// a rule of the decision, and only the recording calls produce it.
+	RuleAudit
 )
 
-var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept"}
+var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept", "audit"}
 
 func (r Rule) String() string {
 	if int(r) < len(ruleNames) {

@@ -2,12 +2,13 @@ package policy
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // Subject is the v2 caller identity (schemas/v2/subject.schema.json): who
@@ -252,13 +253,15 @@ func isSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 type subjectJSON Subject
 
 // UnmarshalJSON reads a Subject strictly: the object is closed at every
-// level, so an unknown key is an error. It does not validate field values;
-// call Validate for that.
+// level, so a key that is not exactly one of the schema's is an error, as
+// is a repeated one. It does not validate field values; call Validate for
+// that. A JSON null leaves s unchanged.
 func (s *Subject) UnmarshalJSON(data []byte) error {
 	var raw subjectJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	if err := strictjson.Decode(data, &raw); err != nil {
 		return fmt.Errorf("subject: %w", err)
 	}
 	*s = Subject(raw)

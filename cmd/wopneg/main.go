@@ -6,6 +6,8 @@
 //	wopneg decide      read one JSON request on stdin, write the decision on stdout
 //	wopneg demo        print the decision table of the built-in example facets
 //	wopneg vectors     run the shipped test vectors through the library
+//	wopneg lint        report what is wrong with a v2 discovery document
+//	wopneg migrate     rewrite a v1-era discovery document as v2
 //
 // A decide request is
 //
@@ -20,6 +22,72 @@
 // with version, status and error only where they apply. decide exits 0 for
 // every decision, refusals included, and 2 with one line on stderr when the
 // request is malformed (bad JSON, an invalid facet or Subject).
+//
+// # lint
+//
+//	wopneg lint [--json] [--now DATE] FILE|-
+//
+// reads a discovery document (/.well-known/openwop) and prints every
+// violation at once, one per line as "PATH: RULE: message" ("(root)" is
+// the document itself), or with --json the same findings as a JSON array
+// of {path, rule, message}. It exits 0 when there is none, 1 when there
+// are, and 2 when the input is not JSON (or cannot be read). --now sets
+// the clock the refresh SLA and until are judged by: a date YYYY-MM-DD
+// (its midnight UTC) or an RFC 3339 time; the default is now. lint checks
+// the root keys RFC 0175 and the a2a/mcp records concern; the root keys of
+// other families are passed over, and a note on stderr names them once.
+// The records' own rules are those of package facets, reported with its
+// rule ids. The rule ids are stable:
+//
+//	RULE                   WHAT
+//	supported-transports   supportedTransports at the root or in a2a/mcp (RFC 0175, C8.2)
+//	grpc-block             a root grpc block (RFC 0175, C8.3)
+//	root-profiles          a root profiles key (legacy-profiles-absent, .no-root-profiles)
+//	legacy-profile         a profile id ending in -legacy (C8.1)
+//	pattern                a value not matching its pattern: versions, profile ids, since, until,
+//	                       root protocolVersions/preferredVersion ("major.minor", no leading zeros)
+//	date                   a full-date or revision that is not a real calendar day
+//	required               a required field is missing (root protocolVersions and preferredVersion;
+//	                       record status, since, witness, versions, preferred, floor, refreshedAt)
+//	type                   a value of the wrong JSON type, null included; a root that is not an object
+//	min-items              an empty versions, revisions or protocolVersions list
+//	duplicate              a version listed twice (uniqueItems)
+//	duplicate-key          a key given twice in one object
+//	unknown-field          a key the closed a2a/mcp record does not allow
+//	member                 a preferred version or floor not in its list (root preferredVersion included)
+//	floor-above-preferred  minimumVersion/minimumRevision above preferredVersion
+//	profile-version        a profile "a2a-X.Y"/"mcp-DATE" whose version is not offered
+//	range                  mrtr.maxRounds outside 1–16
+//	const                  agentCards or client other than true
+//	enum                   status, witness or serverMount transport outside its enum
+//	uri                    agentCardUrl or a serverUrls entry that is not an absolute URI
+//	until-forbidden        until on a stable record
+//	until-required         no until on an experimental or deprecated record
+//	until-in-past          an until date before today (validators answer 400 until_in_past)
+//	refresh-stale          refreshedAt more than 90 days before now (RFC 0175 §D.4)
+//	refresh-future         refreshedAt more than one day after now
+//
+// # migrate
+//
+//	wopneg migrate [--now DATE] FILE|-
+//
+// writes the v2 form of a v1-era discovery document on stdout and one
+// line per change on stderr, "PATH: ROW: what", by the rows of
+// openwop.codemod.discovery-document-v2: C8.2 drops supportedTransports
+// at the root and in a2a/mcp; C8.3 drops the root grpc block; C8.1 drops
+// the profile ids a2a-0.3-legacy and mcp-2025-06-18-legacy and the legacy
+// version (A2A 0.3, MCP 2025-06-18) from versions[]/revisions[], moving a
+// floor that named it up to the lowest version still offered; and
+// no-root-profiles drops a root profiles list when every id in it is
+// legacy or already listed in its family's profiles. Everything else —
+// key order, spacing, escapes, numbers, other families — comes out byte
+// for byte, so migrating migrate's output changes nothing. It refuses,
+// exit 1 and nothing on stdout, when the preferred version is the legacy
+// one, or when a removal would leave no version offered or no floor, or a
+// key it would edit is repeated: each reason is a line on stderr. After
+// migrating, it lints the result (at --now) and names on stderr what it
+// cannot decide, such as a stale refreshedAt. Exit 2 means the input is
+// not JSON or not an object.
 package main
 
 import (
@@ -51,6 +119,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return demo(stdout, stderr)
 	case "vectors":
 		return vectors(args[1:], stdout, stderr)
+	case "lint":
+		return lint(args[1:], stdin, stdout, stderr)
+	case "migrate":
+		return migrateCmd(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -65,6 +137,10 @@ func usage(w io.Writer) {
   wopneg decide      read one JSON request on stdin, write the decision on stdout
   wopneg demo        print the decision table of the built-in example facets
   wopneg vectors     run the shipped test vectors through the library (-v lists each)
+  wopneg lint [--json] [--now DATE] FILE|-
+                     report every violation in a v2 discovery document
+  wopneg migrate [--now DATE] FILE|-
+                     rewrite a v1-era discovery document as v2 (RFC 0175 C8.1–C8.3)
 `)
 }
 

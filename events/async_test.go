@@ -1,0 +1,310 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wopneg/wopneg/events"
+)
+
+// gate is a store that holds every Emit until it is opened, and tells when
+// the recording goroutine has reached it.
+type gate struct {
+	sinkMemory
+	arrived chan struct{} // receives once per Emit that reaches the gate
+	open    chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{arrived: make(chan struct{}, 1<<16), open: make(chan struct{})}
+}
+
+func (g *gate) Emit(ctx context.Context, e events.Event) error {
+	g.arrived <- struct{}{}
+	<-g.open
+	return g.sinkMemory.Emit(ctx, e)
+}
+
+// parkedAsync returns an Async whose recording goroutine is held inside
+// the store with one event, which keeps its slot in the buffer until it is
+// recorded; the rest of the buffer fills only from the test's emits.
+func parkedAsync(t *testing.T, opts events.AsyncOptions) (*events.Async, *gate) {
+	t.Helper()
+	g := newGate()
+	a := events.NewAsync(g, opts)
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+		t.Fatal(err)
+	}
+	<-g.arrived
+	return a, g
+}
+
+func TestAsyncCloseFlushesEverythingAccepted(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	m := &sinkMemory{}
+	seq := events.NewSequencer(m)
+	a := events.NewAsync(seq, events.AsyncOptions{Buffer: 8})
+	for i := range 100 {
+		if err := a.Emit(sinkCtx, sinkRun(sinkRunID(i%3), sinkAccepted())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.all()); n != 100 {
+		t.Errorf("recorded %d of 100 accepted events", n)
+	}
+	s := a.Stats()
+	if s.Emitted != 100 || s.Accepted != 100 || s.Recorded != 100 || s.Pending != 0 || s.Dropped+s.Rejected+s.Failed != 0 {
+		t.Errorf("Stats = %+v", s)
+	}
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Emit after Close = %v, want ErrClosed", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	// Close closed the Sequencer it owns.
+	if err := seq.Emit(sinkCtx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("the wrapped sink was not closed: Emit = %v", err)
+	}
+}
+
+func TestAsyncDropCountsEveryDrop(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 5, Overflow: events.Drop})
+	var accepted, dropped int
+	for range 10 {
+		switch err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); {
+		case err == nil:
+			accepted++
+		case errors.Is(err, events.ErrDropped):
+			dropped++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if accepted != 4 || dropped != 6 {
+		t.Errorf("accepted %d, dropped %d; want the 4 free slots filled and the other 6 dropped", accepted, dropped)
+	}
+	close(g.open)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := a.Stats()
+	if s.Dropped != 6 || s.Accepted != 5 || s.Emitted != 11 || s.Recorded != 5 {
+		t.Errorf("Stats = %+v, want 11 emitted = 5 accepted (all recorded) + 6 dropped", s)
+	}
+}
+
+func TestAsyncBlockWaitsForRoom(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 3})
+	for range 2 {
+		if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error)
+	go func() { done <- a.Emit(sinkCtx, sinkHost("", sinkRefused())) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Emit into a full buffer returned %v without waiting", err)
+	case <-g.arrived: // cannot happen while the gate is shut; keeps the select honest
+		t.Fatal("the store was reached twice while shut")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(g.open)
+	if err := <-done; err != nil {
+		t.Errorf("blocked Emit = %v, want nil once there was room", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.all()); n != 4 {
+		t.Errorf("recorded %d events, want 4", n)
+	}
+}
+
+func TestAsyncBlockStopsAtMaxWait(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2, MaxWait: time.Millisecond})
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrDropped) {
+		t.Errorf("Emit past MaxWait = %v, want ErrDropped", err)
+	}
+	close(g.open)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Stats(); s.Dropped != 1 {
+		t.Errorf("Stats = %+v, want one drop", s)
+	}
+}
+
+// cancelAfterEntry is a context that Emit's entry check finds live, however
+// late the test's goroutine runs, and that is canceled once done is closed:
+// it makes "canceled while blocked" the only path the test can take.
+type cancelAfterEntry struct {
+	context.Context
+	done  chan struct{}
+	calls atomic.Int32
+}
+
+func (c *cancelAfterEntry) Done() <-chan struct{} { return c.done }
+
+func (c *cancelAfterEntry) Err() error {
+	if c.calls.Add(1) == 1 {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func TestAsyncBlockStopsWithTheContext(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2})
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+		t.Fatal(err)
+	}
+	c := &cancelAfterEntry{Context: sinkCtx, done: make(chan struct{})}
+	done := make(chan error)
+	go func() { done <- a.Emit(c, sinkHost("", sinkAccepted())) }()
+	close(c.done)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("blocked Emit after cancel = %v, want context.Canceled", err)
+	}
+	// A context already done is refused without queueing.
+	canceled, cancel := context.WithCancel(sinkCtx)
+	cancel()
+	if err := a.Emit(canceled, sinkHost("", sinkAccepted())); !errors.Is(err, context.Canceled) {
+		t.Errorf("Emit with a canceled context = %v", err)
+	}
+	close(g.open)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Stats(); s.Dropped != 1 || s.Rejected != 1 || s.Recorded != 2 {
+		t.Errorf("Stats = %+v, want 1 dropped (canceled while waiting), 1 rejected, 2 recorded", s)
+	}
+}
+
+func TestAsyncCloseReleasesBlockedEmits(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2})
+	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error)
+	go func() { blocked <- a.Emit(sinkCtx, sinkHost("", sinkAccepted())) }()
+	time.Sleep(5 * time.Millisecond) // let it block; the test holds either way
+	closed := make(chan error)
+	go func() { closed <- a.Close() }()
+	if err := <-blocked; err != nil && !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Emit blocked across Close = %v, want nil or ErrClosed", err)
+	}
+	close(g.open)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	s := a.Stats()
+	if s.Emitted != s.Accepted+s.Dropped+s.Rejected || s.Accepted != s.Recorded {
+		t.Errorf("Stats = %+v: every emit must be accounted for, every accepted event recorded", s)
+	}
+}
+
+func TestAsyncReportsStoreFailures(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	first, second := errors.New("first"), errors.New("second")
+	var mu sync.Mutex
+	n := 0
+	var seen []error
+	store := events.SinkFunc(func(context.Context, events.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		switch n {
+		case 2:
+			return first
+		case 3:
+			return second
+		case 4:
+			panic("store bug")
+		}
+		return nil
+	})
+	a := events.NewAsync(store, events.AsyncOptions{OnError: func(_ events.Event, err error) {
+		seen = append(seen, err) // the recording goroutine is the only caller
+		if errors.Is(err, second) {
+			panic("OnError bug")
+		}
+	}})
+	for range 5 {
+		if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); !errors.Is(err, first) {
+		t.Errorf("Close = %v, want the first store error", err)
+	}
+	if len(seen) != 3 {
+		t.Errorf("OnError saw %d failures, want 3 (two errors and a panic): %v", len(seen), seen)
+	}
+	var pe *events.PanicError
+	if len(seen) == 3 && !errors.As(seen[2], &pe) {
+		t.Errorf("the store's panic reached OnError as %v, want a PanicError", seen[2])
+	}
+	if s := a.Stats(); s.Failed != 3 || s.Recorded != 2 {
+		t.Errorf("Stats = %+v, want 3 failed and 2 recorded: a panicking OnError must not stop the goroutine", s)
+	}
+}
+
+func TestAsyncRejectsInvalidEvents(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a := events.NewAsync(&sinkMemory{}, events.AsyncOptions{})
+	defer a.Close()
+	bad := sinkHost("", sinkAccepted())
+	bad.Payload.Outcome = "downgraded"
+	if err := a.Emit(sinkCtx, bad); !errors.Is(err, events.ErrInvalidPayload) {
+		t.Errorf("Emit = %v, want the payload refused on the request path", err)
+	}
+	if s := a.Stats(); s.Rejected != 1 || s.Accepted != 0 {
+		t.Errorf("Stats = %+v", s)
+	}
+}
+
+// The request path allocates nothing: with the recording goroutine parked,
+// every allocation during the loop is Emit's.
+func TestAsyncEmitAllocatesNothing(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	const runs = 1000
+	a, g := parkedAsync(t, events.AsyncOptions{Buffer: runs + 2})
+	c, cancel := context.WithCancel(sinkCtx)
+	defer cancel()
+	e := sinkRun(sinkRunID(1), sinkAccepted())
+	allocs := testing.AllocsPerRun(runs, func() {
+		if err := a.Emit(c, e); err != nil {
+			panic(err)
+		}
+	})
+	close(g.open)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if allocs != 0 {
+		t.Errorf("Emit allocates %.2f times per event, want 0", allocs)
+	}
+}

@@ -1,0 +1,313 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// AppendJSON appends e's closed envelope to dst as one JSON object with no
+// newline: a run event as
+//
+//	{"eventId","runId","type","payload","timestamp","sequence","schemaVersion"[,"nodeId"][,"engineVersion"][,"causationId"]}
+//
+// and a host event as
+//
+//	{"eventId","type","timestamp","delivery","payload"[,"workspaceId"]}
+//
+// with the payload's keys in the reference host's order. It writes nothing
+// and returns the error of [Event.Validate] when e is invalid, and a
+// [*FieldError] for "sequence" when e is a run event no store has
+// sequenced: the envelope requires one, and a made-up 0 would read as the
+// first event of the run.
+func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
+	if err := e.Validate(); err != nil {
+		return dst, err
+	}
+	if e.IsRun() && e.seq == 0 {
+		return dst, &FieldError{Field: "sequence", Reason: "has not been assigned: a run event is written by a store that assigns its sequence (see Sequencer)"}
+	}
+	dst = append(dst, `{"eventId":`...)
+	dst = appendJSONString(dst, e.ID)
+	if e.IsRun() {
+		dst = append(dst, `,"runId":`...)
+		dst = appendJSONString(dst, e.RunID)
+		dst = append(dst, `,"type":`...)
+		dst = appendJSONString(dst, e.Type)
+		dst = append(dst, `,"payload":`...)
+		dst = appendPayload(dst, &e.Payload)
+		dst = append(dst, `,"timestamp":`...)
+		dst = appendTime(dst, e.Time)
+		dst = append(dst, `,"sequence":`...)
+		dst = strconv.AppendInt(dst, e.seq-1, 10)
+		dst = append(dst, `,"schemaVersion":`...)
+		dst = strconv.AppendInt(dst, int64(e.SchemaVersion), 10)
+		if e.NodeID != "" {
+			dst = append(dst, `,"nodeId":`...)
+			dst = appendJSONString(dst, e.NodeID)
+		}
+		if e.engine != 0 {
+			dst = append(dst, `,"engineVersion":`...)
+			dst = strconv.AppendInt(dst, e.engine-1, 10)
+		}
+		if e.CausationID != "" {
+			dst = append(dst, `,"causationId":`...)
+			dst = appendJSONString(dst, e.CausationID)
+		}
+	} else {
+		dst = append(dst, `,"type":`...)
+		dst = appendJSONString(dst, e.Type)
+		dst = append(dst, `,"timestamp":`...)
+		dst = appendTime(dst, e.Time)
+		dst = append(dst, `,"delivery":`...)
+		dst = appendJSONString(dst, string(e.Delivery))
+		dst = append(dst, `,"payload":`...)
+		dst = appendPayload(dst, &e.Payload)
+		if e.WorkspaceID != "" {
+			dst = append(dst, `,"workspaceId":`...)
+			dst = appendJSONString(dst, e.WorkspaceID)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// MarshalJSON writes [Event.AppendJSON].
+func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
+
+// appendPayload writes p as encoding/json writes a NegotiationDecided:
+// the same keys, order and omissions, so that both spellings are one.
+func appendPayload(dst []byte, p *NegotiationDecided) []byte {
+	dst = append(dst, `{"protocol":`...)
+	dst = appendJSONString(dst, string(p.Protocol))
+	dst = append(dst, `,"outcome":`...)
+	dst = appendJSONString(dst, string(p.Outcome))
+	for _, f := range [...]struct{ key, value string }{
+		{`,"version":`, p.Version},
+		{`,"requested":`, p.Requested},
+		{`,"reason":`, string(p.Reason)},
+		{`,"floor":`, p.Floor},
+		{`,"peerDigest":`, p.PeerDigest},
+	} {
+		if f.value != "" {
+			dst = append(dst, f.key...)
+			dst = appendJSONString(dst, f.value)
+		}
+	}
+	dst = append(dst, `,"at":`...)
+	dst = appendTime(dst, p.At)
+	return append(dst, '}')
+}
+
+// appendTime writes t as time.Time.MarshalJSON does. Validate has already
+// refused years RFC 3339 cannot write.
+func appendTime(dst []byte, t time.Time) []byte {
+	dst = append(dst, '"')
+	dst = t.AppendFormat(dst, time.RFC3339Nano)
+	return append(dst, '"')
+}
+
+// appendJSONString writes s as a JSON string the way encoding/json does
+// with HTML escaping off: quotes, backslashes and control characters
+// escaped, U+2028 and U+2029 escaped for JavaScript, and invalid UTF-8
+// replaced by U+FFFD.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// The envelope fields, by JSON name, and which envelope admits each.
+const (
+	fEventID = iota
+	fRunID
+	fType
+	fPayload
+	fTimestamp
+	fSequence
+	fSchemaVersion
+	fNodeID
+	fEngineVersion
+	fCausationID
+	fDelivery
+	fWorkspaceID
+	numFields
+)
+
+var fieldNames = [numFields]string{"eventId", "runId", "type", "payload", "timestamp", "sequence", "schemaVersion", "nodeId", "engineVersion", "causationId", "delivery", "workspaceId"}
+
+// runOnly and hostOnly are the fields only one envelope admits; required
+// lists what each envelope requires.
+var (
+	runOnly      = []int{fRunID, fSequence, fSchemaVersion, fNodeID, fEngineVersion, fCausationID}
+	hostOnly     = []int{fDelivery, fWorkspaceID}
+	runRequired  = []int{fEventID, fRunID, fType, fPayload, fTimestamp, fSequence, fSchemaVersion}
+	hostRequired = []int{fEventID, fType, fTimestamp, fDelivery, fPayload}
+)
+
+// UnmarshalJSON reads a run event (when the object has a runId) or a host
+// event strictly: both envelopes are closed, so a key of the other
+// envelope, an unknown key, a key spelled in another case, a repeated key,
+// a null, a missing required key or data after the object is an error, and
+// the result must pass [Event.Validate]. Errors name the field.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var raw [numFields]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("%w: not a JSON object", ErrInvalidEvent)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
+		}
+		key, _ := tok.(string)
+		i := fieldIndex(key)
+		if i < 0 {
+			return &FieldError{Field: key, Reason: "is not a field of the event envelope, which is closed"}
+		}
+		if raw[i] != nil {
+			return &FieldError{Field: key, Reason: "appears twice"}
+		}
+		if err := dec.Decode(&raw[i]); err != nil {
+			return &FieldError{Field: key, Err: err}
+		}
+		if string(raw[i]) == "null" {
+			return &FieldError{Field: key, Reason: "must not be null"}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: data after the object", ErrInvalidEvent)
+	}
+
+	isRun := raw[fRunID] != nil
+	foreign, required, kind := hostOnly, runRequired, "a run event"
+	if !isRun {
+		foreign, required, kind = runOnly, hostRequired, "a host event"
+	}
+	for _, i := range foreign {
+		if raw[i] != nil {
+			return &FieldError{Field: fieldNames[i], Reason: "is not allowed in " + kind}
+		}
+	}
+	for _, i := range required {
+		if raw[i] == nil {
+			return &FieldError{Field: fieldNames[i], Reason: "is required in " + kind}
+		}
+	}
+
+	var ev Event
+	var errs []error
+	str := func(i int, dst *string) {
+		if raw[i] != nil {
+			if err := json.Unmarshal(raw[i], dst); err != nil {
+				errs = append(errs, &FieldError{Field: fieldNames[i], Reason: "must be a string"})
+			}
+		}
+	}
+	nonNegative := func(i int, minimum int64) int64 {
+		var n int64
+		if err := json.Unmarshal(raw[i], &n); err != nil || n < minimum {
+			errs = append(errs, &FieldError{Field: fieldNames[i], Reason: "must be an integer ≥ " + strconv.FormatInt(minimum, 10)})
+			return -1
+		}
+		return n
+	}
+	str(fEventID, &ev.ID)
+	str(fType, &ev.Type)
+	str(fRunID, &ev.RunID)
+	str(fNodeID, &ev.NodeID)
+	str(fCausationID, &ev.CausationID)
+	str(fWorkspaceID, &ev.WorkspaceID)
+	var delivery string
+	str(fDelivery, &delivery)
+	ev.Delivery = Delivery(delivery)
+	var ts string
+	str(fTimestamp, &ts)
+	if raw[fTimestamp] != nil && len(errs) == 0 {
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			errs = append(errs, &FieldError{Field: "timestamp", Reason: "is not an RFC 3339 date-time"})
+		}
+		ev.Time = t
+	}
+	if isRun {
+		ev = ev.WithSequence(nonNegative(fSequence, 0))
+		ev.SchemaVersion = int(nonNegative(fSchemaVersion, 1))
+		if raw[fEngineVersion] != nil {
+			ev = ev.WithEngineVersion(nonNegative(fEngineVersion, 0))
+		}
+	}
+	if err := json.Unmarshal(raw[fPayload], &ev.Payload); err != nil {
+		errs = append(errs, &FieldError{Field: "payload", Err: err})
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	*e = ev
+	return nil
+}
+
+func fieldIndex(key string) int {
+	for i, name := range fieldNames {
+		if key == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,225 @@
+package events_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+)
+
+func TestRunEventJSONIsTheClosedEnvelope(t *testing.T) {
+	e := sinkRun(sinkRunID(7), sinkAccepted()).WithSequence(4).WithEngineVersion(0)
+	e.ID = "evt-0123456789abcdef"
+	e.NodeID = "node-1"
+	e.CausationID = "evt-fedcba9876543210"
+	got, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"eventId":"evt-0123456789abcdef","runId":"acme/run-0000000000000007","type":"negotiation.decided",` +
+		`"payload":{"protocol":"a2a","outcome":"accepted","version":"1.1","requested":"1.2","reason":"ok","floor":"1.1",` +
+		`"peerDigest":"` + sinkPeerDigest + `","at":"2026-11-29T12:00:00.123Z"},` +
+		`"timestamp":"2026-11-29T12:00:00.123Z","sequence":4,"schemaVersion":1,"nodeId":"node-1","engineVersion":0,"causationId":"evt-fedcba9876543210"}`
+	if string(got) != want {
+		t.Errorf("run event JSON\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestHostEventJSONIsTheClosedEnvelope(t *testing.T) {
+	e := sinkHost("ws-1", sinkRefused())
+	e.ID = "evt-0123456789abcdef"
+	got, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"eventId":"evt-0123456789abcdef","type":"negotiation.decided","timestamp":"2026-11-29T12:00:00.123Z","delivery":"durable",` +
+		`"payload":{"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00.123Z"},` +
+		`"workspaceId":"ws-1"}`
+	if string(got) != want {
+		t.Errorf("host event JSON\n got %s\nwant %s", got, want)
+	}
+}
+
+// The hand-written payload encoding is encoding/json's, byte for byte.
+func TestPayloadJSONMatchesEncodingJSON(t *testing.T) {
+	for _, p := range []events.NegotiationDecided{sinkAccepted(), sinkRefused()} {
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(sinkHost("", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(env["payload"], want) {
+			t.Errorf("payload\n got %s\nwant %s", env["payload"], want)
+		}
+	}
+}
+
+// Strings the id patterns do not govern are escaped as encoding/json
+// escapes them (HTML escaping aside), so every reader reads them back.
+func TestJSONStringEscaping(t *testing.T) {
+	for _, s := range []string{"plain", `q"b\s`, "ctl\x00\x01\x1f\x7f", "nl\n\r\t\b\f", "js\u2028\u2029", "é漢字🙂", "<&>"} {
+		e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(0)
+		e.NodeID = s
+		// MarshalJSON itself: json.Marshal would add HTML escaping on top.
+		b, err := e.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"nodeId":` + strings.TrimSuffix(buf.String(), "\n"); !bytes.Contains(b, []byte(want)) {
+			t.Errorf("nodeId %q: %s does not contain %s", s, b, want)
+		}
+		var back events.Event
+		if err := json.Unmarshal(b, &back); err != nil || back.NodeID != s {
+			t.Errorf("nodeId %q came back as %q (%v)", s, back.NodeID, err)
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	run := sinkRun(sinkRunID(3), sinkAccepted()).WithSequence(9).WithEngineVersion(2)
+	run.NodeID, run.CausationID = "n", "c"
+	for _, e := range []events.Event{run, sinkRun(sinkRunID(4), sinkRefused()).WithSequence(0), sinkHost("", sinkAccepted()), sinkHost("ws", sinkRefused())} {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back events.Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		// Time zones aside, the event comes back equal.
+		back.Time, back.Payload.At = e.Time, e.Payload.At
+		if back != e {
+			t.Errorf("round trip\n got %+v\nwant %+v", back, e)
+		}
+	}
+}
+
+func TestAppendJSONRefusesAnUnsequencedRunEvent(t *testing.T) {
+	e := sinkRun(sinkRunID(1), sinkAccepted())
+	b, err := e.AppendJSON([]byte("keep"))
+	var fe *events.FieldError
+	if !errors.As(err, &fe) || fe.Field != "sequence" {
+		t.Errorf("AppendJSON of an unsequenced run event: %v, want a sequence error", err)
+	}
+	if string(b) != "keep" {
+		t.Errorf("AppendJSON wrote %q on error", b)
+	}
+	if _, err := json.Marshal(events.Event{}); !errors.Is(err, events.ErrInvalidEvent) {
+		t.Errorf("Marshal(zero Event) = %v, want ErrInvalidEvent", err)
+	}
+}
+
+func TestUnmarshalRefuses(t *testing.T) {
+	valid := func(run bool) map[string]any {
+		var e events.Event
+		if run {
+			e = sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(0)
+		} else {
+			e = sinkHost("", sinkAccepted())
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	type edit func(m map[string]any)
+	set := func(k string, v any) edit { return func(m map[string]any) { m[k] = v } }
+	del := func(k string) edit { return func(m map[string]any) { delete(m, k) } }
+	cases := []struct {
+		name  string
+		run   bool
+		edit  edit
+		field string
+	}{
+		{"unknown key", true, set("tenant", "acme"), "tenant"},
+		{"id, not eventId", false, set("id", "x"), "id"},
+		{"run with delivery", true, set("delivery", "durable"), "delivery"},
+		{"run with workspaceId", true, set("workspaceId", "w"), "workspaceId"},
+		{"host with sequence", false, set("sequence", 0), "sequence"},
+		{"host with schemaVersion", false, set("schemaVersion", 1), "schemaVersion"},
+		{"host with nodeId", false, set("nodeId", "n"), "nodeId"},
+		{"run without sequence", true, del("sequence"), "sequence"},
+		{"run without schemaVersion", true, del("schemaVersion"), "schemaVersion"},
+		{"host without delivery", false, del("delivery"), "delivery"},
+		{"without payload", false, del("payload"), "payload"},
+		{"without timestamp", true, del("timestamp"), "timestamp"},
+		{"null eventId", true, set("eventId", nil), "eventId"},
+		{"negative sequence", true, set("sequence", -1), "sequence"},
+		{"fractional sequence", true, set("sequence", 1.5), "sequence"},
+		{"sequence as string", true, set("sequence", "1"), "sequence"},
+		{"schemaVersion 0", true, set("schemaVersion", 0), "schemaVersion"},
+		{"negative engineVersion", true, set("engineVersion", -1), "engineVersion"},
+		{"eventId as number", true, set("eventId", 12), "eventId"},
+		{"timestamp not RFC 3339", false, set("timestamp", "29 Nov 2026"), "timestamp"},
+		{"short eventId", false, set("eventId", "abc"), "eventId"},
+		{"bad runId", true, set("runId", "acme"), "runId"},
+		{"ephemeral", false, set("delivery", "ephemeral"), "delivery"},
+		{"payload with an unknown key", false, func(m map[string]any) { m["payload"].(map[string]any)["peer"] = "x" }, "payload"},
+		{"payload refused as accepted without version", true, func(m map[string]any) { delete(m["payload"].(map[string]any), "version") }, "payload"},
+	}
+	for _, c := range cases {
+		m := valid(c.run)
+		c.edit(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e events.Event
+		err = json.Unmarshal(b, &e)
+		var fe *events.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s: Unmarshal = %v, want an error for field %s", c.name, err, c.field)
+		}
+		if !errors.Is(err, events.ErrInvalidEvent) {
+			t.Errorf("%s: %v does not wrap ErrInvalidEvent", c.name, err)
+		}
+	}
+}
+
+func TestUnmarshalRefusesMalformedObjects(t *testing.T) {
+	good, err := json.Marshal(sinkHost("", sinkAccepted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(good)
+	for name, in := range map[string]string{
+		"not an object":        `[]`,
+		"trailing data":        s + `{}`,
+		"repeated key":         strings.Replace(s, `{"eventId":`, `{"type":"negotiation.decided","eventId":`, 1),
+		"key in another case":  strings.Replace(s, `"eventId"`, `"EventId"`, 1),
+		"truncated":            s[:len(s)-1],
+		"delivery is a number": strings.Replace(s, `"delivery":"durable"`, `"delivery":1`, 1),
+	} {
+		// Called directly: json.Unmarshal would catch the syntax errors
+		// before UnmarshalJSON sees them.
+		var e events.Event
+		if err := e.UnmarshalJSON([]byte(in)); !errors.Is(err, events.ErrInvalidEvent) {
+			t.Errorf("%s: UnmarshalJSON = %v, want it refused", name, err)
+		}
+		if e != (events.Event{}) {
+			t.Errorf("%s: UnmarshalJSON changed the event on error", name)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+)
+
+// Sink records events: an event log, a database table, a logger. It is
+// this package's slog.Handler: one method, so that any store can be one
+// and sinks compose by wrapping.
+//
+// Emit records e, or returns an error saying why it did not. The contract
+// every sink in this package keeps, and that negotiatetest.TestSink checks
+// for any sink:
+//
+//   - nil means recorded, or, for a buffering sink such as [Async],
+//     accepted for recording, with any later failure reported by Close;
+//   - an event that fails [Event.Validate] is refused with its
+//     [*FieldError], and nothing is recorded;
+//   - a context already done is refused with ctx.Err(), and a blocking
+//     Emit stops with ctx.Err() when its context is done;
+//   - the store, not the caller, assigns a run event's sequence: 0 for the
+//     run's first event, then 1, 2, …, with no gap and no repeat among the
+//     events it records (see [Sequencer]);
+//   - Emit is safe for concurrent use, and one caller's events on one run
+//     are recorded in the order it emitted them;
+//   - a sink that also implements io.Closer refuses Emit after Close.
+type Sink interface {
+	Emit(ctx context.Context, e Event) error
+}
+
+// SinkFunc adapts a function to a [Sink], as http.HandlerFunc adapts one to
+// a Handler.
+type SinkFunc func(ctx context.Context, e Event) error
+
+// Emit calls f(ctx, e).
+func (f SinkFunc) Emit(ctx context.Context, e Event) error { return f(ctx, e) }
+
+// Errors the shipped sinks return. They are sentinels so that the request
+// path can test for them without allocating.
+var (
+	// ErrNoSink is returned by a nil or zero sink, and by a fan-out of no
+	// sinks: an event with nowhere to go was not recorded, and saying so is
+	// what lets a policy that requires the audit fail closed.
+	ErrNoSink = errors.New("events: no sink to record the event")
+	// ErrClosed is returned by Emit after Close.
+	ErrClosed = errors.New("events: sink is closed")
+	// ErrDropped is returned by [Async.Emit] when its buffer had no room
+	// within its policy; the drop is counted in [AsyncStats.Dropped].
+	ErrDropped = errors.New("events: event dropped: the asynchronous sink's buffer is full")
+)
+
+// PanicError is the error a shipped sink returns when the sink or handler
+// it calls panicked: an audit write must not take the request down with
+// it, and a policy that requires the audit then fails closed on it.
+type PanicError struct {
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the stack of the goroutine that panicked, for the log.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("events: sink panicked: %v", e.Value) }
+
+// Unwrap returns Value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// emitSafely calls s.Emit, turning a panic into a [*PanicError] and a nil
+// sink into [ErrNoSink].
+func emitSafely(ctx context.Context, s Sink, e Event) (err error) {
+	if s == nil {
+		return ErrNoSink
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return s.Emit(ctx, e)
+}
+
+// closeIfCloser closes s when it is an io.Closer, turning a panic into an
+// error for the same reason as emitSafely.
+func closeIfCloser(s Sink) (err error) {
+	c, ok := s.(io.Closer)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return c.Close()
+}
+
+// Fanout records each event in several sinks, one after another, so that a
+// host can keep its event store and its audit log side by side.
+type Fanout struct {
+	sinks []Sink
+	// mu lets Close wait for the emits in flight, so that none reaches a
+	// sink after it was closed.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// NewFanout returns a Fanout over sinks; it keeps its own copy of the list.
+// Its Close closes every sink that is an io.Closer, so a Fanout owns the
+// sinks it is given.
+func NewFanout(sinks ...Sink) *Fanout {
+	return &Fanout{sinks: append([]Sink(nil), sinks...)}
+}
+
+// Emit validates e once, then emits it to every sink, even after one
+// fails, and returns every failure, each naming its sink's position,
+// joined with errors.Join: a host must learn that its audit log failed even
+// when its event store did not. A fan-out of no sinks returns [ErrNoSink].
+func (f *Fanout) Emit(ctx context.Context, e Event) error {
+	if f == nil || len(f.sinks) == 0 {
+		return ErrNoSink
+	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	var errs []error
+	for i, s := range f.sinks {
+		if err := emitSafely(ctx, s, e); err != nil {
+			errs = append(errs, fmt.Errorf("events: fan-out sink %d: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close waits for the emits in flight, then closes every sink that is an
+// io.Closer, in order, and returns their errors joined. Emit afterwards
+// returns [ErrClosed]; a second Close does nothing.
+func (f *Fanout) Close() error {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	var errs []error
+	for i, s := range f.sinks {
+		if err := closeIfCloser(s); err != nil {
+			errs = append(errs, fmt.Errorf("events: fan-out sink %d: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,134 @@
+package events_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+)
+
+func BenchmarkEventValidate(b *testing.B) {
+	e := sinkRun(sinkRunID(1), sinkAccepted())
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := e.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEventValidatePayload is the payload's share of
+// BenchmarkEventValidate, which every sink pays on Emit.
+func BenchmarkEventValidatePayload(b *testing.B) {
+	p := sinkAccepted()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAsyncEmit is the request path of the asynchronous sink: validate
+// and queue, with a store that keeps up and room in the buffer.
+func BenchmarkAsyncEmit(b *testing.B) {
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Overflow: events.Drop})
+	defer a.Close()
+	e := sinkRun(sinkRunID(1), sinkAccepted())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Emit(ctx, e); err != nil && err != events.ErrDropped {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	s := a.Stats()
+	b.ReportMetric(float64(s.Dropped)/float64(s.Emitted), "dropped/op")
+}
+
+// BenchmarkAsyncEmitParallel is BenchmarkAsyncEmit from every P sinkAt once.
+func BenchmarkAsyncEmitParallel(b *testing.B) {
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Overflow: events.Drop})
+	defer a.Close()
+	e := sinkRun(sinkRunID(1), sinkAccepted())
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := a.Emit(ctx, e); err != nil && err != events.ErrDropped {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkJSONLinesEmit(b *testing.B) {
+	j := events.NewJSONLines(io.Discard)
+	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := j.Emit(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = e.AppendJSON(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSlogSink and BenchmarkSlogJSONHandlerBare write the same record
+// through the same slog.JSONHandler: the difference is the sink's cost
+// (validation, the enabled check, panic recovery, building the record).
+func BenchmarkSlogSink(b *testing.B) {
+	s := events.NewSlogSink(slog.NewJSONHandler(io.Discard, nil), nil)
+	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Emit(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSlogJSONHandlerBare(b *testing.B) {
+	h := slog.NewJSONHandler(io.Discard, nil)
+	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	p := e.Payload
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := slog.NewRecord(e.Time, slog.LevelInfo, e.Type, 0)
+		r.AddAttrs(
+			slog.String("eventId", e.ID),
+			slog.String("runId", e.RunID),
+			slog.Int64("sequence", 41),
+			slog.Int("schemaVersion", e.SchemaVersion),
+			slog.String("protocol", string(p.Protocol)),
+			slog.String("outcome", string(p.Outcome)),
+			slog.String("version", p.Version),
+			slog.String("requested", p.Requested),
+			slog.String("reason", string(p.Reason)),
+			slog.String("floor", p.Floor),
+			slog.String("peerDigest", p.PeerDigest),
+			slog.Time("at", p.At),
+		)
+		if err := h.Handle(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

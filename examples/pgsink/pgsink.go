@@ -1,0 +1,304 @@
+// Package pgsink records negotiation.decided events in PostgreSQL through
+// pgx: an [events.Sink] that is also the host's event log, readable a run
+// at a time as GET /runs/{runId}/events/poll would read it.
+//
+// Three tables, created by [New] when they do not exist:
+//
+//   - wopneg_run_events: one row per run event, primary key (run_id,
+//     sequence), event_id unique. Append-only: a trigger refuses UPDATE,
+//     DELETE and TRUNCATE.
+//   - wopneg_run_sequences: the next sequence of each run.
+//   - wopneg_host_events: one row per host event (RFC 0242 §B), in the
+//     order recorded (an identity column), also append-only. A host event
+//     has no sequence.
+//
+// # Sequences
+//
+// The database numbers run events, in the statement that inserts them:
+// an INSERT … ON CONFLICT DO UPDATE … RETURNING on the run's counter row
+// and the INSERT of the event, in one statement and so one transaction.
+// The counter row stays locked until that transaction ends, so concurrent
+// writers on one run take turns, each run's events commit in sequence
+// order, and a failed insert rolls its number back with it: the numbering
+// has no gap and no repeat under any number of writers and processes, and
+// a reader never sees a gap that fills later. Writers on different runs do
+// not wait for each other.
+//
+// Timestamps are stored as timestamptz, to the microsecond, as PostgreSQL
+// keeps them; the payload is stored as jsonb and comes back exactly.
+package pgsink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/wopneg/wopneg/events"
+)
+
+// DefaultPollLimit is the page size of [Sink.Poll] and [Sink.HostEvents]
+// when the caller names none.
+const DefaultPollLimit = 1000
+
+// Options configures a [Sink].
+type Options struct {
+	// Schema holds the tables, created when missing. Empty means the
+	// connection's search_path, usually public.
+	Schema string
+}
+
+// Sink is an [events.Sink] over PostgreSQL. It is safe for concurrent use,
+// as its pool is. It does not own the pool: close the pool yourself.
+type Sink struct {
+	pool *pgxpool.Pool
+	sql  statements
+}
+
+type statements struct {
+	insertRun, insertHost, poll, hostEvents string
+}
+
+// migrationLock is the advisory lock key New holds while it creates the
+// tables, so that hosts starting together do not race on CREATE.
+const migrationLock = 0x776f706e6567 // "wopneg"
+
+// New creates the tables when they do not exist and returns a Sink over
+// pool.
+func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
+	if pool == nil {
+		return nil, errors.New("pgsink: no pool")
+	}
+	q := func(table string) string {
+		if opts.Schema == "" {
+			return pgx.Identifier{table}.Sanitize()
+		}
+		return pgx.Identifier{opts.Schema, table}.Sanitize()
+	}
+	runs, seqs, hosts, guard := q("wopneg_run_events"), q("wopneg_run_sequences"), q("wopneg_host_events"), q("wopneg_append_only")
+
+	var ddl []string
+	if opts.Schema != "" {
+		ddl = append(ddl, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opts.Schema}.Sanitize())
+	}
+	ddl = append(ddl,
+		`CREATE TABLE IF NOT EXISTS `+runs+` (
+			run_id         text        NOT NULL,
+			sequence       bigint      NOT NULL CHECK (sequence >= 0),
+			event_id       text        NOT NULL UNIQUE,
+			type           text        NOT NULL,
+			"timestamp"    timestamptz NOT NULL,
+			schema_version integer     NOT NULL CHECK (schema_version >= 1),
+			node_id        text,
+			engine_version bigint      CHECK (engine_version >= 0),
+			causation_id   text,
+			payload        jsonb       NOT NULL,
+			recorded_at    timestamptz NOT NULL DEFAULT now(),
+			PRIMARY KEY (run_id, sequence)
+		)`,
+		`CREATE TABLE IF NOT EXISTS `+seqs+` (
+			run_id text   PRIMARY KEY,
+			next   bigint NOT NULL CHECK (next >= 1)
+		)`,
+		`CREATE TABLE IF NOT EXISTS `+hosts+` (
+			position     bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+			event_id     text        NOT NULL UNIQUE,
+			type         text        NOT NULL,
+			"timestamp"  timestamptz NOT NULL,
+			delivery     text        NOT NULL CHECK (delivery IN ('durable', 'ephemeral')),
+			workspace_id text,
+			payload      jsonb       NOT NULL,
+			recorded_at  timestamptz NOT NULL DEFAULT now()
+		)`,
+		`CREATE OR REPLACE FUNCTION `+guard+`() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			RAISE EXCEPTION 'wopneg: % is append-only', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+		END $$`,
+		`CREATE OR REPLACE TRIGGER wopneg_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON `+runs+`
+			FOR EACH STATEMENT EXECUTE FUNCTION `+guard+`()`,
+		`CREATE OR REPLACE TRIGGER wopneg_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON `+hosts+`
+			FOR EACH STATEMENT EXECUTE FUNCTION `+guard+`()`,
+	)
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+			return err
+		}
+		for _, stmt := range ddl {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgsink: creating the tables: %w", err)
+	}
+	return &Sink{pool: pool, sql: statements{
+		insertRun: `WITH seq AS (
+				INSERT INTO ` + seqs + ` AS s (run_id, next) VALUES ($1, 1)
+				ON CONFLICT (run_id) DO UPDATE SET next = s.next + 1
+				RETURNING s.next - 1 AS n
+			)
+			INSERT INTO ` + runs + ` (run_id, sequence, event_id, type, "timestamp", schema_version, node_id, engine_version, causation_id, payload)
+			SELECT $1, seq.n, $2, $3, $4, $5, $6, $7, $8, $9 FROM seq
+			RETURNING sequence`,
+		insertHost: `INSERT INTO ` + hosts + ` (event_id, type, "timestamp", delivery, workspace_id, payload)
+			VALUES ($1, $2, $3, $4, $5, $6)`,
+		poll: `SELECT event_id, type, "timestamp", sequence, schema_version, node_id, engine_version, causation_id, payload
+			FROM ` + runs + ` WHERE run_id = $1 AND sequence >= $2 ORDER BY sequence LIMIT $3`,
+		hostEvents: `SELECT position, event_id, type, "timestamp", delivery, workspace_id, payload
+			FROM ` + hosts + ` WHERE position > $1 ORDER BY position LIMIT $2`,
+	}}, nil
+}
+
+// Emit records e: a run event in its run's log under the next sequence,
+// assigned in the inserting transaction; a host event in the host-event
+// table. It refuses an invalid event and a context already done, and
+// returns the database's error, wrapped, when the row was not written.
+func (s *Sink) Emit(ctx context.Context, e events.Event) error {
+	if s == nil || s.pool == nil {
+		return events.ErrNoSink
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	payload, err := json.Marshal(e.Payload)
+	if err != nil {
+		return fmt.Errorf("pgsink: encoding the payload: %w", err)
+	}
+	if !e.IsRun() {
+		_, err := s.pool.Exec(ctx, s.sql.insertHost, e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), string(payload))
+		if err != nil {
+			return fmt.Errorf("pgsink: recording host event %s: %w", e.ID, err)
+		}
+		return nil
+	}
+	var engine *int64
+	if v, ok := e.EngineVersion(); ok {
+		engine = &v
+	}
+	var seq int64
+	err = s.pool.QueryRow(ctx, s.sql.insertRun, e.RunID, e.ID, e.Type, e.Time, e.SchemaVersion,
+		nullable(e.NodeID), engine, nullable(e.CausationID), string(payload)).Scan(&seq)
+	if err != nil {
+		return fmt.Errorf("pgsink: recording event %s on run %s: %w", e.ID, e.RunID, err)
+	}
+	return nil
+}
+
+// Poll returns the events of run runID from sequence from on, in sequence
+// order, at most limit of them (DefaultPollLimit when limit ≤ 0): the page
+// GET /runs/{runId}/events/poll serves. A caller that got events up to
+// sequence n asks next from n+1. Rows that no longer validate are an
+// error, not an event.
+func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([]events.Event, error) {
+	if limit <= 0 {
+		limit = DefaultPollLimit
+	}
+	rows, err := s.pool.Query(ctx, s.sql.poll, runID, from, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pgsink: polling run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []events.Event
+	for rows.Next() {
+		var (
+			e               events.Event
+			seq             int64
+			node, causation *string
+			engine          *int64
+			payload         []byte
+		)
+		if err := rows.Scan(&e.ID, &e.Type, &e.Time, &seq, &e.SchemaVersion, &node, &engine, &causation, &payload); err != nil {
+			return nil, fmt.Errorf("pgsink: polling run %s: %w", runID, err)
+		}
+		e.RunID = runID
+		e.Time = e.Time.UTC()
+		e = e.WithSequence(seq)
+		if node != nil {
+			e.NodeID = *node
+		}
+		if causation != nil {
+			e.CausationID = *causation
+		}
+		if engine != nil {
+			e = e.WithEngineVersion(*engine)
+		}
+		if err := decode(&e, payload); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pgsink: polling run %s: %w", runID, err)
+	}
+	return out, nil
+}
+
+// HostEvents returns the host events recorded after position after (0 for
+// the first), in the order recorded, at most limit of them
+// (DefaultPollLimit when limit ≤ 0), and the position of the last one
+// returned, to pass as after for the next page.
+func (s *Sink) HostEvents(ctx context.Context, after int64, limit int) ([]events.Event, int64, error) {
+	if limit <= 0 {
+		limit = DefaultPollLimit
+	}
+	rows, err := s.pool.Query(ctx, s.sql.hostEvents, after, limit)
+	if err != nil {
+		return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
+	}
+	defer rows.Close()
+	var out []events.Event
+	for rows.Next() {
+		var (
+			e         events.Event
+			delivery  string
+			workspace *string
+			payload   []byte
+		)
+		if err := rows.Scan(&after, &e.ID, &e.Type, &e.Time, &delivery, &workspace, &payload); err != nil {
+			return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
+		}
+		e.Time = e.Time.UTC()
+		e.Delivery = events.Delivery(delivery)
+		if workspace != nil {
+			e.WorkspaceID = *workspace
+		}
+		if err := decode(&e, payload); err != nil {
+			return nil, after, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
+	}
+	return out, after, nil
+}
+
+// decode fills e's payload from its stored JSON and checks the whole event,
+// so that a row edited behind the trigger's back is reported, not served.
+func decode(e *events.Event, payload []byte) error {
+	if err := json.Unmarshal(payload, &e.Payload); err != nil {
+		return fmt.Errorf("pgsink: stored event %s: %w", e.ID, err)
+	}
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("pgsink: stored event %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// compile-time check that Sink is a sink.
+var _ events.Sink = (*Sink)(nil)

@@ -1,0 +1,135 @@
+package negotiate
+
+import (
+	"context"
+	"runtime/debug"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// Destination says where the negotiation.decided event of a decision is
+// written: that choice is the host's, because only the host knows whether
+// the exchange happens inside a run. The zero Destination is a durable host
+// event with no workspace (RFC 0242 §B), the record of an exchange outside
+// any run, such as an inbound card fetch or MCP request.
+type Destination struct {
+	// RunID puts the event on that run's log as a run event, as a host does
+	// for a negotiation inside a run or for the audit run the reference
+	// host opens per exchange. It is tenant-bound: [anon:]tenant/id.
+	RunID string
+	// WorkspaceID names the workspace of a host event; it must be empty
+	// when RunID is set.
+	WorkspaceID string
+}
+
+// Event returns the event that records payload at d, with a fresh event id
+// and the payload's time as its timestamp, and the [*events.FieldError]s of
+// what is wrong with it, if anything. The event is returned even when it is
+// invalid, so that a failure to record it can still show what it was.
+func (d Destination) Event(payload events.NegotiationDecided) (events.Event, error) {
+	e := events.Event{
+		ID:      events.NewEventID(),
+		Type:    events.TypeNegotiationDecided,
+		Time:    payload.At,
+		Payload: payload,
+	}
+	if d.RunID != "" {
+		e.RunID = d.RunID
+		e.SchemaVersion = events.CurrentSchemaVersion
+		e.WorkspaceID = d.WorkspaceID // refused by Validate: a run event has no workspace
+	} else {
+		e.Delivery = events.DeliveryDurable
+		e.WorkspaceID = d.WorkspaceID
+	}
+	return e, e.Validate()
+}
+
+// AuditError reports that the negotiation.decided event of a decision was
+// not recorded. It carries the outcome the decision reached, so that a host
+// whose policy turned it into an internal_error refusal can still log what
+// it would have been, and the event that was not recorded.
+type AuditError struct {
+	// Decided is the outcome of the decision itself, before recording.
+	Decided Outcome
+	// Event is the event that was not recorded.
+	Event events.Event
+	// Err is why: the sink's error, an invalid [Destination], or a
+	// [*events.PanicError] from a sink that panicked.
+	Err error
+}
+
+func (e *AuditError) Error() string {
+	return "negotiate: negotiation.decided was not recorded: " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *AuditError) Unwrap() error { return e.Err }
+
+// DecideAndRecord decides as [Decide] does and records the decision's event
+// at dest through sink before it returns, as the reference host appends the
+// event before it answers. The event is a run event when dest names a run,
+// and a durable host event otherwise.
+//
+// When the event is recorded it returns the outcome and nil. When it is not
+// (the sink failed, refused, panicked or is nil, ctx is done, or dest is
+// invalid) it returns an [*AuditError] holding the outcome the decision
+// reached, and then:
+//
+//   - if p.RequireAudit is set, the outcome is refused with internal_error
+//     (HTTP 500, retriable), [RuleAudit], and the AuditError as its Cause,
+//     whatever the decision was: a host that must keep a record of every
+//     negotiation answers nothing authoritative about one it has no record
+//     of, and tells the peer to come back;
+//   - otherwise the outcome stands and the error is returned beside it, for
+//     the host to log or act on; it is never swallowed.
+func DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, advertised facets.Set, offer Offer, p policy.Policy) (Outcome, error) {
+	o, payload := Decide(subject, advertised, offer, p)
+	return record(ctx, sink, dest, o, payload, p.RequireAudit)
+}
+
+// DecideAndRecord is [DecideAndRecord] with n's facets and policy.
+func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, offer Offer) (Outcome, error) {
+	o, payload := n.Decide(subject, offer)
+	return record(ctx, sink, dest, o, payload, n.policy.RequireAudit)
+}
+
+// record emits the decision's event and applies the audit policy.
+func record(ctx context.Context, sink events.Sink, dest Destination, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
+	e, err := dest.Event(payload)
+	if err == nil {
+		err = emit(ctx, sink, e)
+	}
+	if err == nil {
+		return o, nil
+	}
+	ae := &AuditError{Decided: o, Event: e, Err: err}
+	if !requireAudit {
+		return o, ae
+	}
+	return Outcome{
+		Kind:      Refused,
+		Protocol:  o.Protocol,
+		Requested: o.Requested,
+		Rule:      RuleAudit,
+		Error:     wperrors.New(wperrors.Internal, "the negotiation could not be recorded; retry"),
+		Cause:     ae,
+	}, ae
+}
+
+// emit calls sink.Emit. A nil sink is [events.ErrNoSink] and a panic is an
+// [*events.PanicError], so that a custom sink cannot take the request down
+// or make a required audit pass.
+func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
+	if sink == nil {
+		return events.ErrNoSink
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &events.PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return sink.Emit(ctx, e)
+}

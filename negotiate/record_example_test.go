@@ -1,0 +1,68 @@
+package negotiate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// A host that must keep a record of every negotiation decides and records
+// in one call. When its event store is down, the outcome fails closed with
+// internal_error (500, retriable), and the decision it would have been is
+// still there for the host's log.
+func ExampleNegotiator_DecideAndRecord() {
+	set := facets.Set{A2A: &facets.A2A{
+		Versions: []string{"1.0", "1.1", "1.2"}, PreferredVersion: "1.2", MinimumVersion: "1.1", RefreshedAt: "2026-11-01",
+	}}
+	p := policy.Policy{
+		RequireAudit: true,
+		Now:          func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
+	}
+	n, err := negotiate.Compile(set, p)
+	if err != nil {
+		panic(err)
+	}
+	store := &negotiatetest.Recorder{} // a host passes its own sink: a database, events.NewAsync(...)
+	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: "https://peer.example", PeerVersions: []string{"1.2"}}
+	run := negotiate.Destination{RunID: "acme/audit-0123456789abcdef"}
+	ctx := context.Background()
+
+	outcome, err := n.DecideAndRecord(ctx, store, run, nil, offer)
+	e := store.Events()[0]
+	seq, _ := e.Sequence()
+	fmt.Printf("%s %s (err %v); recorded on %s as sequence %d: %s\n", outcome.Kind, outcome.Version, err, e.RunID, seq, e.Payload.Outcome)
+
+	store.Fail(errors.New("event store unreachable"))
+	outcome, err = n.DecideAndRecord(ctx, store, run, nil, offer)
+	var audit *negotiate.AuditError
+	if errors.As(err, &audit) {
+		fmt.Printf("%s by rule %s: %v\n", outcome.Kind, outcome.Rule, outcome.Err())
+		fmt.Printf("it would have been %s %s; %v\n", audit.Decided.Kind, audit.Decided.Version, audit.Err)
+	}
+	// Output:
+	// accepted 1.2 (err <nil>); recorded on acme/audit-0123456789abcdef as sequence 0: accepted
+	// refused by rule audit: internal_error: the negotiation could not be recorded; retry
+	// it would have been accepted 1.2; event store unreachable
+}
+
+// Outside any run, the record is a durable host event (RFC 0242 §B).
+func ExampleDecideAndRecord() {
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+	}}
+	var store negotiatetest.Recorder
+	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: "2025-06-18", PeerVersions: []string{"2025-06-18"}}
+	outcome, err := negotiate.DecideAndRecord(context.Background(), &store, negotiate.Destination{}, nil, set, offer, policy.Policy{})
+	e := store.Events()[0]
+	fmt.Println(outcome.Kind, outcome.Reason, err)
+	fmt.Println(e.IsRun(), e.Delivery, e.Payload.Outcome, e.Payload.Reason)
+	// Output:
+	// refused below-floor <nil>
+	// false durable refused below-floor
+}
