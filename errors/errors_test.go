@@ -372,7 +372,6 @@ func FuzzEnvelope(f *testing.F) {
 	})
 }
 
-
 func TestEnvelopeKeysAreCaseSensitive(t *testing.T) {
 	for _, in := range []string{`{"ERROR":"e","message":"m"}`, `{"error":"e","Message":"m"}`, `{"error":"e","message":"m","Details":{}}`} {
 		var e wperrors.Error

@@ -108,7 +108,12 @@ type Async struct {
 	wake chan struct{} // capacity 1: a wake-up is never lost or waited on
 	done chan struct{}
 
-	accepted, dropped, rejected, recorded, failed atomic.Uint64
+	// The request path's counters and the recording goroutine's sit on
+	// different cache lines, so that counting does not make the two
+	// sides take turns with the line.
+	accepted, dropped, rejected atomic.Uint64
+	_                           [64]byte
+	recorded, failed            atomic.Uint64
 
 	closeOnce sync.Once
 	errMu     sync.Mutex

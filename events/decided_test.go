@@ -248,7 +248,6 @@ func TestNegotiationDecidedUnmarshalRefuses(t *testing.T) {
 	}
 }
 
-
 func TestNegotiationDecidedKeysAreCaseSensitive(t *testing.T) {
 	for _, in := range []string{
 		`{"Protocol":"a2a","outcome":"refused","at":"2026-11-29T12:00:00Z"}`,

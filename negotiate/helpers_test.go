@@ -101,7 +101,6 @@ func invalidSubject() *negotiate.Subject {
 	return s
 }
 
-
 // tb is what the shared checks need from *testing.T and *rapid.T.
 type tb interface {
 	Helper()

@@ -419,7 +419,6 @@ func TestSubjectJSON(t *testing.T) {
 	}
 }
 
-
 // The Subject object is closed and JSON keys are case-sensitive, so a key
 // spelled "Issuer" is an unknown key. encoding/json matches keys without
 // regard to case, and DisallowUnknownFields does not change that.
