@@ -78,13 +78,9 @@ func compileFacet(a facets.Advertised) (facet, error) {
 		if slices.Contains(a.Versions[:i], s) {
 			return facet{}, fmt.Errorf("%s facet offers %q twice", a.Protocol, s)
 		}
-		// Insertion keeps newest first; facets offer a handful of versions.
-		at := len(f.newest)
-		for at > 0 && f.newest[at-1].Compare(v) < 0 {
-			at--
-		}
-		f.newest = slices.Insert(f.newest, at, v)
+		f.newest = append(f.newest, v)
 	}
+	slices.SortFunc(f.newest, func(a, b facets.Version) int { return b.Compare(a) })
 	var err error
 	if f.preferred, err = facets.ParseVersion(a.Protocol, a.Preferred); err != nil {
 		return facet{}, fmt.Errorf("%s facet, preferred version: %w", a.Protocol, err)

@@ -200,6 +200,29 @@ func noPeerDigest(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p
 	return o, e
 }
 
+// wrongFloor records a floor other than the advertised one.
+func wrongFloor(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	o, e := negotiate.Decide(s, set, offer, p)
+	if e.Floor != "" {
+		e.Floor = "0.1"
+		if offer.Protocol == facets.ProtocolMCP {
+			e.Floor = "2000-01-01"
+		}
+	}
+	return o, e
+}
+
+// invalidEvent records, on input refusals, a floor that is not a version:
+// only the schema check of the event can see it, since no expectation
+// names the floor of an input refusal.
+func invalidEvent(s *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
+	o, e := negotiate.Decide(s, set, offer, p)
+	if o.Rule == negotiate.RuleInput {
+		e.Floor = "not-a-version"
+	}
+	return o, e
+}
+
 // ignoresAuthentication decides as if every caller were authenticated.
 func ignoresAuthentication(_ *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, events.NegotiationDecided) {
 	user := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u-1", Tenant: "acme", Lane: "oidc", Kind: "user"}
@@ -242,6 +265,12 @@ func TestVectorsCanFail(t *testing.T) {
 		{"ignores authentication", ignoresAuthentication, func(v negotiatetest.Vector) bool {
 			return isDecide(v) && v.Want.Reason == string(events.ReasonUnauthenticated) && !v.Want.CounterOffered ||
 				v.Kind == negotiatetest.KindSubject && !*v.Want.Authenticated
+		}},
+		{"records a wrong floor", wrongFloor, func(v negotiatetest.Vector) bool {
+			return isDecide(v) && v.Want.Rule != "input"
+		}},
+		{"records an event the schema refuses", invalidEvent, func(v negotiatetest.Vector) bool {
+			return isDecide(v) && v.Want.Rule == "input" && v.Offer.Protocol.Valid()
 		}},
 		{"records malformed requested", leaksMalformedRequested, func(v negotiatetest.Vector) bool {
 			if !isDecide(v) || v.Offer.Requested == "" || v.Want.Rule == "input" {

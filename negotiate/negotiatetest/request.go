@@ -52,12 +52,10 @@ func (s PolicySpec) Policy(now time.Time) policy.Policy {
 		RequireAudit:  s.RequireAudit,
 		Now:           func() time.Time { return now },
 	}
-	if deny := slices.Clone(s.DenyDowngradeTo); len(deny) > 0 {
-		p.DowngradeDenied = func(d policy.Downgrade) bool { return slices.Contains(deny, d.To) }
-	}
-	if distrust := slices.Clone(s.DistrustIssuers); len(distrust) > 0 {
-		p.Authenticated = func(s *policy.Subject) bool { return !slices.Contains(distrust, s.Issuer) }
-	}
+	// Empty lists deny and distrust nothing, so the hooks can always be set.
+	deny, distrust := slices.Clone(s.DenyDowngradeTo), slices.Clone(s.DistrustIssuers)
+	p.DowngradeDenied = func(d policy.Downgrade) bool { return slices.Contains(deny, d.To) }
+	p.Authenticated = func(s *policy.Subject) bool { return !slices.Contains(distrust, s.Issuer) }
 	return p
 }
 

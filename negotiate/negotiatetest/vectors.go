@@ -340,9 +340,7 @@ func peerHost(origin string) string {
 	if strings.HasPrefix(host, "[") {
 		return host[1:strings.Index(host, "]")]
 	}
-	if i := strings.LastIndex(host, ":"); i >= 0 {
-		host = host[:i]
-	}
+	host, _, _ = strings.Cut(host, ":")
 	return host
 }
 
@@ -449,7 +447,7 @@ func (v Vector) checkRefresh(c *checker) {
 func (v Vector) checkRounds(c *checker) {
 	allowed := *v.Want.Allowed
 	r, err := negotiate.NewRounds(v.MaxRounds)
-	if allowed < 0 {
+	if allowed == -1 {
 		if err == nil {
 			c.failf("NewRounds(%d) accepted an invalid limit", v.MaxRounds)
 		}
