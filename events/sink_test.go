@@ -40,12 +40,6 @@ func TestZeroSinksRefuse(t *testing.T) {
 	}
 }
 
-func asyncOverNil(t *testing.T) *events.Async {
-	a := events.NewAsync(nil, events.AsyncOptions{})
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
-
 func TestFanoutReportsEveryFailure(t *testing.T) {
 	errA, errB := errors.New("store A down"), errors.New("store B down")
 	ok := &sinkMemory{}
