@@ -40,6 +40,7 @@ type FieldError struct {
 	Err error
 }
 
+// Error names the field and what is wrong with it.
 func (e *FieldError) Error() string {
 	if e.Err != nil {
 		return "events: " + e.Field + ": " + e.Err.Error()

@@ -29,6 +29,7 @@ type OriginError struct {
 	Reason string
 }
 
+// Error names the URL (its password masked) and why it has no origin.
 func (e *OriginError) Error() string {
 	return "events: peer URL " + strconv.Quote(e.URL) + ": " + e.Reason
 }

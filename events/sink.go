@@ -64,6 +64,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error reports the value the sink panicked with.
 func (e *PanicError) Error() string { return fmt.Sprintf("events: sink panicked: %v", e.Value) }
 
 // Unwrap returns Value when it is an error.

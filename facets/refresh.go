@@ -33,6 +33,7 @@ type RefreshError struct {
 	Err error
 }
 
+// Error names the facet, its refreshedAt, the clock and the broken bound.
 func (e *RefreshError) Error() string {
 	if errors.Is(e.Err, ErrMalformedDate) {
 		return fmt.Sprintf("%s.refreshedAt: %v", e.Protocol, e.Err)
@@ -41,6 +42,7 @@ func (e *RefreshError) Error() string {
 		e.Now.UTC().Format(time.RFC3339), e.Err)
 }
 
+// Unwrap returns ErrRefreshStale, ErrRefreshFuture or the date's parse error.
 func (e *RefreshError) Unwrap() error { return e.Err }
 
 // CheckRefresh checks the refresh SLA of one advertised facet against the

@@ -37,6 +37,7 @@ type VersionError struct {
 	Problem string
 }
 
+// Error names the protocol, the input and what is wrong with it.
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("%s version %q: %s", e.Protocol, e.Input, e.Problem)
 }

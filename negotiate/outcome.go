@@ -60,6 +60,7 @@ const (
 	Downgraded
 )
 
+// String returns "accepted", "downgraded" or "refused".
 func (k Kind) String() string {
 	switch k {
 	case Accepted:
@@ -108,6 +109,7 @@ const (
 
 var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept", "audit"}
 
+// String returns the rule's short name, such as "floor" or "accept".
 func (r Rule) String() string {
 	if int(r) < len(ruleNames) {
 		return ruleNames[r]

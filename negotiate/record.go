@@ -61,6 +61,7 @@ type AuditError struct {
 	Err error
 }
 
+// Error says the decision was not recorded, and why.
 func (e *AuditError) Error() string {
 	return "negotiate: negotiation.decided was not recorded: " + e.Err.Error()
 }

@@ -74,6 +74,7 @@ type SubjectError struct {
 	Problems []SubjectProblem
 }
 
+// Error lists every problem, each with its JSON path.
 func (e *SubjectError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
