@@ -1,0 +1,82 @@
+package a2ahttp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// discard is a sink that keeps nothing, so that the benchmarks measure the
+// middleware and not a store.
+var discard = events.SinkFunc(func(context.Context, events.Event) error { return nil })
+
+// reusableRequest is a JSON-RPC request whose body can be served again and
+// again without allocating a new reader per iteration.
+func reusableRequest(version string) (*http.Request, *strings.Reader) {
+	body := strings.NewReader(rpcBody(`"req-1"`))
+	r := httptest.NewRequest(http.MethodPost, "/a2a", body)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Authorization", bearer)
+	if version != "" {
+		r.Header.Set("A2A-Version", version)
+	}
+	return r, body
+}
+
+// nopWriter is a ResponseWriter that keeps only its header map, reset per
+// request, so that the benchmarks do not measure httptest's recorder.
+type nopWriter struct{ h http.Header }
+
+func (w *nopWriter) Header() http.Header         { return w.h }
+func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *nopWriter) WriteHeader(int)             {}
+
+var ok200 = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+
+func benchServe(b *testing.B, h http.Handler, version string) {
+	r, body := reusableRequest(version)
+	w := &nopWriter{h: make(http.Header)}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		body.Seek(0, 0)
+		h.ServeHTTP(w, r)
+	}
+}
+
+// BenchmarkBaseline is the wrapped handler alone, for comparison.
+func BenchmarkBaseline(b *testing.B) { benchServe(b, ok200, "1.2") }
+
+// BenchmarkMiddleware is the A2A header path per request: read the header,
+// decide with a compiled Negotiator, build and record the host event (to a
+// sink that keeps nothing), stamp the response and put the Outcome in the
+// context.
+func BenchmarkMiddleware(b *testing.B) {
+	for _, tc := range []struct{ name, version string }{
+		{"preferred", "1.2"}, {"absent", ""}, {"downgrade", "1.1"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchServe(b, m.Wrap(ok200), tc.version)
+		})
+	}
+}
+
+// BenchmarkRefusal is a refused JSON-RPC request: the body read for its id
+// and the -32009 error written.
+func BenchmarkRefusal(b *testing.B) {
+	m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchServe(b, m.Wrap(ok200), "9.9")
+}

@@ -1,0 +1,134 @@
+package a2ahttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// A host puts the middleware in front of its A2A JSON-RPC handler. A
+// request that names no version is served at the preferred one; one that
+// names a version the host does not serve is refused with -32009 on HTTP
+// 200, as A2A clients expect; both are recorded.
+func ExampleMiddleware() {
+	set := facets.Set{A2A: &facets.A2A{
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		panic(err)
+	}
+	store := &negotiatetest.Recorder{} // a host passes its event store
+	m, err := a2ahttp.New(n, a2ahttp.Options{
+		Sink: store,
+		// The host's own authentication; no token, no Subject.
+		Subject: func(r *http.Request) *negotiate.Subject { return nil },
+	})
+	if err != nil {
+		panic(err)
+	}
+	a2a := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := a2ahttp.Version(r.Context())
+		fmt.Fprintf(w, "served at %s", v)
+	}))
+
+	for _, version := range []string{"", "9.9"} {
+		r := httptest.NewRequest("POST", "/a2a", strings.NewReader(`{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t-1"},"id":"req-1"}`))
+		if version != "" {
+			r.Header.Set("A2A-Version", version)
+		}
+		w := httptest.NewRecorder()
+		a2a.ServeHTTP(w, r)
+		fmt.Println(w.Code, w.Header().Get("A2A-Version"), w.Body)
+	}
+	for _, e := range store.Events() {
+		p := e.Payload
+		fmt.Println(e.Delivery, p.Outcome, p.Version, p.Requested, p.Reason)
+	}
+	// Output:
+	// 200 1.0 served at 1.0
+	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served; this interface serves 0.3, 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]}}
+	// durable accepted 1.0  ok
+	// durable refused  9.9 unsupported
+}
+
+// A host calling a peer negotiates first, then sends every call through a
+// Transport that stamps the negotiated version. Here the peer's card offers
+// 0.3 and 1.0, and the host, which prefers 1.0, settles on 1.0.
+func ExampleOutbound() {
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == a2ahttp.DefaultCardPath {
+			io.WriteString(w, `{"name":"peer","supportedInterfaces":[
+				{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+				{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}`)
+			return
+		}
+		fmt.Fprintf(w, "the peer saw A2A-Version %s", r.Header.Get("A2A-Version"))
+	}))
+	defer peer.Close()
+
+	set := facets.Set{A2A: &facets.A2A{
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	out := a2ahttp.Outbound{Negotiator: n, Sink: &negotiatetest.Recorder{}, Client: peer.Client()}
+	p, err := out.Negotiate(context.Background(), peer.URL)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("offers", p.Offers, "settled on", p.Outcome.Version)
+
+	stamped, err := p.Transport(peer.Client().Transport)
+	if err != nil {
+		panic(err)
+	}
+	client := &http.Client{Transport: stamped}
+	resp, err := client.Post(peer.URL+"/a2a", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(string(body))
+
+	req, _ := http.NewRequest("POST", peer.URL+"/a2a", strings.NewReader(`{}`))
+	req.Header.Set("A2A-Version", "0.3")
+	_, err = client.Do(req)
+	var conflict *a2ahttp.VersionConflictError
+	if errors.As(err, &conflict) {
+		fmt.Println(conflict)
+	}
+	// Output:
+	// offers [1.0 0.3] settled on 1.0
+	// the peer saw A2A-Version 1.0
+	// a2ahttp: the request names A2A-Version "0.3", but 1.0 was negotiated with this peer; nothing was sent
+}
+
+// CardOffers reads the versions an agent card offers, falling back on an
+// A2A 0.3 card's protocolVersion.
+func ExampleCardOffers() {
+	for _, card := range []string{
+		`{"supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"0.3"}]}`,
+		`{"protocolVersion":"0.3.0"}`,
+	} {
+		offers, err := a2ahttp.CardOffers([]byte(card))
+		fmt.Println(offers, err)
+	}
+	// Output:
+	// [1.0 0.3] <nil>
+	// [0.3] <nil>
+}

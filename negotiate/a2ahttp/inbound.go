@@ -1,0 +1,377 @@
+package a2ahttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// Binding is the A2A protocol binding a [Middleware] fronts. It decides the
+// shape of a refusal and whether the version may come in the query string.
+type Binding uint8
+
+// The bindings served over HTTP.
+const (
+	// JSONRPC is the JSON-RPC 2.0 binding, A2A 1.0's primary one and the
+	// zero Binding: a refusal is HTTP 200 with a JSON-RPC error.
+	JSONRPC Binding = iota
+	// HTTPJSON is the HTTP+JSON (REST) binding: a refusal is HTTP 400 with
+	// a google.rpc.Status body, and the version may also come as the
+	// ?A2A-Version= query parameter.
+	HTTPJSON
+)
+
+// String names the binding as A2A agent cards do (protocolBinding), so
+// that logs and errors read like the card.
+func (b Binding) String() string {
+	switch b {
+	case JSONRPC:
+		return "JSONRPC"
+	case HTTPJSON:
+		return "HTTP+JSON"
+	}
+	return "Binding(" + strconv.Itoa(int(b)) + ")"
+}
+
+// DefaultCardPath is where A2A serves an agent card, for every version.
+const DefaultCardPath = "/.well-known/agent-card.json"
+
+// DefaultMaxBodyBytes bounds how much of a refused JSON-RPC request is read
+// to find its id. An id after a larger body is answered as null.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure a [Middleware]. Only Sink is required; the zero value
+// of every other field is the reference behaviour.
+type Options struct {
+	// Binding is the binding of the wrapped handler; the zero value is
+	// JSONRPC.
+	Binding Binding
+
+	// Subject returns the caller's Subject, as the host resolved it (from a
+	// token, a client certificate, a session). Nil, or a nil result, means
+	// no Subject: such a caller is unauthenticated and is never served
+	// below the preferred version.
+	Subject func(*http.Request) *negotiate.Subject
+
+	// Sink records the negotiation.decided event of every request, as a
+	// durable host event. Required: a negotiation with nowhere to be
+	// recorded is a configuration error, not a default.
+	Sink events.Sink
+
+	// Card, when set, serves the agent card: it is called with the decided
+	// version (the preferred one when the request names none) and returns
+	// the card's JSON. When nil, card requests reach the wrapped handler
+	// like any other, with the decided version in their context.
+	Card func(r *http.Request, version string) ([]byte, error)
+
+	// CardPath is the path of the agent card; empty means DefaultCardPath.
+	// GET and HEAD requests for it are card requests; their refusals are
+	// always google.rpc.Status bodies, since they carry no JSON-RPC id.
+	CardPath string
+
+	// OmitErrorData leaves data out of the -32009 and -32603 JSON-RPC
+	// errors, for clients that predate the A2A 1.0 error details and fail
+	// on data they cannot read. Current clients (a2a-go v2, @a2a-js/sdk
+	// 1.x) recognise VersionNotSupported by the code alone either way, but
+	// learn the supported versions only from the data. It has no effect on
+	// HTTP+JSON, whose clients classify an error by its details.
+	OmitErrorData bool
+
+	// MaxBodyBytes bounds how much of a refused JSON-RPC request body is
+	// read to find its id; zero means DefaultMaxBodyBytes. An accepted
+	// request's body is never read.
+	MaxBodyBytes int64
+
+	// ErrorLog receives what the middleware cannot answer to the caller: a
+	// negotiation.decided event that was not recorded while the policy does
+	// not require it, a Card function that failed. Nil means
+	// slog.Default().
+	ErrorLog *slog.Logger
+}
+
+// Middleware negotiates the A2A version of every request before the
+// wrapped handler sees it. It is safe for concurrent use.
+type Middleware struct {
+	n         *negotiate.Negotiator
+	adv       facets.Advertised
+	opts      Options
+	cardPath  string
+	maxBody   int64
+	log       *slog.Logger
+	served    []string // the offered versions at or above the floor, for refusals.
+	servedCSV string
+}
+
+// Errors [New] returns for options it cannot work with.
+var (
+	ErrNoNegotiator = errors.New("a2ahttp: no Negotiator")
+	ErrNoA2A        = errors.New("a2ahttp: the Negotiator does not advertise a2a")
+	ErrSinkRequired = errors.New("a2ahttp: Options.Sink is nil: every negotiation must be recorded")
+)
+
+// New returns a Middleware that decides with n, which must advertise a2a.
+func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
+	if n == nil {
+		return nil, ErrNoNegotiator
+	}
+	adv, ok := n.Facets().Lookup(facets.ProtocolA2A)
+	if !ok {
+		return nil, ErrNoA2A
+	}
+	if opts.Sink == nil {
+		return nil, ErrSinkRequired
+	}
+	if opts.Binding != JSONRPC && opts.Binding != HTTPJSON {
+		return nil, fmt.Errorf("a2ahttp: unknown %v", opts.Binding)
+	}
+	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}
+	switch {
+	case m.cardPath == "":
+		m.cardPath = DefaultCardPath
+	case !strings.HasPrefix(m.cardPath, "/"):
+		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
+	}
+	switch {
+	case m.maxBody == 0:
+		m.maxBody = DefaultMaxBodyBytes
+	case m.maxBody < 0:
+		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	// A version offered below the floor is never served, so a refusal
+	// does not suggest it.
+	floor := facets.MustParseVersion(facets.ProtocolA2A, adv.Floor) // Compile validated the facet.
+	for _, v := range adv.Versions {
+		if facets.MustParseVersion(facets.ProtocolA2A, v).Compare(floor) >= 0 {
+			m.served = append(m.served, v)
+		}
+	}
+	m.servedCSV = strings.Join(m.served, ",")
+	return m, nil
+}
+
+// Wrap returns next behind the negotiation. Its method value m.Wrap is a
+// func(http.Handler) http.Handler, the shape routers chain.
+func (m *Middleware) Wrap(next http.Handler) http.Handler {
+	if next == nil {
+		panic("a2ahttp: Wrap(nil)")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve(w, r, next) })
+}
+
+func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	card := r.URL.Path == m.cardPath && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	req := readVersion(r.Header, r.URL.RawQuery, m.opts.Binding == HTTPJSON)
+
+	var subject *negotiate.Subject
+	if m.opts.Subject != nil {
+		subject = m.opts.Subject(r)
+	}
+	ctx := r.Context()
+	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.Inbound(m.adv, "", req.raw()))
+	if err != nil {
+		m.logAudit(ctx, &req, outcome, err)
+	}
+
+	if !outcome.Accepted() {
+		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
+		if outcome.Rule == negotiate.RuleAudit {
+			m.refuseInternal(w, r, card)
+			return
+		}
+		m.refuseVersion(w, r, card, &req, &outcome)
+		return
+	}
+
+	// Indexing with the canonical key skips canonicalizing HeaderName
+	// on every request.
+	w.Header()[canonicalHeader] = []string{outcome.Version}
+	r = r.WithContext(context.WithValue(ctx, outcomeKey{}, &outcome))
+	if card && m.opts.Card != nil {
+		m.serveCard(w, r, outcome.Version)
+		return
+	}
+	next.ServeHTTP(w, r)
+}
+
+// logAudit reports an event that was not recorded: what the decision was,
+// and whether the request was refused for it (failClosed), so that the
+// host's log keeps what its event store lost.
+func (m *Middleware) logAudit(ctx context.Context, req *requested, outcome negotiate.Outcome, err error) {
+	decided := outcome
+	var ae *negotiate.AuditError
+	if errors.As(err, &ae) {
+		decided = ae.Decided
+	}
+	m.log.ErrorContext(ctx, "a2ahttp: negotiation.decided was not recorded",
+		slog.String("requested", truncate(req.raw())),
+		slog.String("decided", decided.Kind.String()),
+		slog.String("version", decided.Version),
+		slog.Bool("failClosed", outcome.Rule == negotiate.RuleAudit),
+		slog.Any("error", err))
+}
+
+// serveCard answers a card request from Options.Card.
+func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version string) {
+	body, err := m.opts.Card(r, version)
+	if err != nil {
+		m.log.ErrorContext(r.Context(), "a2ahttp: the agent card could not be produced", slog.String("version", version), slog.Any("error", err))
+		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", m.errorInfo(reasonInternal, false))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// refuseVersion answers a request whose version was refused.
+func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
+	msg := m.refusalMessage(req, o)
+	if card || m.opts.Binding == HTTPJSON {
+		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(wperrors.A2AReasonVersionNotSupported, true))
+		return
+	}
+	e := wperrors.A2AVersionNotSupported(req.raw(), m.served)
+	e.Message = msg
+	if m.opts.OmitErrorData {
+		e = e.WithoutData()
+	}
+	writeRPCError(w, m.requestID(r), e)
+}
+
+// refuseInternal answers a request whose negotiation could not be recorded
+// under a policy that requires it: the host answers nothing authoritative
+// about an exchange it has no record of, and the caller may retry.
+func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool) {
+	const msg = "the A2A version negotiation could not be recorded; retry"
+	if card || m.opts.Binding == HTTPJSON {
+		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
+		return
+	}
+	e := wperrors.RPCError{Code: rpcInternalError, Message: msg}
+	if !m.opts.OmitErrorData {
+		e.Data = []wperrors.ErrorInfo{m.errorInfo(reasonInternal, false)}
+	}
+	writeRPCError(w, m.requestID(r), e)
+}
+
+// errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal; a
+// version refusal names the versions served in its metadata.
+func (m *Middleware) errorInfo(reason string, versions bool) wperrors.ErrorInfo {
+	info := wperrors.ErrorInfo{Type: wperrors.A2AErrorInfoType, Reason: reason, Domain: wperrors.A2AErrorDomain}
+	if versions {
+		info.Metadata = map[string]string{"supportedVersions": m.servedCSV}
+	}
+	return info
+}
+
+// requestID reads the JSON-RPC id of a refused request, within the bound.
+// Nothing is forwarded after a refusal, so the body is consumed here.
+func (m *Middleware) requestID(r *http.Request) json.RawMessage {
+	body, err := readBounded(r.Body, m.maxBody)
+	if err != nil {
+		return nullID
+	}
+	return sniffID(body)
+}
+
+// refusalMessage says, for people, why the version was refused and what is
+// served instead.
+func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string {
+	serves := "; this interface serves " + strings.Join(m.served, ", ")
+	switch req.problem {
+	case problemMultiple:
+		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", HeaderName, len(req.values), quoteList(req.values)) + serves
+	case problemMalformed:
+		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", HeaderName, quote(req.values[0]), m.adv.Preferred) + serves
+	}
+	named := quote(req.version)
+	if req.version == "" {
+		named = "(none, so the preferred " + m.adv.Preferred + ")"
+	}
+	switch {
+	case o.Reason == events.ReasonBelowFloor:
+		return fmt.Sprintf("%s %s is below this interface's minimum version %s", HeaderName, named, m.adv.Floor) + serves
+	case o.Reason == events.ReasonUnauthenticated:
+		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", HeaderName, named, m.adv.Preferred) + serves
+	case o.Rule == negotiate.RulePolicy:
+		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", HeaderName, named) + serves
+	}
+	return fmt.Sprintf("%s %s is not served", HeaderName, named) + serves
+}
+
+// maxQuoted bounds how much of a value the caller sent is echoed in a
+// message: enough to recognise it, not a way to make the answer large.
+const maxQuoted = 32
+
+func quote(s string) string {
+	if len(s) > maxQuoted {
+		return strconv.Quote(s[:maxQuoted]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+func truncate(s string) string {
+	if len(s) > maxQuoted {
+		return s[:maxQuoted] + "..."
+	}
+	return s
+}
+
+func quoteList(values []string) string {
+	const maxListed = 4
+	var b strings.Builder
+	for i, v := range values {
+		if i == maxListed {
+			b.WriteString(", ...")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(v))
+	}
+	return b.String()
+}
+
+// outcomeKey is the context key of the Outcome the middleware decided.
+type outcomeKey struct{}
+
+// Version returns the A2A version the middleware decided for the request
+// whose context ctx is, and false when ctx did not come through a
+// [Middleware]. The wrapped handler serves that version, and only that one:
+// the response already says so in its A2A-Version header.
+func Version(ctx context.Context) (string, bool) {
+	o, ok := ctx.Value(outcomeKey{}).(*negotiate.Outcome)
+	if !ok {
+		return "", false
+	}
+	return o.Version, true
+}
+
+// Outcome returns the whole accepted [negotiate.Outcome] of the request
+// whose context ctx is (a downgrade shows as Kind Downgraded), and false
+// when ctx did not come through a [Middleware].
+func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
+	o, ok := ctx.Value(outcomeKey{}).(*negotiate.Outcome)
+	if !ok {
+		return negotiate.Outcome{}, false
+	}
+	return *o, true
+}

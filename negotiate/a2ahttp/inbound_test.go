@@ -1,0 +1,448 @@
+package a2ahttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
+	n := compile(t, wideA2A(), policy.Policy{})
+	mcpOnly := compile(t, facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2026-07-28", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	sink := &negotiatetest.Recorder{}
+	for _, tc := range []struct {
+		name string
+		n    *negotiate.Negotiator
+		opts a2ahttp.Options
+		want string
+	}{
+		{"no negotiator", nil, a2ahttp.Options{Sink: sink}, "a2ahttp: no Negotiator"},
+		{"no a2a", mcpOnly, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator does not advertise a2a"},
+		{"no sink", n, a2ahttp.Options{}, "a2ahttp: Options.Sink is nil: every negotiation must be recorded"},
+		{"unknown binding", n, a2ahttp.Options{Sink: sink, Binding: 2}, "a2ahttp: unknown Binding(2)"},
+		{"relative card path", n, a2ahttp.Options{Sink: sink, CardPath: "agent-card.json"}, `a2ahttp: Options.CardPath "agent-card.json" does not start with /`},
+		{"negative bound", n, a2ahttp.Options{Sink: sink, MaxBodyBytes: -1}, "a2ahttp: Options.MaxBodyBytes -1 is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := a2ahttp.New(tc.n, tc.opts)
+			if m != nil || err == nil || err.Error() != tc.want {
+				t.Fatalf("New = %v, %v; want nil, %q", m, err, tc.want)
+			}
+		})
+	}
+	if _, err := a2ahttp.New(nil, a2ahttp.Options{Sink: sink}); !errors.Is(err, a2ahttp.ErrNoNegotiator) {
+		t.Errorf("no negotiator: %v", err)
+	}
+	if _, err := a2ahttp.New(mcpOnly, a2ahttp.Options{Sink: sink}); !errors.Is(err, a2ahttp.ErrNoA2A) {
+		t.Errorf("no a2a: %v", err)
+	}
+	if _, err := a2ahttp.New(n, a2ahttp.Options{}); !errors.Is(err, a2ahttp.ErrSinkRequired) {
+		t.Errorf("no sink: %v", err)
+	}
+}
+
+// The JSON-RPC refusal bodies, exactly as written.
+const (
+	errInfoServed = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.1,1.2"}}`
+	serves        = `; this interface serves 1.1, 1.2`
+)
+
+func rpcRefusal(id, message string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32009,"message":"` + message + `","data":[` + errInfoServed + `]}}`
+}
+
+func TestJSONRPCBinding(t *testing.T) {
+	type want struct {
+		status  int
+		version string // the A2A-Version response header
+		body    string
+		served  string // the version the handler saw; empty when it was not called
+		kind    negotiate.Kind
+		event   events.NegotiationDecided
+	}
+	accepted := func(version, requested string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+	}
+	refused := func(requested string, reason events.Reason) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
+	}
+	for _, tc := range []struct {
+		name   string
+		target string
+		header []string
+		id     string
+		want   want
+	}{
+		{"absent: preferred", "/a2a", nil, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"empty: preferred", "/a2a", []string{"A2A-Version", ""}, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"blank: preferred", "/a2a", []string{"A2A-Version", " \t"}, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"preferred named", "/a2a", []string{"A2A-Version", "1.2"}, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "1.2")}},
+		{"space around the value", "/a2a", []string{"A2A-Version", " 1.2\t"}, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "1.2")}},
+		{"authenticated downgrade", "/a2a", []string{"A2A-Version", "1.1", "Authorization", bearer}, `"req-1"`,
+			want{200, "1.1", "served", "1.1", negotiate.Downgraded, accepted("1.1", "1.1")}},
+		{"query ignored on JSON-RPC", "/a2a?A2A-Version=9.9", nil, `"req-1"`,
+			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"unauthenticated downgrade", "/a2a", []string{"A2A-Version", "1.1"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+serves), "", negotiate.Refused, refused("1.1", events.ReasonUnauthenticated)}},
+		{"below the floor", "/a2a", []string{"A2A-Version", "1.0", "Authorization", bearer}, `7`,
+			want{200, "1.2", rpcRefusal(`7`, `A2A-Version \"1.0\" is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("1.0", events.ReasonBelowFloor)}},
+		{"below everything", "/a2a", []string{"A2A-Version", "0.3"}, `-1.5e3`,
+			want{200, "1.2", rpcRefusal(`-1.5e3`, `A2A-Version \"0.3\" is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+		{"unsupported", "/a2a", []string{"A2A-Version", "9.9", "Authorization", bearer}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"9.9\" is not served`+serves), "", negotiate.Refused, refused("9.9", events.ReasonUnsupported)}},
+		{"malformed", "/a2a", []string{"A2A-Version", "v1"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"v1\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"full semver", "/a2a", []string{"A2A-Version", "1.2.0"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.2.0\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"leading zero", "/a2a", []string{"A2A-Version", "01.2"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"01.2\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"two header lines", "/a2a", []string{"A2A-Version", "0.2", "A2A-Version", "1.0"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"0.2\", \"1.0\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"two equal header lines", "/a2a", []string{"A2A-Version", "1.2", "A2A-Version", "1.2"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"a comma list", "/a2a", []string{"A2A-Version", "1.2, 1.1"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"a trailing comma", "/a2a", []string{"A2A-Version", "1.2,"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"an empty line beside a value", "/a2a", []string{"A2A-Version", "", "A2A-Version", "1.2"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"\", \"1.2\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"many values, listed up to four", "/a2a", []string{"A2A-Version", "1.0,1.1,1.2,1.3,1.4"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 5 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\", ...), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"a long value is cut in the message", "/a2a", []string{"A2A-Version", strings.Repeat("9", 40)}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\"... is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"a control character is escaped", "/a2a", []string{"A2A-Version", "1.\x012"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.\\x012\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
+			w := f.do(post(tc.target, rpcBody(tc.id), tc.header...))
+			if w.Code != tc.want.status || w.Header().Get("A2A-Version") != tc.want.version || w.Body.String() != tc.want.body {
+				t.Errorf("response: %d, A2A-Version %q, body\n%s\nwant %d, %q, body\n%s", w.Code, w.Header().Get("A2A-Version"), w.Body, tc.want.status, tc.want.version, tc.want.body)
+			}
+			if got := w.Header().Values("A2A-Version"); len(got) != 1 {
+				t.Errorf("A2A-Version response lines %q, want exactly one", got)
+			}
+			if tc.want.served == "" {
+				if f.served.calls != 0 {
+					t.Errorf("the handler was called on a refusal")
+				}
+				if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+					t.Errorf("Content-Type %q", ct)
+				}
+			} else {
+				if f.served.calls != 1 || !f.served.ok || f.served.version != tc.want.served || f.served.outcome.Kind != tc.want.kind || f.served.outcome.Version != tc.want.served {
+					t.Errorf("handler saw calls %d, Version %q %v, Outcome %v %q; want 1 call at %q, %v",
+						f.served.calls, f.served.version, f.served.ok, f.served.outcome.Kind, f.served.outcome.Version, tc.want.served, tc.want.kind)
+				}
+				if string(f.served.body) != rpcBody(tc.id) {
+					t.Errorf("the handler read body %q, want %q", f.served.body, rpcBody(tc.id))
+				}
+			}
+			if got := onlyPayload(t, f.rec); got != tc.want.event {
+				t.Errorf("event payload\n got %+v\nwant %+v", got, tc.want.event)
+			}
+			if f.log.Len() != 0 {
+				t.Errorf("logged %q", f.log)
+			}
+		})
+	}
+}
+
+// Header names are case-insensitive: a hand-built http.Header can hold the
+// version under any spelling, and every spelling counts.
+func TestHeaderNameInAnyCase(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		header  http.Header
+		version string
+		body    string
+	}{
+		{"canonical", http.Header{"A2a-Version": {"1.1"}}, "1.1", "served"},
+		{"as the spec spells it", http.Header{"A2A-Version": {"1.1"}}, "1.1", "served"},
+		{"lower case", http.Header{"a2a-version": {"1.1"}}, "1.1", "served"},
+		{"two spellings", http.Header{"A2a-Version": {"1.1"}, "a2a-version": {"1.2"}}, "1.2",
+			rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.1\", \"1.2\"), not one; send exactly one version`+serves)},
+		{"three spellings, listed canonical first then by key", http.Header{"a2a-version": {"1.0"}, "A2A-VERSION": {"0.3"}, "A2a-Version": {"1.1"}}, "1.2",
+			rpcRefusal(`"req-1"`, `A2A-Version carries 3 values (\"1.1\", \"0.3\", \"1.0\"), not one; send exactly one version`+serves)},
+		{"a longer name is another header", http.Header{"A2A-Versions": {"9.9"}}, "1.2", "served"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
+			r := post("/a2a", rpcBody(`"req-1"`), "Authorization", bearer)
+			for k, v := range tc.header {
+				r.Header[k] = v
+			}
+			w := f.do(r)
+			if w.Header().Get("A2A-Version") != tc.version || w.Body.String() != tc.body {
+				t.Errorf("A2A-Version %q, body\n%s\nwant %q,\n%s", w.Header().Get("A2A-Version"), w.Body, tc.version, tc.body)
+			}
+		})
+	}
+}
+
+// The refusal echoes the request's JSON-RPC id as it was written, or null
+// when there is none it could echo without guessing.
+func TestRefusalEchoesTheID(t *testing.T) {
+	for _, tc := range []struct{ name, body, id string }{
+		{"string", rpcBody(`"a2a-0123"`), `"a2a-0123"`},
+		{"escaped string", rpcBody(`"a\"b\u00e9"`), `"a\"b\u00e9"`},
+		{"integer", rpcBody(`42`), `42`},
+		{"id first", `{"id":"first","jsonrpc":"2.0","method":"GetTask"}`, `"first"`},
+		{"null", rpcBody(`null`), `null`},
+		{"missing", `{"jsonrpc":"2.0","method":"GetTask"}`, `null`},
+		{"object", rpcBody(`{"a":1}`), `null`},
+		{"boolean", rpcBody(`true`), `null`},
+		{"two ids", `{"id":1,"jsonrpc":"2.0","method":"GetTask","id":2}`, `null`},
+		{"ID is another member", `{"ID":1,"jsonrpc":"2.0","method":"GetTask"}`, `null`},
+		{"a batch", `[` + rpcBody(`1`) + `]`, `null`},
+		{"not JSON", `id=1`, `null`},
+		{"truncated", `{"jsonrpc":"2.0","id":1`, `null`},
+		{"trailing data", rpcBody(`1`) + `{}`, `null`},
+		{"empty", ``, `null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
+			w := f.do(post("/a2a", tc.body, "A2A-Version", "9.9"))
+			want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+serves)
+			if w.Body.String() != want {
+				t.Errorf("body\n%s\nwant\n%s", w.Body, want)
+			}
+		})
+	}
+}
+
+// An id after more than MaxBodyBytes is not read: the refusal names null.
+func TestRefusalReadsTheBodyWithinTheBound(t *testing.T) {
+	body := rpcBody(`"late"`)
+	for _, tc := range []struct {
+		max int64
+		id  string
+	}{{int64(len(body)), `"late"`}, {int64(len(body)) - 1, `null`}} {
+		f := newFixture(t, policy.Policy{}, a2ahttp.Options{MaxBodyBytes: tc.max})
+		w := f.do(post("/a2a", body, "A2A-Version", "9.9"))
+		if want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+serves); w.Body.String() != want {
+			t.Errorf("MaxBodyBytes %d: body\n%s\nwant\n%s", tc.max, w.Body, want)
+		}
+	}
+}
+
+func TestOmitErrorData(t *testing.T) {
+	f := newFixture(t, policy.Policy{}, a2ahttp.Options{OmitErrorData: true})
+	w := f.do(post("/a2a", rpcBody(`"req-1"`), "A2A-Version", "9.9"))
+	want := `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served` + serves + `"}}`
+	if w.Code != 200 || w.Body.String() != want {
+		t.Errorf("%d\n%s\nwant 200\n%s", w.Code, w.Body, want)
+	}
+}
+
+func statusRefusal(message string) string {
+	return `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"` + message + `","details":[` + errInfoServed + `]}}`
+}
+
+func TestHTTPJSONBinding(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		target  string
+		header  []string
+		status  int
+		version string
+		body    string
+	}{
+		{"absent", "/tasks/t-1", nil, 200, "1.2", "served"},
+		{"header", "/tasks/t-1", []string{"A2A-Version", "1.1", "Authorization", bearer}, 200, "1.1", "served"},
+		{"query", "/tasks/t-1?A2A-Version=1.1", []string{"Authorization", bearer}, 200, "1.1", "served"},
+		{"escaped query name and value", "/tasks/t-1?x=1&A2A%2DVersion=1%2E1", []string{"Authorization", bearer}, 200, "1.1", "served"},
+		{"empty query value", "/tasks/t-1?A2A-Version=", nil, 200, "1.2", "served"},
+		{"another case is another parameter", "/tasks/t-1?a2a-version=9.9", nil, 200, "1.2", "served"},
+		{"query unsupported", "/tasks/t-1?A2A-Version=9.9", nil, 400, "1.2",
+			statusRefusal(`A2A-Version \"9.9\" is not served` + serves)},
+		{"header unauthenticated", "/tasks/t-1", []string{"A2A-Version", "1.1"}, 400, "1.2",
+			statusRefusal(`A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller` + serves)},
+		{"header and query", "/tasks/t-1?A2A-Version=1.2", []string{"A2A-Version", "1.2"}, 400, "1.2",
+			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version` + serves)},
+		{"two query parameters", "/tasks/t-1?A2A-Version=1.2&A2A-Version=1.1", nil, 400, "1.2",
+			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version` + serves)},
+		{"a query value that does not unescape", "/tasks/t-1?A2A-Version=1%zz", nil, 400, "1.2",
+			statusRefusal(`A2A-Version \"1%zz\" is not a version: want major.minor, such as \"1.2\"` + serves)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{Binding: a2ahttp.HTTPJSON})
+			r := httptest.NewRequest(http.MethodGet, tc.target, nil)
+			for i := 0; i < len(tc.header); i += 2 {
+				r.Header.Add(tc.header[i], tc.header[i+1])
+			}
+			w := f.do(r)
+			if w.Code != tc.status || w.Header().Get("A2A-Version") != tc.version || w.Body.String() != tc.body {
+				t.Errorf("%d, A2A-Version %q, body\n%s\nwant %d, %q,\n%s", w.Code, w.Header().Get("A2A-Version"), w.Body, tc.status, tc.version, tc.body)
+			}
+			if tc.status != 200 && w.Header().Get("Content-Type") != "application/json" {
+				t.Errorf("Content-Type %q", w.Header().Get("Content-Type"))
+			}
+			if len(f.rec.Events()) != 1 {
+				t.Errorf("recorded %d events, want 1", len(f.rec.Events()))
+			}
+		})
+	}
+}
+
+func TestAgentCard(t *testing.T) {
+	cardFor := func(_ *http.Request, version string) ([]byte, error) {
+		if version == "1.1" {
+			return nil, errors.New("no 1.1 card today")
+		}
+		return []byte(`{"name":"host","version":"` + version + `"}`), nil
+	}
+	for _, tc := range []struct {
+		name    string
+		binding a2ahttp.Binding
+		card    func(*http.Request, string) ([]byte, error)
+		method  string
+		header  []string
+		status  int
+		version string
+		body    string
+		calls   int
+		log     string
+	}{
+		{"no header: the preferred card", a2ahttp.JSONRPC, cardFor, "GET", nil, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
+		{"HEAD", a2ahttp.JSONRPC, cardFor, "HEAD", nil, 200, "1.2", ``, 0, ""},
+		{"a named version", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "1.2"}, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
+		{"refused on the JSON-RPC binding is still a status body", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "0.3"}, 400, "1.2",
+			statusRefusal(`A2A-Version \"0.3\" is below this interface's minimum version 1.1` + serves), 0, ""},
+		{"the card function fails", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "1.1", "Authorization", bearer}, 500, "1.1",
+			`{"error":{"code":500,"status":"INTERNAL","message":"the agent card could not be produced","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`, 0,
+			"level=ERROR msg=\"a2ahttp: the agent card could not be produced\" version=1.1 error=\"no 1.1 card today\"\n"},
+		{"no card function: the wrapped handler serves it", a2ahttp.HTTPJSON, nil, "GET", nil, 200, "1.2", "served", 1, ""},
+		{"POST to the card path is a binding request", a2ahttp.JSONRPC, cardFor, "POST", []string{"A2A-Version", "9.9"}, 200, "1.2",
+			rpcRefusal(`null`, `A2A-Version \"9.9\" is not served`+serves), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{Binding: tc.binding, Card: tc.card})
+			r := httptest.NewRequest(tc.method, a2ahttp.DefaultCardPath, nil)
+			for i := 0; i < len(tc.header); i += 2 {
+				r.Header.Add(tc.header[i], tc.header[i+1])
+			}
+			w := f.do(r)
+			if w.Code != tc.status || w.Header().Get("A2A-Version") != tc.version || w.Body.String() != tc.body || f.served.calls != tc.calls {
+				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, %q, %s, %d", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.version, tc.body, tc.calls)
+			}
+			if tc.calls == 1 && f.served.version != "1.2" {
+				t.Errorf("the handler saw version %q", f.served.version)
+			}
+			if strings.HasPrefix(tc.body, `{"name"`) && w.Header().Get("Content-Length") != "31" {
+				t.Errorf("Content-Length %q", w.Header().Get("Content-Length"))
+			}
+			if f.log.String() != tc.log {
+				t.Errorf("log %q, want %q", f.log, tc.log)
+			}
+		})
+	}
+}
+
+func TestCardPathOption(t *testing.T) {
+	f := newFixture(t, policy.Policy{}, a2ahttp.Options{CardPath: "/agents/a/card.json", Card: func(*http.Request, string) ([]byte, error) { return []byte(`{}`), nil }})
+	if w := f.do(httptest.NewRequest("GET", "/agents/a/card.json", nil)); w.Body.String() != `{}` {
+		t.Errorf("the configured card path answered %s", w.Body)
+	}
+	if w := f.do(httptest.NewRequest("GET", a2ahttp.DefaultCardPath, nil)); w.Body.String() != "served" {
+		t.Errorf("the default card path answered %s, want the wrapped handler", w.Body)
+	}
+}
+
+// With RequireAudit, a negotiation that cannot be recorded is refused as an
+// internal error whatever it would have been, and the handler never runs.
+func TestRequiredAuditFailsClosed(t *testing.T) {
+	internalInfo := `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}`
+	const msg = "the A2A version negotiation could not be recorded; retry"
+	for _, tc := range []struct {
+		name   string
+		opts   a2ahttp.Options
+		target string
+		status int
+		body   string
+	}{
+		{"JSON-RPC", a2ahttp.Options{}, "/a2a", 200,
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`},
+		{"JSON-RPC without data", a2ahttp.Options{OmitErrorData: true}, "/a2a", 200,
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`},
+		{"HTTP+JSON", a2ahttp.Options{Binding: a2ahttp.HTTPJSON}, "/a2a", 500,
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+		{"card", a2ahttp.Options{}, a2ahttp.DefaultCardPath, 500,
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, policy.Policy{RequireAudit: true}, tc.opts)
+			f.rec.Fail(errors.New("event store down"))
+			method := "POST"
+			if tc.target == a2ahttp.DefaultCardPath {
+				method = "GET"
+			}
+			r := httptest.NewRequest(method, tc.target, strings.NewReader(rpcBody(`"req-1"`)))
+			w := f.do(r)
+			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != 0 {
+				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, 0", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body)
+			}
+			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=\"\" decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+			if f.log.String() != wantLog {
+				t.Errorf("log %q\nwant %q", f.log, wantLog)
+			}
+		})
+	}
+}
+
+// Without RequireAudit the request is served, and the failure is logged.
+func TestAuditFailureIsLoggedWhenNotRequired(t *testing.T) {
+	f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
+	f.rec.Fail(errors.New("event store down"))
+	w := f.do(post("/a2a", rpcBody(`1`), "A2A-Version", "1.2"))
+	if w.Body.String() != "served" || w.Header().Get("A2A-Version") != "1.2" {
+		t.Errorf("A2A-Version %q, body %s", w.Header().Get("A2A-Version"), w.Body)
+	}
+	want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=false error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+	if f.log.String() != want {
+		t.Errorf("log %q\nwant %q", f.log, want)
+	}
+}
+
+// A policy that denies the downgrade refuses it with a message that says so.
+func TestPolicyDeniedDowngrade(t *testing.T) {
+	f := newFixture(t, policy.Policy{DenyDowngrade: true}, a2ahttp.Options{})
+	w := f.do(post("/a2a", rpcBody(`1`), "A2A-Version", "1.1", "Authorization", bearer))
+	if want := rpcRefusal(`1`, `A2A-Version \"1.1\" is not served to this caller by the host's policy`+serves); w.Body.String() != want {
+		t.Errorf("body\n%s\nwant\n%s", w.Body, want)
+	}
+}
+
+func TestAccessorsOutsideTheMiddleware(t *testing.T) {
+	if v, ok := a2ahttp.Version(context.Background()); v != "" || ok {
+		t.Errorf("Version = %q, %v", v, ok)
+	}
+	if o, ok := a2ahttp.Outcome(context.Background()); o.Kind != negotiate.Refused || ok {
+		t.Errorf("Outcome = %+v, %v", o, ok)
+	}
+}
+
+func TestBindingString(t *testing.T) {
+	for b, want := range map[a2ahttp.Binding]string{a2ahttp.JSONRPC: "JSONRPC", a2ahttp.HTTPJSON: "HTTP+JSON", 9: "Binding(9)"} {
+		if b.String() != want {
+			t.Errorf("%d.String() = %q, want %q", b, b.String(), want)
+		}
+	}
+}

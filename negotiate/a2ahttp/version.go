@@ -1,0 +1,149 @@
+package a2ahttp
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/wopneg/wopneg/facets"
+)
+
+// HeaderName is the header, and on the HTTP+JSON binding the query
+// parameter, that names the A2A version of a request. Header names are
+// matched in any case; net/http writes and reads this one as A2a-Version.
+const HeaderName = "A2A-Version"
+
+// canonicalHeader is HeaderName as net/http stores it, so that the common
+// case is one map lookup.
+var canonicalHeader = http.CanonicalHeaderKey(HeaderName)
+
+// problem says what is wrong with the A2A-Version a request carried.
+type problem uint8
+
+const (
+	problemNone problem = iota
+	// problemMultiple: more than one value, in any combination of header
+	// lines, comma-separated elements and query parameters.
+	problemMultiple
+	// problemMalformed: one value that is not major.minor.
+	problemMalformed
+)
+
+// requested is the A2A-Version of a request as read: the value, or the
+// values when there are several, and what is wrong with them.
+type requested struct {
+	// version is the one well-formed value; empty when the request named
+	// none (absent or empty: the preferred version is served).
+	version string
+	// values are what the request sent, each trimmed, when it is refused:
+	// the malformed value, or every value when there are several.
+	values  []string
+	problem problem
+}
+
+// raw is what is handed to the decision as the requested version: the
+// version, or for a refusal what was sent, so that the decision refuses it
+// (a malformed version is one the host does not speak) and the event
+// leaves it out.
+func (r *requested) raw() string {
+	if r.problem == problemNone {
+		return r.version
+	}
+	return strings.Join(r.values, ", ")
+}
+
+// readVersion reads the A2A-Version of a request from its header lines and,
+// when query is true (the HTTP+JSON binding), from rawQuery.
+//
+// Every header line counts, whatever the case of its name, and so does
+// every query parameter of that name; a line holding a comma-separated
+// list counts as one value per element. One value in all is the version,
+// or malformed; none, or one empty line or parameter, is the preferred
+// version; anything more is several values, never a choice among them.
+func readVersion(h http.Header, rawQuery string, query bool) requested {
+	all := h[canonicalHeader]
+	other := otherSpellings(h)
+	var params []string
+	if query && rawQuery != "" {
+		params = queryValues(rawQuery)
+	}
+	if other != nil || params != nil {
+		// A fresh slice: appending to the header's own could write into
+		// its backing array.
+		all = slices.Concat(all, other, params)
+	}
+	n := len(all)
+	if n == 0 {
+		return requested{}
+	}
+	if n == 1 && strings.IndexByte(all[0], ',') < 0 {
+		return single(trimOWS(all[0]))
+	}
+	var values []string
+	for _, v := range all {
+		for elem := range strings.SplitSeq(v, ",") {
+			values = append(values, trimOWS(elem))
+		}
+	}
+	return requested{values: values, problem: problemMultiple}
+}
+
+// single reads one value.
+func single(v string) requested {
+	if v == "" {
+		return requested{}
+	}
+	if _, err := facets.ParseVersion(facets.ProtocolA2A, v); err != nil {
+		return requested{values: []string{v}, problem: problemMalformed}
+	}
+	return requested{version: v}
+}
+
+// otherSpellings returns the values of header keys that name A2A-Version in
+// a case other than the canonical one, which net/http never produces but a
+// hand-built http.Header can hold. They are sorted by key, so that a
+// refusal's message does not depend on map order.
+func otherSpellings(h http.Header) []string {
+	var keys []string
+	for k := range h {
+		if len(k) == len(HeaderName) && k != canonicalHeader && strings.EqualFold(k, HeaderName) {
+			keys = append(keys, k)
+		}
+	}
+	if keys == nil {
+		return nil
+	}
+	slices.Sort(keys)
+	var values []string
+	for _, k := range keys {
+		values = append(values, h[k]...)
+	}
+	return values
+}
+
+// queryValues returns the values of every A2A-Version parameter in
+// rawQuery, in order. The name is matched exactly, as query parameter names
+// are case-sensitive. A parameter whose value cannot be unescaped is kept
+// as it was sent, so that it is refused as malformed rather than dropped.
+func queryValues(rawQuery string) []string {
+	if !strings.Contains(rawQuery, "A2A") && !strings.Contains(rawQuery, "%") {
+		return nil // the common case: no parameter of that name.
+	}
+	var values []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(key); err != nil || k != HeaderName {
+			continue
+		}
+		if v, err := url.QueryUnescape(value); err == nil {
+			value = v
+		}
+		values = append(values, value)
+	}
+	return values
+}
+
+// trimOWS trims the optional whitespace HTTP allows around a field value
+// and its list elements: spaces and horizontal tabs.
+func trimOWS(s string) string { return strings.Trim(s, " \t") }

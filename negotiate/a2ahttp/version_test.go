@@ -1,0 +1,189 @@
+package a2ahttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/wopneg/wopneg/facets"
+)
+
+func TestReadVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		query  string
+		useQ   bool
+		want   requested
+	}{
+		{"nothing", nil, "", true, requested{}},
+		{"one", http.Header{"A2a-Version": {"1.0"}}, "", false, requested{version: "1.0"}},
+		{"ows", http.Header{"A2a-Version": {"\t 1.0 "}}, "", false, requested{version: "1.0"}},
+		{"empty", http.Header{"A2a-Version": {""}}, "", false, requested{}},
+		{"malformed", http.Header{"A2a-Version": {"1"}}, "", false, requested{values: []string{"1"}, problem: problemMalformed}},
+		{"inner space", http.Header{"A2a-Version": {"1. 0"}}, "", false, requested{values: []string{"1. 0"}, problem: problemMalformed}},
+		{"list", http.Header{"A2a-Version": {"1.0 , 0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
+		{"lines", http.Header{"A2a-Version": {"1.0", "0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
+		{"query", nil, "A2A-Version=1.0", true, requested{version: "1.0"}},
+		{"query not read", nil, "A2A-Version=1.0", false, requested{}},
+		{"query plus", nil, "A2A-Version=+1.0+", true, requested{version: "1.0"}},
+		{"query and header", http.Header{"A2a-Version": {"1.0"}}, "A2A-Version=0.3", true, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
+		{"query name without value", nil, "A2A-Version", true, requested{}},
+		{"other parameters", nil, "a=1&b=A2A&c=%41", true, requested{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := readVersion(tc.header, tc.query, tc.useQ); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("readVersion = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// readVersion must not write into the header's own slices, whatever their
+// capacity.
+func TestReadVersionLeavesTheHeaderAlone(t *testing.T) {
+	lines := make([]string, 1, 4)
+	lines[0] = "1.0"
+	h := http.Header{"A2a-Version": lines, "a2a-version": {"0.3"}}
+	readVersion(h, "A2A-Version=9.9", true)
+	if got := lines[:cap(lines)]; got[1] != "" || got[2] != "" || len(h["A2a-Version"]) != 1 {
+		t.Fatalf("the header's backing array was written: %q", got)
+	}
+}
+
+func TestSniffID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":"x"}`:                       `"x"`,
+		`{"id":0}`:                         `0`,
+		`{"id":-0.5e-3}`:                   `-0.5e-3`,
+		` { "id" : "x" } `:                 `"x"`,
+		`{"params":{"id":"inner"}}`:        `null`,
+		`{"params":{"id":"inner"},"id":1}`: `1`,
+		`{"id":"x",}`:                      `null`,
+		`{"id":[1]}`:                       `null`,
+		`{"id":false}`:                     `null`,
+		`{"id":"a","id":"a"}`:              `null`,
+		`{"\u0069d":"escaped name"}`:       `"escaped name"`,
+		`{}`:                               `null`,
+		`[]`:                               `null`,
+		`"id"`:                             `null`,
+		`{"id":"x"} x`:                     `null`,
+		"":                                 `null`,
+	} {
+		if got := string(sniffID([]byte(body))); got != want {
+			t.Errorf("sniffID(%q) = %s, want %s", body, got, want)
+		}
+	}
+}
+
+func FuzzReadVersion(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"1.0", "", ""}, {"", "", "A2A-Version=1.0"}, {"1.0,0.3", "", ""}, {"1.0", "0.2", ""},
+		{" 1.0\t", "", "A2A-Version=%31.0"}, {"01.0", "", ""}, {"", "", "A2A-Version=1%"}, {"\xff", "", "A2A%2DVersion=9.9"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, line1, line2, rawQuery string) {
+		h := http.Header{}
+		for _, l := range []string{line1, line2} {
+			if l != "" {
+				h.Add(HeaderName, l)
+			}
+		}
+		got := readVersion(h, rawQuery, true)
+		switch got.problem {
+		case problemNone:
+			if got.values != nil {
+				t.Fatalf("values %q without a problem", got.values)
+			}
+			if got.version != "" {
+				if _, err := facets.ParseVersion(facets.ProtocolA2A, got.version); err != nil {
+					t.Fatalf("accepted %q, which does not parse: %v", got.version, err)
+				}
+			}
+			if got.raw() != got.version {
+				t.Fatalf("raw %q, version %q", got.raw(), got.version)
+			}
+		case problemMalformed:
+			if len(got.values) != 1 || got.version != "" {
+				t.Fatalf("malformed with %+v", got)
+			}
+			fallthrough
+		case problemMultiple:
+			if got.version != "" || len(got.values) == 0 {
+				t.Fatalf("refused with %+v", got)
+			}
+			// What the decision sees must never read as a version.
+			if _, err := facets.ParseVersion(facets.ProtocolA2A, got.raw()); err == nil {
+				t.Fatalf("refused %+v, but the decision would read %q as a version", got, got.raw())
+			}
+		default:
+			t.Fatalf("problem %d", got.problem)
+		}
+		// One value and one only is what is accepted.
+		if got.problem == problemNone && got.version != "" {
+			n := len(h.Values(HeaderName)) + len(queryValues(rawQuery))
+			if n != 1 {
+				t.Fatalf("accepted %q from %d values", got.version, n)
+			}
+		}
+	})
+}
+
+func FuzzSniffID(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"},"id":"r-1"}`, `{"id":1}`, `{"id":null}`, `[{"id":1}]`,
+		`{"id":1,"id":2}`, `{"id":"\u00e9\ud800"}`, `{"id":1e400}`, `{"id":"x"}{}`, `not json`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		id := sniffID(body)
+		if string(id) == "null" {
+			return
+		}
+		if !json.Valid(id) || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+			t.Fatalf("sniffID(%q) = %s, not a string or number", body, id)
+		}
+		// The id echoed is the body's own bytes.
+		if !bytes.Contains(body, id) {
+			t.Fatalf("sniffID(%q) = %s, which the body does not contain", body, id)
+		}
+		// And the body is one JSON object whose id it is.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatalf("sniffID(%q) = %s from a body that is not an object: %v", body, id, err)
+		}
+		if got := m["id"]; !bytes.Equal(got, id) {
+			t.Fatalf("sniffID(%q) = %s, encoding/json reads id %s", body, id, got)
+		}
+	})
+}
+
+func FuzzCardOffers(f *testing.F) {
+	for _, seed := range []string{
+		`{"supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"0.3"}]}`, `{"protocolVersion":"0.3.0"}`,
+		`{"supportedInterfaces":[{"protocolVersion":"1.0.1"}],"protocolVersion":"7"}`, `{"protocolVersion":".3."}`, `[]`, `null`,
+		`{"supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"1.0"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, card []byte) {
+		offers, err := CardOffers(card)
+		if (err == nil) != (len(offers) > 0) {
+			t.Fatalf("CardOffers(%q) = %q, %v: offers exactly when no error", card, offers, err)
+		}
+		for i, v := range offers {
+			if !isMajorMinor(v) {
+				t.Fatalf("CardOffers(%q) offers %q, not major.minor", card, v)
+			}
+			for _, w := range offers[:i] {
+				if v == w {
+					t.Fatalf("CardOffers(%q) offers %q twice", card, v)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,146 @@
+package a2ahttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+)
+
+// JSON-RPC codes and google.rpc statuses the middleware answers with, other
+// than the version refusal's -32009 (see [wperrors.RPCA2AVersionNotSupported]).
+const (
+	rpcInternalError = -32603
+	// statusFailedPrecondition is the google.rpc status a2a-go gives
+	// VersionNotSupported on the HTTP+JSON binding (internal/rest, v2.4.0),
+	// and the A2A 1.0.1 interop map gives it on gRPC.
+	statusFailedPrecondition = "FAILED_PRECONDITION"
+	statusInternal           = "INTERNAL"
+	reasonInternal           = "INTERNAL_ERROR"
+)
+
+// nullID is the id of a JSON-RPC error answered to a request whose id could
+// not be read (JSON-RPC 2.0 §5).
+var nullID = json.RawMessage("null")
+
+// rpcResponse is a JSON-RPC 2.0 error response. The id is the request's,
+// byte for byte: a2a-go's client decodes it into a string, so it must come
+// back as the type it was sent as.
+type rpcResponse struct {
+	JSONRPC string            `json:"jsonrpc"`
+	ID      json.RawMessage   `json:"id"`
+	Error   wperrors.RPCError `json:"error"`
+}
+
+// statusBody is a google.rpc.Status error response as the A2A HTTP+JSON
+// binding sends it (AIP-193): {"error": {code, status, message, details}}.
+type statusBody struct {
+	Error statusError `json:"error"`
+}
+
+type statusError struct {
+	Code    int                  `json:"code"`
+	Status  string               `json:"status"`
+	Message string               `json:"message"`
+	Details []wperrors.ErrorInfo `json:"details"`
+}
+
+// writeJSON writes v as the JSON body of a response with the given status.
+// The values written here are built by this package and always marshal.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Unreachable with the types above; answer something a client can
+		// read rather than an empty 200.
+		http.Error(w, "a2ahttp: cannot encode the error response", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client is gone if this fails; nothing to do.
+}
+
+// writeRPCError answers a JSON-RPC request with e, on HTTP 200 as the
+// JSON-RPC binding does for every error.
+func writeRPCError(w http.ResponseWriter, id json.RawMessage, e wperrors.RPCError) {
+	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
+}
+
+// writeStatus answers with a google.rpc.Status body.
+func writeStatus(w http.ResponseWriter, code int, status, message string, info wperrors.ErrorInfo) {
+	writeJSON(w, code, statusBody{statusError{Code: code, Status: status, Message: message, Details: []wperrors.ErrorInfo{info}}})
+}
+
+// errTooLarge reports a body that was not read to its end because it is
+// larger than the bound.
+var errTooLarge = errors.New("request body exceeds the bound")
+
+// readBounded reads all of r, up to max bytes; more is errTooLarge.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	if r == nil || r == http.NoBody {
+		return nil, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > max {
+		return nil, errTooLarge
+	}
+	return body, nil
+}
+
+// sniffID returns the id of a JSON-RPC request body exactly as it was
+// written, or null when there is none to echo: the body is not one JSON
+// object, its id member is missing, repeated, or neither a string, a number
+// nor null (JSON-RPC 2.0 §4). Member names are matched exactly, as JSON-RPC
+// requires and encoding/json's case-insensitive matching would not.
+func sniffID(body []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nullID
+	}
+	var id json.RawMessage
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nullID
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nullID
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nullID
+		}
+		if key != "id" {
+			continue
+		}
+		if id != nil {
+			return nullID // two ids: echoing either would be a guess.
+		}
+		id = value
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nullID
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nullID // trailing data: not one JSON object.
+	}
+	if len(id) == 0 {
+		return nullID
+	}
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return id
+	}
+	return nullID // null itself, or an object, array or boolean.
+}
