@@ -2,7 +2,6 @@ package a2ahttp_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -152,15 +151,4 @@ func onlyPayload(t *testing.T, rec *negotiatetest.Recorder) events.NegotiationDe
 			e.RunID, e.Delivery, e.WorkspaceID, e.Type, e.Time, testNow)
 	}
 	return e.Payload
-}
-
-// compactJSON re-encodes a JSON document without insignificant space, for
-// exact comparison with a literal.
-func compactJSON(t *testing.T, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, s)
-	}
-	return b.String()
 }
