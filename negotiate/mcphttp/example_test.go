@@ -1,0 +1,120 @@
+package mcphttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// A host puts the middleware in front of its MCP handler. A request at the
+// preferred revision reaches the handler, which reads the revision it
+// serves from the context; one below the floor is refused with -32022
+// before the handler sees it. Both are recorded.
+func ExampleMiddleware_Wrap() {
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions:        []string{"2025-06-18", "2025-11-25", "2026-07-28"},
+		PreferredVersion: "2026-07-28",
+		MinimumRevision:  "2025-11-25",
+		RefreshedAt:      "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		panic(err)
+	}
+	// In a real host: the go-sdk's mcp.NewStreamableHTTPHandler, or mcp-go's
+	// server.NewStreamableHTTPServer.
+	mcpServer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rev, _ := mcphttp.Version(r.Context())
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"servedAt":%q}}`, rev)
+	})
+	// In a real host: an event store, or events.NewJSONLines behind a
+	// Sequencer. This one prints the payload, whose event id would change
+	// from run to run.
+	audit := events.SinkFunc(func(_ context.Context, e events.Event) error {
+		b, err := json.Marshal(e.Payload)
+		fmt.Printf("recorded %s (%s)\n", b, e.Delivery)
+		return err
+	})
+	mw, err := mcphttp.New(n, mcphttp.Options{Sink: audit})
+	if err != nil {
+		panic(err)
+	}
+	h := mw.Wrap(mcpServer)
+
+	for _, rev := range []string{"2026-07-28", "2025-06-18"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + rev + `"}}}`
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("MCP-Protocol-Version", rev)
+		req.Header.Set("Mcp-Method", "tools/list")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		fmt.Println(w.Code, w.Body.String())
+	}
+	// Output:
+	// recorded {"protocol":"mcp","outcome":"accepted","version":"2026-07-28","requested":"2026-07-28","reason":"ok","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
+	// 200 {"jsonrpc":"2.0","id":1,"result":{"servedAt":"2026-07-28"}}
+	// recorded {"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
+	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported MCP protocol version \"2025-06-18\"","data":{"supported":["2025-06-18","2025-11-25","2026-07-28"],"requested":"2025-06-18"}}}
+}
+
+// A host calling an MCP server asks it which revisions it serves, decides,
+// and sends every later request through a Transport that carries the
+// revision decided.
+func ExampleNegotiate() {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"server/discover"`) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`)
+			return
+		}
+		fmt.Printf("server got %s at %s\n", body, r.Header.Get("MCP-Protocol-Version"))
+	}))
+	defer server.Close()
+
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	var audit negotiatetest.Recorder
+	o, d, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("server offers", d.Versions, "->", o.Kind, o.Version)
+
+	t, err := mcphttp.NewTransport(o, nil)
+	if err != nil {
+		panic(err)
+	}
+	client := &http.Client{Transport: t}
+	resp, err := client.Post(server.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+
+	// A request at another revision is never sent.
+	req, _ := http.NewRequest(http.MethodPost, server.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	_, err = client.Do(req)
+	fmt.Println(strings.TrimPrefix(err.Error(), "Post \""+server.URL+"/mcp\": "))
+	// Output:
+	// server offers [2025-11-25 2026-07-28] -> accepted 2026-07-28
+	// server got {"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"jsonrpc":"2.0","id":2,"method":"tools/list"} at 2026-07-28
+	// mcphttp: the Mcp-Protocol-Version header names revision "2025-06-18", not the negotiated "2026-07-28"
+}

@@ -1,0 +1,144 @@
+package mcphttp
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/wopneg/wopneg/facets"
+)
+
+// The streamable-HTTP headers and _meta keys of MCP that carry or mirror the
+// protocol revision. Header names are in Go's canonical form, which is how
+// net/http stores them; on the wire they match in any case.
+const (
+	// HeaderProtocolVersion names the revision of every request after the
+	// legacy handshake, and of every 2026-07-28-era request.
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	// HeaderMethod mirrors the JSON-RPC method (2026-07-28 era).
+	HeaderMethod = "Mcp-Method"
+	// HeaderName mirrors params.name of tools/call and prompts/get, and
+	// params.uri of resources/read (2026-07-28 era).
+	HeaderName = "Mcp-Name"
+	// HeaderSessionID carries the session a legacy server created at
+	// initialize.
+	HeaderSessionID = "Mcp-Session-Id"
+	// MetaProtocolVersion is the params._meta key in which a 2026-07-28-era
+	// request declares its revision.
+	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+)
+
+// Revisions with a meaning of their own in the protocol.
+const (
+	// StatelessRevision is the first revision without the initialize
+	// handshake: from it on, every request declares its revision itself,
+	// and initialize cannot settle it (both the go-sdk and mcp-go servers
+	// answer initialize with at most 2025-11-25).
+	StatelessRevision = "2026-07-28"
+	// ImpliedRevision is the revision a request without
+	// MCP-Protocol-Version is read as (the MCP rule for servers since
+	// 2025-06-18): it is refused unless the host offers it.
+	ImpliedRevision = "2025-03-26"
+)
+
+var statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
+
+// isStateless reports whether rev is a revision at or after
+// StatelessRevision. A malformed revision is not: it is decided, and
+// refused, like any revision the host does not speak.
+func isStateless(rev string) bool {
+	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
+	return err == nil && v.Compare(statelessRevision) >= 0
+}
+
+// headerError is a request whose headers cannot be read unambiguously.
+type headerError struct{ msg string }
+
+func (e *headerError) Error() string { return e.msg }
+
+// singleHeader returns the value of the header name, "" when it is absent
+// or empty. More than one field line, or (unless commasAllowed) a
+// comma-separated list, is an error: a client sends one revision, and a
+// guess between two would be a downgrade nobody decided.
+func singleHeader(h http.Header, name string, commasAllowed bool) (string, error) {
+	vs := h[name]
+	switch len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+	default:
+		return "", &headerError{"more than one " + name + " header"}
+	}
+	v := strings.Trim(vs[0], " \t")
+	if !commasAllowed && strings.IndexByte(v, ',') >= 0 {
+		return "", &headerError{name + " holds a list; one value is allowed"}
+	}
+	return v, nil
+}
+
+// requestHeaders are the MCP headers of one request.
+type requestHeaders struct {
+	version string // MCP-Protocol-Version, "" when absent
+	method  string // Mcp-Method
+	name    string // Mcp-Name, decoded
+	session string // Mcp-Session-Id
+	hasName bool
+}
+
+// readHeaders reads and checks the MCP headers of r.
+func readHeaders(h http.Header) (requestHeaders, error) {
+	var rh requestHeaders
+	var err error
+	if rh.version, err = singleHeader(h, HeaderProtocolVersion, false); err != nil {
+		return rh, err
+	}
+	if rh.method, err = singleHeader(h, HeaderMethod, false); err != nil {
+		return rh, err
+	}
+	if rh.session, err = singleHeader(h, HeaderSessionID, false); err != nil {
+		return rh, err
+	}
+	for i := 0; i < len(rh.session); i++ {
+		// The session id is visible ASCII (MCP transports §session
+		// management); anything else is not one a server issued.
+		if c := rh.session[i]; c < 0x21 || c > 0x7e {
+			return rh, &headerError{HeaderSessionID + " holds a character outside visible ASCII"}
+		}
+	}
+	name, err := singleHeader(h, HeaderName, true)
+	if err != nil {
+		return rh, err
+	}
+	if len(h[HeaderName]) > 0 {
+		rh.hasName = true
+		if rh.name, err = decodeHeaderValue(name); err != nil {
+			return rh, err
+		}
+	}
+	return rh, nil
+}
+
+// The wrapper MCP (SEP-2243) puts around a header value that is not plain
+// visible ASCII: "=?base64?" + standard base64 + "?=".
+const (
+	base64Prefix = "=?base64?"
+	base64Suffix = "?="
+)
+
+// decodeHeaderValue undoes the base64 wrapper of an Mcp-Name value, so that
+// a name outside ASCII compares with the body's.
+func decodeHeaderValue(v string) (string, error) {
+	inner, ok := strings.CutPrefix(v, base64Prefix)
+	if !ok {
+		return v, nil
+	}
+	inner, ok = strings.CutSuffix(inner, base64Suffix)
+	if !ok {
+		return v, nil
+	}
+	dec, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil {
+		return "", &headerError{HeaderName + " has a malformed base64 value"}
+	}
+	return string(dec), nil
+}

@@ -1,0 +1,306 @@
+package mcphttp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// peer is an MCP server on loopback that answers server/discover as told
+// and keeps every request it gets.
+type peer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []seen
+}
+
+type seen struct {
+	header http.Header
+	body   string
+}
+
+func newPeer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *peer {
+	p := &peer{}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		p.mu.Lock()
+		p.requests = append(p.requests, seen{r.Header.Clone(), string(b)})
+		p.mu.Unlock()
+		answer(w, r)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *peer) seen() []seen {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]seen(nil), p.requests...)
+}
+
+func jsonAnswer(status int, body string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+func sseAnswer(events ...string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			_, _ = io.WriteString(w, e)
+		}
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(http.ResponseWriter, *http.Request)
+		want   mcphttp.Discovery
+		err    string
+	}{
+		{"result", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{}}}`),
+			mcphttp.Discovery{Versions: []string{"2025-11-25", "2026-07-28"}}, ""},
+		{"server-sent events", sseAnswer("event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n", "data: \"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n"),
+			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+		{"server-sent events without a closing blank line", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}"),
+			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+		{"-32022 with data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}`),
+			mcphttp.Discovery{Versions: []string{"2025-06-18"}, Refused: true}, ""},
+		{"-32022 without data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 400: json-rpc error -32022 "unsupported"`},
+		{"method not found", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: json-rpc error -32601 "Method not found"`},
+		{"not JSON-RPC", jsonAnswer(404, `404 page not found`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 404: the answer is not a JSON-RPC response: invalid character 'p' after top-level value`},
+		{"no supportedVersions", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result has no supportedVersions`},
+		{"an empty event stream", sseAnswer(": keep-alive\n\n"),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPeer(t, c.answer)
+			d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
+			if got := errString(err); got != c.err {
+				t.Errorf("error %q, want %q", got, c.err)
+			}
+			if strings.Join(d.Versions, ",") != strings.Join(c.want.Versions, ",") || d.Refused != c.want.Refused {
+				t.Errorf("discovery %+v, want %+v", d, c.want)
+			}
+			req := p.seen()[0]
+			wantBody := `{"id":1,"jsonrpc":"2.0","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+			if req.body != wantBody || req.header.Get("Mcp-Protocol-Version") != "2026-07-28" || req.header.Get("Mcp-Method") != "server/discover" {
+				t.Errorf("sent %v %s", req.header, req.body)
+			}
+		})
+	}
+	if _, err := mcphttp.Discover(context.Background(), nil, "http://127.0.0.1:1/", "latest"); errString(err) != `mcphttp: Discover: mcp version "latest": want a date YYYY-MM-DD` {
+		t.Errorf("malformed revision: %v", err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestNegotiate runs the outbound decision against peers offering
+// different revisions, for the host's authenticated and anonymous
+// identities (digest table A, rows A8 to A10, and the wider host).
+func TestNegotiate(t *testing.T) {
+	cases := []struct {
+		name    string
+		answer  func(http.ResponseWriter, *http.Request)
+		subject *negotiate.Subject
+		kind    negotiate.Kind
+		version string
+		reason  events.Reason
+		discErr bool
+	}{
+		{"peer speaks preferred", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`), nil, negotiate.Accepted, "2026-07-28", "ok", false},
+		{"peer speaks only 2025-11-25, authenticated", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`), user, negotiate.Downgraded, "2025-11-25", "ok", false},
+		{"peer speaks only 2025-11-25, anonymous", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"]}}`), nil, negotiate.Refused, "", "unauthenticated", false},
+		{"A9/A10: peer speaks only 2025-06-18", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18"]}}`), user, negotiate.Refused, "", "below-floor", false},
+		{"peer speaks only a newer revision", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2027-01-01"]}}`), user, negotiate.Refused, "", "unsupported", false},
+		{"peer does not discover", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`), user, negotiate.Refused, "", "below-floor", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPeer(t, c.answer)
+			rec := &negotiatetest.Recorder{}
+			n := compile(t, wideFacets(), policy.Policy{})
+			o, _, err := mcphttp.Negotiate(context.Background(), n, p.URL+"/mcp", mcphttp.OutboundOptions{Sink: rec, Subject: c.subject, Client: p.Client()})
+			if o.Kind != c.kind || o.Version != c.version || o.Reason != c.reason {
+				t.Errorf("outcome %s %q %s, want %s %q %s", o.Kind, o.Version, o.Reason, c.kind, c.version, c.reason)
+			}
+			var de *mcphttp.DiscoverError
+			if errors.As(err, &de) != c.discErr {
+				t.Errorf("error %v: DiscoverError %t, want %t", err, !c.discErr, c.discErr)
+			}
+			if (err == nil) != o.Accepted() {
+				t.Errorf("error %v for %s", err, o.Kind)
+			}
+			if !o.Accepted() && !errors.Is(err, wperrors.InteropVersionUnsupported) {
+				t.Errorf("error %v is not interop_version_unsupported", err)
+			}
+			ev := payloads(t, rec)
+			digest, _ := events.PeerDigest(p.URL)
+			want := events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: c.version, Requested: "2026-07-28", Reason: c.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
+			if c.kind == negotiate.Refused {
+				want.Outcome = events.Refused
+			}
+			if len(ev) != 1 || ev[0] != want {
+				t.Errorf("recorded %+v, want %+v", ev, want)
+			}
+			// Only the discover request went out, at the preferred revision.
+			for _, s := range p.seen() {
+				if s.header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+					t.Errorf("sent at %q", s.header.Get("Mcp-Protocol-Version"))
+				}
+			}
+			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != o.Accepted() {
+				t.Errorf("NewTransport for %s: %v", o.Kind, err)
+			}
+		})
+	}
+}
+
+func TestNegotiateWithoutAnOrigin(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	n := compile(t, wideFacets(), policy.Policy{})
+	o, d, err := mcphttp.Negotiate(context.Background(), n, "mailto:mcp@example.com", mcphttp.OutboundOptions{Sink: rec})
+	if o.Accepted() || o.Rule != negotiate.RuleInput || d.Versions != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
+		t.Errorf("outcome %+v, discovery %+v, error %v", o, d, err)
+	}
+	if n := len(rec.Events()); n != 1 {
+		t.Errorf("%d events, want the refusal recorded", n)
+	}
+	for _, c := range []struct {
+		n    *negotiate.Negotiator
+		opts mcphttp.OutboundOptions
+		want string
+	}{
+		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: Negotiate: the negotiator is nil"},
+		{n, mcphttp.OutboundOptions{}, "mcphttp: Negotiate: OutboundOptions.Sink is nil; every negotiation must be recorded"},
+		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: Negotiate: the negotiator does not advertise the mcp facet"},
+	} {
+		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+}
+
+func accepted(version string) negotiate.Outcome {
+	return negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: version, Reason: events.ReasonOK, Rule: negotiate.RuleAccept}
+}
+
+// TestTransport checks what the Transport sends, byte for byte, and what
+// it refuses to send.
+func TestTransport(t *testing.T) {
+	const meta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+	cases := []struct {
+		name     string
+		revision string
+		header   string // MCP-Protocol-Version the caller set
+		body     string
+		sent     string // exact body sent; "" when refused
+		err      string
+	}{
+		{"no params", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"params":{"_meta":{` + meta + `}},"jsonrpc":"2.0","id":1,"method":"tools/list"}`, ""},
+		{"empty params", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{ }}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + meta + `} }}`, ""},
+		{"params without _meta", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{` + meta + `},"name":"echo"}}`, ""},
+		{"empty _meta", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + meta + `}}}`, ""},
+		{"_meta with other keys", "2026-07-28", "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + meta + `,"progressToken":1}}}`, ""},
+		{"already stamped", "2026-07-28", "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + meta + `}}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + meta + `}}}`, ""},
+		{"a batch, a notification and a response", "2026-07-28", "", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"method":"b","params":{}}]`,
+			`[{"params":{"_meta":{` + meta + `}},"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"method":"b","params":{"_meta":{` + meta + `}}}]`, ""},
+		{"a legacy revision goes in the header only", "2025-11-25", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, ""},
+		{"initialize at the revision", "2025-11-25", "", initialize("2025-11-25"), initialize("2025-11-25"), ""},
+		{"another header revision", "2026-07-28", "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", `mcphttp: the Mcp-Protocol-Version header names revision "2025-11-25", not the negotiated "2026-07-28"`},
+		{"another _meta revision", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, "", `mcphttp: params._meta of tools/list names revision "2025-06-18", not the negotiated "2026-07-28"`},
+		{"another _meta revision on a notification", "2026-07-28", "", `{"jsonrpc":"2.0","method":"n","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, "", `mcphttp: params._meta of n names revision "2025-06-18", not the negotiated "2026-07-28"`},
+		{"initialize at another revision", "2025-11-25", "", initialize("2025-06-18"), "", `mcphttp: initialize's params.protocolVersion names revision "2025-06-18", not the negotiated "2025-11-25"`},
+		{"params an array", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"a","params":[1]}`, "", `mcphttp: params of a, which is not an object: cannot carry the negotiated revision "2026-07-28"`},
+		{"_meta a string", "2026-07-28", "", `{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":"x"}}`, "", `mcphttp: params._meta of a, which is not an object: cannot carry the negotiated revision "2026-07-28"`},
+		{"not JSON", "2026-07-28", "", `{"jsonrpc"`, "", `mcphttp: a body that is not a JSON-RPC message (malformed JSON): cannot carry the negotiated revision "2026-07-28"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPeer(t, jsonAnswer(200, `{}`))
+			tr, err := mcphttp.NewTransport(accepted(c.revision), p.Client().Transport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodPost, p.URL, strings.NewReader(c.body))
+			if c.header != "" {
+				req.Header.Set("MCP-Protocol-Version", c.header)
+			}
+			resp, err := (&http.Client{Transport: tr}).Do(req)
+			if resp != nil {
+				resp.Body.Close()
+			}
+			got := p.seen()
+			if c.err != "" {
+				if !errors.Is(err, mcphttp.ErrRevision) || !strings.HasSuffix(err.Error(), c.err) {
+					t.Errorf("error %v, want %q", err, c.err)
+				}
+				if len(got) != 0 {
+					t.Errorf("sent %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].body != c.sent || got[0].header.Get("Mcp-Protocol-Version") != c.revision {
+				t.Errorf("sent %+v\nwant %s at %s", got, c.sent, c.revision)
+			}
+			if req.Header.Get("Mcp-Protocol-Version") != c.header {
+				t.Errorf("the caller's request was changed: %v", req.Header)
+			}
+		})
+	}
+
+	// GET carries the header.
+	p := newPeer(t, jsonAnswer(200, `{}`))
+	tr, _ := mcphttp.NewTransport(accepted("2026-07-28"), p.Client().Transport)
+	if tr.Revision() != "2026-07-28" {
+		t.Errorf("Revision %q", tr.Revision())
+	}
+	resp, err := (&http.Client{Transport: tr}).Get(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := p.seen(); len(got) != 1 || got[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+		t.Errorf("GET sent %+v", got)
+	}
+	for _, o := range []negotiate.Outcome{
+		{Kind: negotiate.Refused, Protocol: facets.ProtocolMCP},
+		{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.0"},
+		{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: "latest"},
+	} {
+		if _, err := mcphttp.NewTransport(o, nil); err == nil {
+			t.Errorf("NewTransport(%+v) succeeded", o)
+		}
+	}
+}

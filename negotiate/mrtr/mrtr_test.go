@@ -1,0 +1,379 @@
+package mrtr_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate/mrtr"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func key(id string, b byte) mrtr.Key { return mrtr.Key{ID: id, Secret: bytes.Repeat([]byte{b}, 32)} }
+
+var binding = mrtr.Binding{
+	Principal: "https://idp.example|u-42", Tenant: "acme", RunID: "acme/run-0123456789abcdef",
+	InterruptID: "int-1", RequestDigest: "d",
+}
+
+// clock is a settable clock shared by a Sealer and its nonce store.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newSealer(t *testing.T, c *clock, maxRounds int, keys ...mrtr.Key) *mrtr.Sealer {
+	t.Helper()
+	s, err := mrtr.NewSealer(mrtr.SealerOptions{
+		Keys: keys, MaxRounds: maxRounds, Now: c.now,
+		Nonces: mrtr.NewMemoryNonces(16).WithClock(c.now),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestGuard(t *testing.T) {
+	g, err := mrtr.NewGuard(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := []byte(`{"resultType":"input_required","inputRequests":{"a":{}},"requestState":"x"}`)
+	// Rounds 1 to 4 may be retried (digest A12).
+	for round := 1; round <= 4; round++ {
+		retry, err := g.Observe(input)
+		if !retry || err != nil || g.Rounds() != round {
+			t.Fatalf("round %d: retry %t, %v, rounds %d", round, retry, err, g.Rounds())
+		}
+	}
+	// Round 5 is refused: 422, details {rounds: 5, maxRounds: 4} (A11).
+	retry, err := g.Observe(input)
+	var we *wperrors.Error
+	if retry || !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.HTTPStatus() != 422 ||
+		we.Details["rounds"] != 5 || we.Details["maxRounds"] != 4 {
+		t.Fatalf("round 5: retry %t, %#v", retry, err)
+	}
+	if err.Error() != "mcp_mrtr_rounds_exceeded: MCP tool result needed 5 rounds; at most 4 are allowed" {
+		t.Errorf("%q", err)
+	}
+
+	g, _ = mrtr.NewGuard(1)
+	for _, c := range []struct {
+		result string
+		retry  bool
+		err    bool
+	}{
+		{`{"resultType":"complete","content":[]}`, false, false},
+		{`{"content":[]}`, false, false},
+		{`{"resultType":7}`, false, true},
+		{`[]`, false, true},
+		{`{"resultType":"input_required"}`, true, false},
+	} {
+		retry, err := g.Observe([]byte(c.result))
+		if retry != c.retry || (err != nil) != c.err {
+			t.Errorf("%s: retry %t, %v", c.result, retry, err)
+		}
+	}
+	if err := g.Next(); err == nil || g.Rounds() != 2 {
+		t.Errorf("Next after round 1 of 1: %v, %d rounds", err, g.Rounds())
+	}
+	if g.MaxRounds() != 1 {
+		t.Errorf("MaxRounds %d", g.MaxRounds())
+	}
+
+	for _, bad := range []int{0, 17} {
+		if _, err := mrtr.NewGuard(bad); err == nil {
+			t.Errorf("NewGuard(%d) succeeded", bad)
+		}
+	}
+	if _, err := mrtr.GuardFor(&facets.MCP{}); err == nil || err.Error() != "mrtr: the mcp facet has no mrtr.maxRounds" {
+		t.Errorf("GuardFor without mrtr: %v", err)
+	}
+	if g, err := mrtr.GuardFor(&facets.MCP{MRTR: &facets.MRTR{MaxRounds: 3}}); err != nil || g.MaxRounds() != 3 {
+		t.Errorf("GuardFor: %v", err)
+	}
+}
+
+func TestSealOpen(t *testing.T) {
+	c := &clock{t: t0}
+	s := newSealer(t, c, 4, key("k1", 1))
+	state, err := s.Seal(binding, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(state, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(head)
+	var claims map[string]any
+	_ = json.Unmarshal(raw, &claims)
+	if len(claims) != 9 || claims["v"] != 1.0 || claims["p"] != binding.Principal || claims["t"] != "acme" ||
+		claims["r"] != binding.RunID || claims["i"] != "int-1" || claims["d"] != "d" || claims["n"] != 1.0 ||
+		claims["e"] != float64(t0.Add(mrtr.DefaultTTL).UnixMilli()) || len(claims["j"].(string)) != 22 {
+		t.Errorf("claims %v", claims)
+	}
+
+	got, err := s.Open(context.Background(), state, binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Round != 1 || got.Binding != binding || !got.ExpiresAt.Equal(t0.Add(mrtr.DefaultTTL)) || got.Nonce != claims["j"] {
+		t.Errorf("claims %+v", got)
+	}
+	// A second use fails.
+	if _, err := s.Open(context.Background(), state, binding); !errors.Is(err, mrtr.ErrReplayed) {
+		t.Errorf("second Open: %v", err)
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	c := &clock{t: t0}
+	s := newSealer(t, c, 2, key("k1", 1))
+	other := newSealer(t, c, 2, key("k9", 9))
+	fresh := func() string {
+		st, err := s.Seal(binding, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	forge := func(claims string) string {
+		head := base64.RawURLEncoding.EncodeToString([]byte(claims))
+		// Signed with the right key: only the claims are wrong.
+		return head + "." + sign(key("k1", 1).Secret, head)
+	}
+	with := func(f func(*mrtr.Binding)) mrtr.Binding { b := binding; f(&b); return b }
+	exp := t0.Add(time.Hour).UnixMilli()
+	claims := func(n int, e int64, j string) string {
+		b, _ := json.Marshal(map[string]any{"v": 1, "p": binding.Principal, "t": "acme", "r": binding.RunID, "i": "int-1", "d": "d", "n": n, "e": e, "j": j})
+		return string(b)
+	}
+	cases := []struct {
+		name    string
+		state   string
+		binding mrtr.Binding
+		want    error
+		claim   string
+	}{
+		{"another host's key", func() string { st, _ := other.Seal(binding, 1); return st }(), binding, mrtr.ErrSignature, ""},
+		{"a flipped claim byte", func() string { st := fresh(); return "f" + st[1:] }(), binding, mrtr.ErrSignature, ""},
+		{"no MAC", strings.Split(fresh(), ".")[0], binding, mrtr.ErrMalformed, ""},
+		{"three parts", fresh() + ".x", binding, mrtr.ErrMalformed, ""},
+		{"a MAC not base64url", strings.Split(fresh(), ".")[0] + ".+/==", binding, mrtr.ErrMalformed, ""},
+		{"too long", strings.Repeat("a", mrtr.MaxStateBytes+1), binding, mrtr.ErrMalformed, ""},
+		{"another principal", fresh(), with(func(b *mrtr.Binding) { b.Principal = "https://idp.example|u-43" }), mrtr.ErrBinding, "principal"},
+		{"another tenant", fresh(), with(func(b *mrtr.Binding) { b.Tenant = "globex" }), mrtr.ErrBinding, "tenant"},
+		{"another run", fresh(), with(func(b *mrtr.Binding) { b.RunID = "acme/run-fedcba9876543210" }), mrtr.ErrBinding, "run"},
+		{"another interrupt", fresh(), with(func(b *mrtr.Binding) { b.InterruptID = "int-2" }), mrtr.ErrBinding, "interrupt"},
+		{"another request", fresh(), with(func(b *mrtr.Binding) { b.RequestDigest = "e" }), mrtr.ErrBinding, "request"},
+		{"round 0", forge(claims(0, exp, "n0")), binding, mrtr.ErrRound, ""},
+		{"round past the bound", forge(claims(3, exp, "n3")), binding, mrtr.ErrRound, ""},
+		{"expired", forge(claims(1, t0.UnixMilli(), "n1")), binding, mrtr.ErrExpired, ""},
+		{"an unknown claim", forge(`{"v":1,"p":"x","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j","admin":true}`), binding, mrtr.ErrMalformed, ""},
+		{"a repeated claim", forge(`{"v":1,"p":"x","p":"y","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j"}`), binding, mrtr.ErrMalformed, ""},
+		{"version 2", forge(`{"v":2,"p":"x","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j"}`), binding, mrtr.ErrMalformed, ""},
+		{"no nonce", forge(claims(1, exp, "")), binding, mrtr.ErrMalformed, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.Open(context.Background(), c.state, c.binding)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("%v, want %v", err, c.want)
+			}
+			var be *mrtr.BindingError
+			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim) {
+				t.Errorf("%v, want the %s named", err, c.claim)
+			}
+		})
+	}
+	// A state refused for its binding was not consumed: its owner opens it.
+	st := fresh()
+	if _, err := s.Open(context.Background(), st, with(func(b *mrtr.Binding) { b.Tenant = "globex" })); !errors.Is(err, mrtr.ErrBinding) {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(context.Background(), st, binding); err != nil {
+		t.Errorf("the owner could not open a state a stranger presented: %v", err)
+	}
+	// Expiry: good until the TTL, not at it.
+	st = fresh()
+	c.add(mrtr.DefaultTTL)
+	if _, err := s.Open(context.Background(), st, binding); !errors.Is(err, mrtr.ErrExpired) {
+		t.Errorf("at the TTL: %v", err)
+	}
+}
+
+func sign(secret []byte, head string) string {
+	return base64.RawURLEncoding.EncodeToString(macOf(secret, head))
+}
+
+// TestRounds: a server that seals with the Sealer never issues round
+// maxRounds+1.
+func TestRounds(t *testing.T) {
+	c := &clock{t: t0}
+	s := newSealer(t, c, 3, key("k1", 1))
+	var prev *mrtr.Claims
+	for want := 1; want <= 3; want++ {
+		round, err := s.Next(prev)
+		if err != nil || round != want {
+			t.Fatalf("Next: %d %v, want %d", round, err, want)
+		}
+		st, err := s.Seal(binding, round)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened, err := s.Open(context.Background(), st, binding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev = &opened
+	}
+	_, err := s.Next(prev)
+	var we *wperrors.Error
+	if !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.Details["rounds"] != 4 || we.Details["maxRounds"] != 3 {
+		t.Errorf("Next after round 3: %v", err)
+	}
+	if _, err := s.Seal(binding, 4); !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded {
+		t.Errorf("Seal(4): %v", err)
+	}
+	if _, err := s.Seal(binding, 0); err == nil {
+		t.Error("Seal(0) succeeded")
+	}
+	if _, err := s.Seal(mrtr.Binding{}, 1); err == nil || err.Error() != "mrtr: Binding.Principal is empty; a state bound to nothing binds nothing" {
+		t.Errorf("empty binding: %v", err)
+	}
+}
+
+// TestRotation: states sealed with an old key open while it is kept, and
+// stop opening once it is dropped; new states use the new key.
+func TestRotation(t *testing.T) {
+	c := &clock{t: t0}
+	s := newSealer(t, c, 4, key("old", 1))
+	old, _ := s.Seal(binding, 1)
+	old2, _ := s.Seal(binding, 1)
+	if err := s.SetKeys([]mrtr.Key{key("new", 2), key("old", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(context.Background(), old, binding); err != nil {
+		t.Errorf("old state after rotation: %v", err)
+	}
+	fresh, _ := s.Seal(binding, 1)
+	only := newSealer(t, c, 4, key("new", 2))
+	if _, err := only.Open(context.Background(), fresh, binding); err != nil {
+		t.Errorf("a new state is not sealed with the new key: %v", err)
+	}
+	if err := s.SetKeys([]mrtr.Key{key("new", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(context.Background(), old2, binding); !errors.Is(err, mrtr.ErrSignature) {
+		t.Errorf("old state after the old key was dropped: %v", err)
+	}
+	for _, bad := range [][]mrtr.Key{nil, {{ID: "short", Secret: []byte("x")}}, {key("a", 1), key("a", 2)}} {
+		if err := s.SetKeys(bad); err == nil {
+			t.Errorf("SetKeys(%v) succeeded", bad)
+		}
+	}
+}
+
+func TestNonces(t *testing.T) {
+	c := &clock{t: t0}
+	m := mrtr.NewMemoryNonces(2).WithClock(c.now)
+	ctx := context.Background()
+	if err := m.Consume(ctx, "a", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Consume(ctx, "a", t0.Add(time.Minute)); !errors.Is(err, mrtr.ErrReplayed) {
+		t.Errorf("replay: %v", err)
+	}
+	if err := m.Consume(ctx, "b", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// Full of live nonces: refuse rather than forget one.
+	if err := m.Consume(ctx, "c", t0.Add(time.Hour)); !errors.Is(err, mrtr.ErrNonceStoreFull) {
+		t.Errorf("full: %v", err)
+	}
+	// Once "a" has expired it can be forgotten to make room.
+	c.add(2 * time.Minute)
+	if err := m.Consume(ctx, "c", t0.Add(time.Hour)); err != nil || m.Len() != 2 {
+		t.Errorf("after expiry: %v, %d held", err, m.Len())
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := m.Consume(done, "d", t0.Add(time.Hour)); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+	// A store that cannot answer makes Open refuse.
+	s, _ := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 1, Now: c.now,
+		Nonces: failing{errors.New("redis down")}})
+	st, _ := s.Seal(binding, 1)
+	if _, err := s.Open(ctx, st, binding); err == nil || err.Error() != "redis down" {
+		t.Errorf("failing store: %v", err)
+	}
+}
+
+type failing struct{ err error }
+
+func (f failing) Consume(context.Context, string, time.Time) error { return f.err }
+
+func TestSealerOptions(t *testing.T) {
+	for _, c := range []struct {
+		opts mrtr.SealerOptions
+		want string
+	}{
+		{mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}}, "mrtr: SealerOptions.MaxRounds 0 is outside 1–16"},
+		{mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 17}, "mrtr: SealerOptions.MaxRounds 17 is outside 1–16"},
+		{mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 4, TTL: -time.Second}, "mrtr: SealerOptions.TTL -1s is negative"},
+		{mrtr.SealerOptions{MaxRounds: 4}, "mrtr: no keys; a Sealer needs one to seal with"},
+		{mrtr.SealerOptions{Keys: []mrtr.Key{{ID: "k", Secret: make([]byte, 31)}}, MaxRounds: 4}, `mrtr: key "k" has 31 bytes; want at least 32`},
+	} {
+		if _, err := mrtr.NewSealer(c.opts); err == nil || err.Error() != c.want {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+	s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 4})
+	if err != nil || s.MaxRounds() != 4 {
+		t.Fatal(err)
+	}
+}
+
+func TestDigest(t *testing.T) {
+	a, err := mrtr.Digest("echo", json.RawMessage(`{"b": [1, 2.50, "<x>"], "a": {"d": null, "c": true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := mrtr.Digest("echo", json.RawMessage(`{"a":{"c":true,"d":null},"b":[1,2.50,"<x>"]}`))
+	if a != b {
+		t.Errorf("key order or spacing changed the digest: %s %s", a, b)
+	}
+	// sha256("echo\n" + canonical) in base64url, computed outside Go.
+	if want := "cshhUJmOwVxSYVuDIccYdbDK5-au3kPnxkpTDTyfr8k"; a != want {
+		t.Errorf("digest %s, want %s", a, want)
+	}
+	for _, other := range []struct{ name, args string }{{"echo2", `{"a":{"c":true,"d":null},"b":[1,2.50,"<x>"]}`}, {"echo", `{"a":{"c":true,"d":null},"b":[1,2.5,"<x>"]}`}} {
+		if d, _ := mrtr.Digest(other.name, json.RawMessage(other.args)); d == a {
+			t.Errorf("%s %s gave the same digest", other.name, other.args)
+		}
+	}
+	if n, _ := mrtr.Digest("echo", nil); n == a {
+		t.Error("no arguments gave the same digest")
+	}
+	for _, bad := range []string{`{`, `{} {}`, `{}}`} {
+		if _, err := mrtr.Digest("echo", json.RawMessage(bad)); err == nil {
+			t.Errorf("Digest(%q) succeeded", bad)
+		}
+	}
+}
