@@ -1,5 +1,7 @@
 // Command host is a runnable OpenWOP host that serves MCP (the go-sdk's
-// streamable handler) behind wopneg's negotiation, on loopback, and prints
+// streamable handler) and A2A (an a2a-go v2 agent at /a2a, with its card
+// at /.well-known/agent-card.json) behind wopneg's negotiation, on
+// loopback, and prints
 // every negotiation.decided it records as one JSON line on stdout.
 //
 //	cd examples && go run ./host              # serve on 127.0.0.1:8080 until Ctrl-C
@@ -29,10 +31,9 @@ import (
 	"github.com/wopneg/wopneg/events"
 )
 
-// mounts are the handlers the host serves beside MCP. The A2A endpoint
-// mounts here: add a Mount (see host.go) that wraps the a2a-go handler in
-// negotiate/a2ahttp with the Env it is given.
-var mounts []Mount
+// mounts are the handlers the host serves beside MCP: A2A (a2a-go behind
+// negotiate/a2ahttp, see a2a.go) at /a2a and the agent card path.
+var mounts = []Mount{mountA2A}
 
 func main() {
 	port := flag.Int("port", 8080, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
