@@ -3,7 +3,6 @@ package events
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -345,13 +344,11 @@ func (a *Async) noteErr(err error) {
 }
 
 // callOnError keeps a panicking OnError from killing the recording
-// goroutine, and so every event queued behind it.
+// goroutine, and so every event queued behind it. The panic is dropped:
+// record has already noted err, so Close has its first error whatever
+// OnError does.
 func (a *Async) callOnError(e Event, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a.noteErr(&PanicError{Value: r, Stack: debug.Stack()})
-		}
-	}()
+	defer func() { _ = recover() }()
 	a.opts.OnError(e, err)
 }
 
@@ -397,8 +394,6 @@ func (a *Async) Stats() AsyncStats {
 	s.Emitted = s.Accepted + s.Dropped + s.Rejected
 	// The recording goroutine can finish an event before its Emit has
 	// counted it as accepted; Pending must not wrap below zero then.
-	if done := s.Recorded + s.Failed; done < s.Accepted {
-		s.Pending = s.Accepted - done
-	}
+	s.Pending = s.Accepted - min(s.Accepted, s.Recorded+s.Failed)
 	return s
 }

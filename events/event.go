@@ -312,32 +312,25 @@ func validID(s string, minLen int) bool {
 // validRunID matches ^(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._~-]{16,128}$.
 // ':' and '/' are outside the id alphabet, so the split is unambiguous.
 func validRunID(s string) bool {
-	s = strings.TrimPrefix(s, "anon:")
-	slash := strings.IndexByte(s, '/')
-	return slash >= 0 && validID(s[:slash], 1) && validID(s[slash+1:], 16)
+	tenant, id, ok := strings.Cut(strings.TrimPrefix(s, "anon:"), "/")
+	return ok && validID(tenant, 1) && validID(id, 16)
 }
 
 // validEventType matches the host-event type pattern: two segments joined
 // by one '.', each ^[a-z][a-z0-9]*(-[a-z0-9]+)*$.
 func validEventType(s string) bool {
-	dot := strings.IndexByte(s, '.')
-	return dot >= 0 && validTypeSegment(s[:dot]) && validTypeSegment(s[dot+1:])
+	first, second, ok := strings.Cut(s, ".")
+	return ok && validTypeSegment(first) && validTypeSegment(second)
 }
 
 func validTypeSegment(s string) bool {
-	if len(s) == 0 || s[0] < 'a' || s[0] > 'z' {
+	// A hyphen must be followed by a letter or digit: no "--", no trailing
+	// '-'.
+	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-		case c == '-':
-			// A hyphen must be followed by a letter or digit: no "--", no
-			// trailing '-'.
-			if i+1 == len(s) || s[i+1] == '-' {
-				return false
-			}
-		default:
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
 			return false
 		}
 	}

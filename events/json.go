@@ -257,11 +257,12 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			}
 		}
 	}
+	// nonNegative reads the integer at raw[i]. When it is not one of at
+	// least minimum it adds the error, and what it returns is never used.
 	nonNegative := func(i int, minimum int64) int64 {
 		var n int64
 		if err := json.Unmarshal(raw[i], &n); err != nil || n < minimum {
 			errs = append(errs, &FieldError{Field: fieldNames[i], Reason: "must be an integer ≥ " + strconv.FormatInt(minimum, 10)})
-			return -1
 		}
 		return n
 	}

@@ -135,7 +135,7 @@ func appendOrigin(dst []byte, rawURL string) ([]byte, string, error) {
 		return dst, s, originErrorf(rawURL, "empty URL has no origin")
 	}
 	colon := schemeEnd(s)
-	if colon < 0 {
+	if colon == 0 {
 		return dst, s, originErrorf(rawURL, "no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)")
 	}
 	scheme, defaultPort := specialScheme(s[:colon])
@@ -214,11 +214,11 @@ func authority(rest string) string {
 	return rest[start:]
 }
 
-// schemeEnd returns the index of the ':' ending s's scheme, or -1 when s
-// does not start with one (a relative reference).
+// schemeEnd returns the index of the ':' ending s's scheme, or 0 when s
+// does not start with one (a relative reference): a scheme is never empty.
 func schemeEnd(s string) int {
 	if len(s) == 0 || !isASCIIAlpha(s[0]) {
-		return -1
+		return 0
 	}
 	for i := 1; i < len(s); i++ {
 		c := s[i]
@@ -227,10 +227,10 @@ func schemeEnd(s string) int {
 			return i
 		case isASCIIAlpha(c), '0' <= c && c <= '9', c == '+', c == '-', c == '.':
 		default:
-			return -1
+			return 0
 		}
 	}
-	return -1
+	return 0
 }
 
 func isASCIIAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
@@ -294,7 +294,8 @@ func parsePort(port, rawURL string) (int, error) {
 
 func appendHost(dst []byte, host, rawURL string) ([]byte, error) {
 	if host[0] == '[' {
-		if len(host) < 2 || host[len(host)-1] != ']' {
+		// A lone "[" is its own last byte, so it fails this too.
+		if host[len(host)-1] != ']' {
 			return dst, originErrorf(rawURL, "IPv6 literal %q has no closing ']'", host)
 		}
 		return appendIPv6(dst, host[1:len(host)-1], rawURL)
@@ -527,7 +528,7 @@ func appendUnicodeLabel(dst []byte, label string, runes []rune, rawURL string) (
 		}
 		return checkACELabel(dst, dst[start:], rawURL)
 	}
-	if len(runes) >= 4 && runes[0] == 'x' && runes[1] == 'n' && runes[2] == '-' && runes[3] == '-' {
+	if isACE(runes) {
 		return dst, originErrorf(rawURL, "host label %q starts with xn-- but is not ASCII", label)
 	}
 	if unicode.In(runes[0], unicode.M) {
@@ -594,14 +595,16 @@ func checkDecodedLabel(decoded []rune) error {
 	if unicode.In(decoded[0], unicode.M) {
 		return errors.New("decodes to a label starting with a combining mark")
 	}
-	if len(decoded) >= 4 && string(decoded[:4]) == "xn--" {
+	if isACE(decoded) {
 		return errors.New("decodes to another xn-- label")
 	}
 	return nil
 }
 
-func isACE(label []byte) bool {
-	return len(label) >= 4 && string(label[:4]) == "xn--"
+// isACE reports whether a label, as octets or as code points, starts with
+// "xn--", the prefix of a Punycode label.
+func isACE[T byte | rune](label []T) bool {
+	return len(label) >= 4 && label[0] == 'x' && label[1] == 'n' && label[2] == '-' && label[3] == '-'
 }
 
 // A bidiClass is a code point's Unicode bidirectional class as far as the
