@@ -258,21 +258,9 @@ func lint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the findings as a JSON array of {path, rule, message}")
 	nowFlag := fs.String("now", "", "the clock for the refresh SLA and until, as YYYY-MM-DD or RFC 3339 (default: now)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wopneg lint [--json] [--now DATE] FILE|-")
-		fs.PrintDefaults()
-	}
-	name, err := operand(fs, args)
-	if err != nil {
-		return usageError(fs, err)
-	}
-	now, err := parseNow(*nowFlag)
-	if err != nil {
-		return usageError(fs, err)
-	}
-	data, err := readInput(name, stdin)
-	if err != nil {
-		return failCmd(stderr, "lint", 2, err)
+	data, now, code, ok := readDocument(fs, "lint [--json] [--now DATE] FILE|-", args, nowFlag, stdin, stderr)
+	if !ok {
+		return code
 	}
 	res, err := lintDocument(data, now)
 	if err != nil {
@@ -317,6 +305,28 @@ func notes(w io.Writer, cmd string, res lintResult) {
 
 // operand parses flags wherever they stand among args, as people type
 // them ("lint FILE --json"), and returns the one operand, FILE or "-".
+// readDocument parses a document command's arguments with fs, whose --now
+// flag is nowFlag, and reads the document it names. When ok is false the
+// command stops with exit code code, having said why (or printed its
+// usage, for -help) on stderr.
+func readDocument(fs *flag.FlagSet, synopsis string, args []string, nowFlag *string, stdin io.Reader, stderr io.Writer) (data []byte, now time.Time, code int, ok bool) {
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wopneg "+synopsis)
+		fs.PrintDefaults()
+	}
+	name, err := operand(fs, args)
+	if err != nil {
+		return nil, time.Time{}, usageError(fs, err), false
+	}
+	if now, err = parseNow(*nowFlag); err != nil {
+		return nil, time.Time{}, usageError(fs, err), false
+	}
+	if data, err = readInput(name, stdin); err != nil {
+		return nil, time.Time{}, failCmd(stderr, fs.Name(), 2, err), false
+	}
+	return data, now, 0, true
+}
+
 func operand(fs *flag.FlagSet, args []string) (string, error) {
 	var operands []string
 	for {

@@ -236,21 +236,9 @@ func migrateCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nowFlag := fs.String("now", "", "the clock for the lint run on the result, as YYYY-MM-DD or RFC 3339 (default: now)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wopneg migrate [--now DATE] FILE|-")
-		fs.PrintDefaults()
-	}
-	name, err := operand(fs, args)
-	if err != nil {
-		return usageError(fs, err)
-	}
-	now, err := parseNow(*nowFlag)
-	if err != nil {
-		return usageError(fs, err)
-	}
-	data, err := readInput(name, stdin)
-	if err != nil {
-		return failCmd(stderr, "migrate", 2, err)
+	data, now, code, ok := readDocument(fs, "migrate [--now DATE] FILE|-", args, nowFlag, stdin, stderr)
+	if !ok {
+		return code
 	}
 	out, changes, err := migrateDocument(data)
 	var refused *refusedError
