@@ -180,14 +180,8 @@ func (a *Async) Emit(ctx context.Context, e Event) error {
 		return err
 	}
 	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		a.rejected.Add(1)
-		return ErrClosed
-	}
-	if a.count < len(a.ring) {
-		a.push(ctx, &e)
-		return nil
+	if done, err := a.tryPush(ctx, &e); done {
+		return err
 	}
 	if a.opts.Overflow == Drop {
 		a.mu.Unlock()
@@ -249,19 +243,29 @@ func (a *Async) wait(ctx context.Context, e *Event) error {
 			a.dropped.Add(1)
 			return ErrDropped
 		}
+		// Close waits for nobody blocked here: it takes a.mu only to set
+		// closed, and the events already queued are still recorded.
 		a.mu.Lock()
-		if a.closed {
-			// Close waits for nobody blocked here: it takes a.mu only to
-			// set closed, and the events already queued are still recorded.
-			a.mu.Unlock()
-			a.rejected.Add(1)
-			return ErrClosed
-		}
-		if a.count < len(a.ring) {
-			a.push(ctx, e)
-			return nil
+		if done, err := a.tryPush(ctx, e); done {
+			return err
 		}
 	}
+}
+
+// tryPush refuses the event after Close or queues it when there is room,
+// releasing a.mu and reporting done; otherwise it keeps a.mu held and
+// reports not done. a.mu must be held.
+func (a *Async) tryPush(ctx context.Context, e *Event) (done bool, err error) {
+	if a.closed {
+		a.mu.Unlock()
+		a.rejected.Add(1)
+		return true, ErrClosed
+	}
+	if a.count < len(a.ring) {
+		a.push(ctx, e)
+		return true, nil
+	}
+	return false, nil
 }
 
 // run records the queue until Close, then records what is left and exits.

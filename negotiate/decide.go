@@ -118,18 +118,27 @@ type verdict struct {
 	counter bool
 }
 
-// rules applies the decision rules to a facet that compileFacet accepted.
-func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy) verdict {
-	// Rule 1: the candidate is what the requesting side named, or
-	// preferred. A malformed request is a version the host does not speak.
-	candidate, isOffered := f.preferred, true
-	if offer.Requested != "" {
-		if candidate, isOffered = f.offered(offer.Requested); !isOffered {
-			var err error
-			if candidate, err = facets.ParseVersion(f.adv.Protocol, offer.Requested); err != nil {
-				return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
-			}
-		}
+// candidate applies rule 1: the candidate is the version the requesting
+// side named, or preferred. named reports a well-formed request (the only
+// kind the event records); offered, that the host speaks the candidate.
+func (f *facet) candidate(requested string) (v facets.Version, named, offered bool) {
+	if requested == "" {
+		return f.preferred, false, true
+	}
+	if v, ok := f.offered(requested); ok {
+		return v, true, true
+	}
+	v, err := facets.ParseVersion(f.adv.Protocol, requested)
+	return v, err == nil, false
+}
+
+// rules applies rules 2 to 7 to a facet that compileFacet accepted, given
+// rule 1's candidate.
+func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidate facets.Version, named, isOffered bool) verdict {
+	// A malformed request is a version the host does not speak: it skips
+	// rule 2 and meets rule 3.
+	if offer.Requested != "" && !named {
+		return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
 	}
 	// Rule 2: never below the floor, counter-offer or not.
 	if candidate.Compare(f.floor) < 0 {
@@ -186,7 +195,8 @@ func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason events.Reason) v
 
 // decide applies the rules and writes up the Outcome and its event.
 func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest string, now time.Time) (Outcome, events.NegotiationDecided) {
-	v := f.rules(subject, offer, p)
+	candidate, named, offered := f.candidate(offer.Requested)
+	v := f.rules(subject, offer, p, candidate, named, offered)
 	o := Outcome{
 		Kind:           v.kind,
 		Protocol:       f.adv.Protocol,
@@ -209,18 +219,10 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 		e.Outcome = events.Refused
 		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
 	}
-	if offer.Requested != "" && wellFormed(f, offer.Requested) {
+	if named {
 		e.Requested = offer.Requested
 	}
 	return o, e
-}
-
-func wellFormed(f *facet, requested string) bool {
-	if _, ok := f.offered(requested); ok {
-		return true
-	}
-	_, err := facets.ParseVersion(f.adv.Protocol, requested)
-	return err == nil
 }
 
 // refusalError is the interop_version_unsupported error the reference host
