@@ -15,12 +15,28 @@
 //
 //   - The version is the A2A-Version header, matched in any case (Go
 //     clients send A2a-Version), or on the HTTP+JSON binding the
-//     ?A2A-Version= query parameter. Absent or empty means the preferred
-//     version (the v2 card rule). More than one value (two header lines, a
-//     comma-separated list, a header and a query parameter) or a value that
-//     is not major.minor is refused with a message that says so: the
+//     ?A2A-Version= query parameter. More than one value (two header lines,
+//     a comma-separated list, a header and a query parameter) or a value
+//     that is not major.minor is refused with a message that says so: the
 //     middleware never picks one of several values, and never reads a
 //     malformed one as something it is not.
+//   - Absent or empty means two things. On the agent card it is the
+//     preferred version, the v2 card rule (RFC 0175 §C.3), so that a client
+//     that knows nothing yet learns the current card. On every other
+//     request, on both bindings, it is a request for 0.3, because A2A
+//     §3.6.2 says "Agents MUST interpret empty value as 0.3 version" and a
+//     client that sends no header (an @a2a-js/sdk 0.3 client) speaks 0.3:
+//     serving it as the preferred version would answer method names it
+//     never sent. Such a request is decided, answered and recorded exactly
+//     as one that names 0.3 (requested "0.3" in the event): served at 0.3
+//     where the host offers it and the caller may have it, refused
+//     otherwise. v2 states only the card rule; this is the stricter
+//     reading of the two texts together.
+//   - The Subject comes from Options.Subject. One that breaks the v2
+//     Subject schema is logged as "wopneg: invalid Subject: <violations>"
+//     and the request is decided as unauthenticated; with
+//     Options.StrictSubject it is refused instead, as an internal error,
+//     before anything is decided.
 //   - A refusal on the JSON-RPC binding is HTTP 200 with the request's
 //     JSON-RPC id and error -32009 (VersionNotSupportedError) whose data is
 //     the A2A 1.0 error details: a google.rpc.ErrorInfo with reason

@@ -2,11 +2,14 @@ package a2ahttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"time"
 
@@ -18,9 +21,10 @@ import (
 )
 
 // A host puts the middleware in front of its A2A JSON-RPC handler. A
-// request that names no version is served at the preferred one; one that
-// names a version the host does not serve is refused with -32009 on HTTP
-// 200, as A2A clients expect; both are recorded.
+// request that names 1.0 is served at 1.0; one that names no version is a
+// request for 0.3 (A2A §3.6.2), which this anonymous caller may not have;
+// one that names a version the host does not serve is refused with -32009
+// on HTTP 200, as A2A clients expect; all are recorded.
 func ExampleMiddleware() {
 	set := facets.Set{A2A: &facets.A2A{
 		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
@@ -43,7 +47,7 @@ func ExampleMiddleware() {
 		fmt.Fprintf(w, "served at %s", v)
 	}))
 
-	for _, version := range []string{"", "9.9"} {
+	for _, version := range []string{"1.0", "", "9.9"} {
 		r := httptest.NewRequest("POST", "/a2a", strings.NewReader(`{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t-1"},"id":"req-1"}`))
 		if version != "" {
 			r.Header.Set("A2A-Version", version)
@@ -58,9 +62,75 @@ func ExampleMiddleware() {
 	}
 	// Output:
 	// 200 1.0 served at 1.0
+	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]}}
 	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served; this interface serves 0.3, 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]}}
-	// durable accepted 1.0  ok
+	// durable accepted 1.0 1.0 ok
+	// durable refused  0.3 unauthenticated
 	// durable refused  9.9 unsupported
+}
+
+// A host resolves the caller's Subject from its own credentials: here a
+// bearer token looked up in the host's token table. The Subject must be
+// valid against the v2 Subject schema (a subjectId has no '/', a tenant is
+// A-Z a-z 0-9 . _ ~ -); an invalid one is logged and read as no Subject,
+// or, with StrictSubject, refused. A request without A2A-Version is a
+// request for 0.3, which only the authenticated caller gets.
+func ExampleOptions_bearerToken() {
+	tokens := map[string]string{"s3cr3t": "peer-agent", "typo": "agents/7"} // the host's token table
+	subject := func(r *http.Request) *negotiate.Subject {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		id, known := tokens[token]
+		if !ok || !known {
+			return nil // no credential: unauthenticated
+		}
+		return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: id, Tenant: "acme",
+			Lane: policy.LaneAPIKey, Kind: policy.KindAgent}
+	}
+
+	set := facets.Set{A2A: &facets.A2A{
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		panic(err)
+	}
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	m, err := a2ahttp.New(n, a2ahttp.Options{
+		Sink:     &negotiatetest.Recorder{},
+		Subject:  subject,
+		ErrorLog: slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: noTime})),
+	})
+	if err != nil {
+		panic(err)
+	}
+	a2a := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := a2ahttp.Version(r.Context())
+		fmt.Fprintf(w, "served at %s", v)
+	}))
+	for _, token := range []string{"s3cr3t", "", "typo"} {
+		r := httptest.NewRequest("POST", "/a2a", strings.NewReader(`{"jsonrpc":"2.0","method":"message/send","id":1}`))
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		a2a.ServeHTTP(w, r)
+		var refusal struct{ Error struct{ Code int } }
+		if json.Unmarshal(w.Body.Bytes(), &refusal) == nil {
+			fmt.Println(w.Header().Get("A2A-Version"), "refused", refusal.Error.Code)
+			continue
+		}
+		fmt.Println(w.Header().Get("A2A-Version"), w.Body)
+	}
+	// Output:
+	// 0.3 served at 0.3
+	// 1.0 refused -32009
+	// level=ERROR msg="wopneg: invalid Subject: subject.subjectId: \"agents/7\" contains whitespace or '/'" refused=false
+	// 1.0 refused -32009
 }
 
 // A host calling a peer negotiates first, then sends every call through a

@@ -91,6 +91,20 @@ type fixture struct {
 
 func newFixture(t testing.TB, p policy.Policy, opts a2ahttp.Options) *fixture {
 	t.Helper()
+	return newFixtureOf(t, wideA2A(), p, opts)
+}
+
+// legacyA2A offers 0.3 and 1.0, prefers 1.0 and has its floor at 0.3, as a
+// host that still serves 0.3 clients does.
+func legacyA2A() facets.Set {
+	return facets.Set{A2A: &facets.A2A{
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+	}}
+}
+
+// newFixtureOf is newFixture for a host that advertises set.
+func newFixtureOf(t testing.TB, set facets.Set, p policy.Policy, opts a2ahttp.Options) *fixture {
+	t.Helper()
 	f := &fixture{rec: &negotiatetest.Recorder{}, served: &served{}, log: &bytes.Buffer{}}
 	if opts.Sink == nil {
 		opts.Sink = f.rec
@@ -108,7 +122,7 @@ func newFixture(t testing.TB, p policy.Policy, opts a2ahttp.Options) *fixture {
 			},
 		}))
 	}
-	m, err := a2ahttp.New(compile(t, wideA2A(), p), opts)
+	m, err := a2ahttp.New(compile(t, set, p), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,4 +165,16 @@ func onlyPayload(t *testing.T, rec *negotiatetest.Recorder) events.NegotiationDe
 			e.RunID, e.Delivery, e.WorkspaceID, e.Type, e.Time, testNow)
 	}
 	return e.Payload
+}
+
+// cardOrPost is a GET of the card when target is the card path, else a
+// JSON-RPC POST with id "req-1"; either names version.
+func cardOrPost(target, version string) *http.Request {
+	method := http.MethodPost
+	if target == a2ahttp.DefaultCardPath {
+		method = http.MethodGet
+	}
+	r := httptest.NewRequest(method, target, strings.NewReader(rpcBody(`"req-1"`)))
+	r.Header.Set("A2A-Version", version)
+	return r
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // Binding is the A2A protocol binding a [Middleware] fronts. It decides the
@@ -60,8 +61,20 @@ type Options struct {
 	// Subject returns the caller's Subject, as the host resolved it (from a
 	// token, a client certificate, a session). Nil, or a nil result, means
 	// no Subject: such a caller is unauthenticated and is never served
-	// below the preferred version.
+	// below the preferred version. A Subject that breaks the v2 Subject
+	// schema is a fault of the host, not of the caller: it is logged to
+	// ErrorLog as "wopneg: invalid Subject: " and every violation, and the
+	// request is decided as unauthenticated, or refused under
+	// StrictSubject.
 	Subject func(*http.Request) *negotiate.Subject
+
+	// StrictSubject refuses, before any negotiation and so with no event,
+	// a request whose Subject is invalid, as an internal error naming the
+	// violation: JSON-RPC -32603 on HTTP 200, or HTTP 500 with a
+	// google.rpc.Status INTERNAL body. Without it such a request is
+	// decided as unauthenticated, so that a mistake in the host's Subject
+	// function never gains a caller anything but is never silent either.
+	StrictSubject bool
 
 	// Sink records the negotiation.decided event of every request, as a
 	// durable host event. Required: a negotiation with nowhere to be
@@ -94,8 +107,8 @@ type Options struct {
 
 	// ErrorLog receives what the middleware cannot answer to the caller: a
 	// negotiation.decided event that was not recorded while the policy does
-	// not require it, a Card function that failed. Nil means
-	// slog.Default().
+	// not require it, a Card function that failed, an invalid Subject. Nil
+	// means slog.Default().
 	ErrorLog *slog.Logger
 }
 
@@ -173,12 +186,19 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	card := r.URL.Path == m.cardPath && (r.Method == http.MethodGet || r.Method == http.MethodHead)
-	req := readVersion(r.Header, r.URL.RawQuery, m.opts.Binding == HTTPJSON)
-
-	var subject *negotiate.Subject
-	if m.opts.Subject != nil {
-		subject = m.opts.Subject(r)
+	subject, invalid := m.subject(r)
+	if invalid != "" {
+		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
+		m.refuseInternal(w, r, card, "the caller's Subject is invalid: "+invalid)
+		return
 	}
+	req := readVersion(r.Header, r.URL.RawQuery, m.opts.Binding == HTTPJSON)
+	if !card && req.version == "" && req.problem == problemNone {
+		// A2A §3.6.2: "Agents MUST interpret empty value as 0.3
+		// version." Only the card keeps the v2 rule (the preferred one).
+		req = requested{version: impliedVersion, implied: true}
+	}
+
 	ctx := r.Context()
 	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.Inbound(m.adv, "", req.raw()))
 	if err != nil {
@@ -188,7 +208,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	if !outcome.Accepted() {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
 		if outcome.Rule == negotiate.RuleAudit {
-			m.refuseInternal(w, r, card)
+			m.refuseInternal(w, r, card, auditMessage)
 			return
 		}
 		m.refuseVersion(w, r, card, &req, &outcome)
@@ -204,6 +224,30 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	next.ServeHTTP(w, r)
+}
+
+// subject resolves the caller's Subject. An invalid one is logged with
+// every violation and read as no Subject; under StrictSubject the
+// violations come back instead, for the request to be refused.
+func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid string) {
+	if m.opts.Subject != nil {
+		s = m.opts.Subject(r)
+	}
+	if s == nil || s.Valid() {
+		return s, ""
+	}
+	var se *policy.SubjectError
+	errors.As(s.Validate(), &se) // Validate reports every violation in one *SubjectError.
+	parts := make([]string, len(se.Problems))
+	for i, p := range se.Problems {
+		parts[i] = p.Path + ": " + p.Message
+	}
+	invalid = strings.Join(parts, "; ")
+	m.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+invalid, slog.Bool("refused", m.opts.StrictSubject))
+	if m.opts.StrictSubject {
+		return nil, invalid
+	}
+	return nil, ""
 }
 
 // logAudit reports an event that was not recorded: what the decision was,
@@ -255,11 +299,16 @@ func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card 
 	writeRPCError(w, m.requestID(r), e)
 }
 
-// refuseInternal answers a request whose negotiation could not be recorded
-// under a policy that requires it: the host answers nothing authoritative
-// about an exchange it has no record of, and the caller may retry.
-func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool) {
-	const msg = "the A2A version negotiation could not be recorded; retry"
+// auditMessage is the message of a refusal for an event that could not
+// be recorded.
+const auditMessage = "the A2A version negotiation could not be recorded; retry"
+
+// refuseInternal answers, as an internal error, a request the host cannot
+// serve for a fault of its own: a negotiation that could not be recorded
+// under a policy that requires it (the host answers nothing authoritative
+// about an exchange it has no record of, and the caller may retry), or an
+// invalid Subject under StrictSubject.
+func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool, msg string) {
 	if card || m.opts.Binding == HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
 		return
@@ -302,8 +351,8 @@ func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string
 		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", HeaderName, quote(req.values[0]), m.adv.Preferred) + serves
 	}
 	named := quote(req.version)
-	if req.version == "" {
-		named = "(none, so the preferred " + m.adv.Preferred + ")"
+	if req.implied {
+		named = "(none, which A2A reads as " + impliedVersion + ")"
 	}
 	switch {
 	case o.Reason == events.ReasonBelowFloor:

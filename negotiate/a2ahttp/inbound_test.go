@@ -85,20 +85,20 @@ func TestJSONRPCBinding(t *testing.T) {
 		id     string
 		want   want
 	}{
-		{"absent: preferred", "/a2a", nil, `"req-1"`,
-			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
-		{"empty: preferred", "/a2a", []string{"A2A-Version", ""}, `"req-1"`,
-			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
-		{"blank: preferred", "/a2a", []string{"A2A-Version", " \t"}, `"req-1"`,
-			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"absent: a request for 0.3, below the floor", "/a2a", nil, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+		{"empty: a request for 0.3, below the floor", "/a2a", []string{"A2A-Version", ""}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+		{"blank: a request for 0.3, below the floor", "/a2a", []string{"A2A-Version", " \t"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"preferred named", "/a2a", []string{"A2A-Version", "1.2"}, `"req-1"`,
 			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "1.2")}},
 		{"space around the value", "/a2a", []string{"A2A-Version", " 1.2\t"}, `"req-1"`,
 			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "1.2")}},
 		{"authenticated downgrade", "/a2a", []string{"A2A-Version", "1.1", "Authorization", bearer}, `"req-1"`,
 			want{200, "1.1", "served", "1.1", negotiate.Downgraded, accepted("1.1", "1.1")}},
-		{"query ignored on JSON-RPC", "/a2a?A2A-Version=9.9", nil, `"req-1"`,
-			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "")}},
+		{"query ignored on JSON-RPC", "/a2a?A2A-Version=1.2", nil, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"unauthenticated downgrade", "/a2a", []string{"A2A-Version", "1.1"}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+serves), "", negotiate.Refused, refused("1.1", events.ReasonUnauthenticated)}},
 		{"below the floor", "/a2a", []string{"A2A-Version", "1.0", "Authorization", bearer}, `7`,
@@ -181,7 +181,7 @@ func TestHeaderNameInAnyCase(t *testing.T) {
 			rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.1\", \"1.2\"), not one; send exactly one version`+serves)},
 		{"three spellings, listed canonical first then by key", http.Header{"a2a-version": {"1.0"}, "A2A-VERSION": {"0.3"}, "A2a-Version": {"1.1"}}, "1.2",
 			rpcRefusal(`"req-1"`, `A2A-Version carries 3 values (\"1.1\", \"0.3\", \"1.0\"), not one; send exactly one version`+serves)},
-		{"a longer name is another header", http.Header{"A2A-Versions": {"9.9"}}, "1.2", "served"},
+		{"a longer name is another header", http.Header{"A2A-Versions": {"1.2"}}, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
@@ -265,12 +265,15 @@ func TestHTTPJSONBinding(t *testing.T) {
 		version string
 		body    string
 	}{
-		{"absent", "/tasks/t-1", nil, 200, "1.2", "served"},
+		{"absent: a request for 0.3", "/tasks/t-1", nil, 400, "1.2",
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
 		{"header", "/tasks/t-1", []string{"A2A-Version", "1.1", "Authorization", bearer}, 200, "1.1", "served"},
 		{"query", "/tasks/t-1?A2A-Version=1.1", []string{"Authorization", bearer}, 200, "1.1", "served"},
 		{"escaped query name and value", "/tasks/t-1?x=1&A2A%2DVersion=1%2E1", []string{"Authorization", bearer}, 200, "1.1", "served"},
-		{"empty query value", "/tasks/t-1?A2A-Version=", nil, 200, "1.2", "served"},
-		{"another case is another parameter", "/tasks/t-1?a2a-version=9.9", nil, 200, "1.2", "served"},
+		{"empty query value: a request for 0.3", "/tasks/t-1?A2A-Version=", nil, 400, "1.2",
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
+		{"another case is another parameter: a request for 0.3", "/tasks/t-1?a2a-version=1.2", nil, 400, "1.2",
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
 		{"query unsupported", "/tasks/t-1?A2A-Version=9.9", nil, 400, "1.2",
 			statusRefusal(`A2A-Version \"9.9\" is not served` + serves)},
 		{"header unauthenticated", "/tasks/t-1", []string{"A2A-Version", "1.1"}, 400, "1.2",
@@ -361,7 +364,9 @@ func TestCardPathOption(t *testing.T) {
 	if w := f.do(httptest.NewRequest("GET", "/agents/a/card.json", nil)); w.Body.String() != `{}` {
 		t.Errorf("the configured card path answered %s", w.Body)
 	}
-	if w := f.do(httptest.NewRequest("GET", a2ahttp.DefaultCardPath, nil)); w.Body.String() != "served" {
+	r := httptest.NewRequest("GET", a2ahttp.DefaultCardPath, nil)
+	r.Header.Set("A2A-Version", "1.2")
+	if w := f.do(r); w.Body.String() != "served" {
 		t.Errorf("the default card path answered %s, want the wrapped handler", w.Body)
 	}
 }
@@ -390,16 +395,11 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{RequireAudit: true}, tc.opts)
 			f.rec.Fail(errors.New("event store down"))
-			method := "POST"
-			if tc.target == a2ahttp.DefaultCardPath {
-				method = "GET"
-			}
-			r := httptest.NewRequest(method, tc.target, strings.NewReader(rpcBody(`"req-1"`)))
-			w := f.do(r)
+			w := f.do(cardOrPost(tc.target, "1.2"))
 			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != 0 {
 				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, 0", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body)
 			}
-			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=\"\" decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
 			if f.log.String() != wantLog {
 				t.Errorf("log %q\nwant %q", f.log, wantLog)
 			}
@@ -443,6 +443,141 @@ func TestBindingString(t *testing.T) {
 	for b, want := range map[a2ahttp.Binding]string{a2ahttp.JSONRPC: "JSONRPC", a2ahttp.HTTPJSON: "HTTP+JSON", 9: "Binding(9)"} {
 		if b.String() != want {
 			t.Errorf("%d.String() = %q, want %q", b, b.String(), want)
+		}
+	}
+}
+
+// A request that names no version is a request for 0.3 (A2A §3.6.2), on
+// both bindings and whatever the host prefers: served at 0.3 to a caller
+// that may have it, refused otherwise, and recorded as requested "0.3".
+// Only the agent card keeps the v2 rule (the preferred version's card).
+func TestHeaderlessRequestIsA2A03(t *testing.T) {
+	const (
+		errInfo03 = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}`
+		msg       = `A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`
+	)
+	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
+	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	for _, tc := range []struct {
+		name    string
+		binding a2ahttp.Binding
+		method  string
+		target  string
+		header  []string
+		status  int
+		version string
+		body    string
+		event   events.NegotiationDecided
+	}{
+		{"JSON-RPC, authenticated: served at 0.3", a2ahttp.JSONRPC, "POST", "/a2a", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"JSON-RPC, empty header, authenticated: served at 0.3", a2ahttp.JSONRPC, "POST", "/a2a", []string{"A2A-Version", "", "Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"JSON-RPC, anonymous: refused -32009", a2ahttp.JSONRPC, "POST", "/a2a", nil, 200, "1.0",
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"` + msg + `","data":[` + errInfo03 + `]}}`, refused03},
+		{"HTTP+JSON, authenticated: served at 0.3", a2ahttp.HTTPJSON, "POST", "/message:send", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"HTTP+JSON, empty query, authenticated: served at 0.3", a2ahttp.HTTPJSON, "POST", "/message:send?A2A-Version=", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"HTTP+JSON, anonymous: refused 400", a2ahttp.HTTPJSON, "POST", "/message:send", nil, 400, "1.0",
+			`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"` + msg + `","details":[` + errInfo03 + `]}}`, refused03},
+		{"the card, anonymous: the preferred card", a2ahttp.JSONRPC, "GET", a2ahttp.DefaultCardPath, nil, 200, "1.0", "served", card10},
+		{"the card, authenticated: still the preferred card", a2ahttp.HTTPJSON, "HEAD", a2ahttp.DefaultCardPath, []string{"Authorization", bearer}, 200, "1.0", "served", card10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixtureOf(t, legacyA2A(), policy.Policy{}, a2ahttp.Options{Binding: tc.binding})
+			r := httptest.NewRequest(tc.method, tc.target, strings.NewReader(rpcBody(`"req-1"`)))
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				r.Header.Add(tc.header[i], tc.header[i+1])
+			}
+			w := f.do(r)
+			if w.Code != tc.status || w.Header().Get("A2A-Version") != tc.version || w.Body.String() != tc.body {
+				t.Errorf("%d, A2A-Version %q, body\n%s\nwant %d, %q,\n%s", w.Code, w.Header().Get("A2A-Version"), w.Body, tc.status, tc.version, tc.body)
+			}
+			if tc.body == "served" && (f.served.version != tc.version || f.served.outcome.Version != tc.version) {
+				t.Errorf("the handler saw version %q, outcome %q; want %q", f.served.version, f.served.outcome.Version, tc.version)
+			}
+			if got := onlyPayload(t, f.rec); got != tc.event {
+				t.Errorf("event payload\n got %+v\nwant %+v", got, tc.event)
+			}
+		})
+	}
+}
+
+// An invalid Subject is the host's mistake: it is never silently read as
+// anonymous. It is logged with every violation; without StrictSubject the
+// request is decided as unauthenticated, with it the request is refused
+// as an internal error before anything is decided or recorded.
+func TestInvalidSubject(t *testing.T) {
+	const violations = `subject.subjectId: \"users/42\" contains whitespace or '/'; subject.tenant: \"Acme Corp\" may hold only A-Z a-z 0-9 . _ ~ -`
+	invalid := func(*http.Request) *negotiate.Subject {
+		s := peerAgent()
+		s.SubjectID, s.Tenant = "users/42", "Acme Corp"
+		return s
+	}
+	internalInfo := `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}`
+	strictMsg := `the caller's Subject is invalid: ` + violations
+	for _, tc := range []struct {
+		name    string
+		opts    a2ahttp.Options
+		target  string
+		status  int
+		version string
+		body    string
+		events  int
+		log     string
+	}{
+		{"JSON-RPC: decided as unauthenticated", a2ahttp.Options{}, "/a2a", 200, "1.2",
+			rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+serves), 1,
+			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=false` + "\n"},
+		{"JSON-RPC, strict: -32603", a2ahttp.Options{StrictSubject: true}, "/a2a", 200, "1.2",
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + strictMsg + `","data":[` + internalInfo + `]}}`, 0,
+			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
+		{"JSON-RPC, strict, without data", a2ahttp.Options{StrictSubject: true, OmitErrorData: true}, "/a2a", 200, "1.2",
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + strictMsg + `"}}`, 0,
+			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
+		{"HTTP+JSON, strict: 500", a2ahttp.Options{StrictSubject: true, Binding: a2ahttp.HTTPJSON}, "/a2a", 500, "1.2",
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + strictMsg + `","details":[` + internalInfo + `]}}`, 0,
+			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
+		{"the card, strict: 500", a2ahttp.Options{StrictSubject: true}, a2ahttp.DefaultCardPath, 500, "1.2",
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + strictMsg + `","details":[` + internalInfo + `]}}`, 0,
+			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Subject = invalid
+			f := newFixture(t, policy.Policy{}, tc.opts)
+			w := f.do(cardOrPost(tc.target, "1.1"))
+			if w.Code != tc.status || w.Header().Get("A2A-Version") != tc.version || w.Body.String() != tc.body || f.served.calls != 0 {
+				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, %q, %s, 0", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.version, tc.body)
+			}
+			if got := len(f.rec.Events()); got != tc.events {
+				t.Errorf("recorded %d events, want %d", got, tc.events)
+			}
+			if tc.events == 1 {
+				if got := onlyPayload(t, f.rec); got.Reason != events.ReasonUnauthenticated || got.Requested != "1.1" {
+					t.Errorf("event %+v, want refused 1.1 as unauthenticated", got)
+				}
+			}
+			if f.log.String() != tc.log {
+				t.Errorf("log\n%s\nwant\n%s", f.log, tc.log)
+			}
+		})
+	}
+}
+
+// A valid Subject is served as it is, strict or not, and nothing is logged;
+// so is the absence of one.
+func TestValidSubjectIsNotLogged(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		f := newFixture(t, policy.Policy{}, a2ahttp.Options{StrictSubject: strict})
+		for _, auth := range []string{bearer, ""} {
+			w := f.do(post("/a2a", rpcBody(`1`), "A2A-Version", "1.2", "Authorization", auth))
+			if w.Body.String() != "served" {
+				t.Errorf("strict %v, auth %q: %s", strict, auth, w.Body)
+			}
+		}
+		if w := f.do(post("/a2a", rpcBody(`1`), "A2A-Version", "1.1", "Authorization", bearer)); w.Body.String() != "served" || f.served.version != "1.1" {
+			t.Errorf("strict %v: the authenticated downgrade was not served: %s", strict, w.Body)
+		}
+		if f.log.Len() != 0 {
+			t.Errorf("strict %v: logged %q", strict, f.log)
 		}
 	}
 }

@@ -14,6 +14,10 @@ import (
 // matched in any case; net/http writes and reads this one as A2a-Version.
 const HeaderName = "A2A-Version"
 
+// impliedVersion is the version A2A reads a request that names none as
+// (A2A §3.6.2), everywhere but on the agent card.
+const impliedVersion = "0.3"
+
 // canonicalHeader is HeaderName as net/http stores it, so that the common
 // case is one map lookup.
 var canonicalHeader = http.CanonicalHeaderKey(HeaderName)
@@ -34,8 +38,12 @@ const (
 // values when there are several, and what is wrong with them.
 type requested struct {
 	// version is the one well-formed value; empty when the request named
-	// none (absent or empty: the preferred version is served).
+	// none (absent or empty), until the middleware reads that as
+	// impliedVersion, off the card path.
 	version string
+	// implied says the request named no version and version is the one
+	// A2A reads that as.
+	implied bool
 	// values are what the request sent, each trimmed, when it is refused:
 	// the malformed value, or every value when there are several.
 	values  []string
@@ -59,8 +67,9 @@ func (r *requested) raw() string {
 // Every header line counts, whatever the case of its name, and so does
 // every query parameter of that name; a line holding a comma-separated
 // list counts as one value per element. One value in all is the version,
-// or malformed; none, or one empty line or parameter, is the preferred
-// version; anything more is several values, never a choice among them.
+// or malformed; none, or one empty line or parameter, is no version (the
+// caller decides what that means); anything more is several values, never
+// a choice among them.
 func readVersion(h http.Header, rawQuery string, query bool) requested {
 	all := h[canonicalHeader]
 	other := otherSpellings(h)
