@@ -3,6 +3,7 @@ module github.com/wopneg/wopneg/examples
 go 1.26.0
 
 require (
+	github.com/a2aproject/a2a-go v0.3.15
 	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mark3labs/mcp-go v1.2.1
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/a2aproject/a2a-go v0.3.15 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect
 	github.com/go-playground/universal-translator v0.18.2 // indirect
