@@ -41,32 +41,24 @@ function text(result) {
   return part?.text ?? part?.content?.value ?? JSON.stringify(result);
 }
 
+// The message to send, in each SDK's shape: 0.3's JSON Schema types, 1.x's
+// proto-generated ones.
+const hello = {
+  "0.3": { kind: "message", messageId: "m-1", role: "user", parts: [{ kind: "text", text: "hello" }] },
+  "1.3": { messageId: "m-1", role: 1, parts: [{ content: { $case: "text", value: "hello" } }] },
+};
+const sdks = { "0.3": sdk03, "1.3": sdk13 };
+
 let out;
 try {
-  let client, result;
-  if (which === "0.3") {
-    const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdk03;
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: recordingFetch })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: recordingFetch }),
-    }));
-    client = await factory.createFromUrl(base);
-    result = await client.sendMessage({
-      message: { kind: "message", messageId: "m-1", role: "user", parts: [{ kind: "text", text: "hello" }] },
-    });
-  } else if (which === "1.3") {
-    const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdk13;
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: recordingFetch })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: recordingFetch }),
-    }));
-    client = await factory.createFromUrl(base);
-    result = await client.sendMessage({
-      message: { messageId: "m-1", role: 1, parts: [{ content: { $case: "text", value: "hello" } }] },
-    });
-  } else {
-    throw new Error(`unknown sdk ${which}`);
-  }
+  if (!(which in sdks)) throw new Error(`unknown sdk ${which}`);
+  const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdks[which];
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl: recordingFetch })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: recordingFetch }),
+  }));
+  const client = await factory.createFromUrl(base);
+  const result = await client.sendMessage({ message: hello[which] });
   out = { reply: text(result), wire };
 } catch (e) {
   out = { error: { name: e?.constructor?.name ?? "Error", message: String(e?.message ?? e) }, wire };
