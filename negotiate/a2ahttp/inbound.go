@@ -331,8 +331,14 @@ func (m *Middleware) errorInfo(reason string, versions bool) wperrors.ErrorInfo 
 }
 
 // requestID reads the JSON-RPC id of a refused request, within the bound.
-// Nothing is forwarded after a refusal, so the body is consumed here.
+// Nothing is forwarded after a refusal, so the body is consumed here. A
+// body declared larger than the bound is not read at all: its id would be
+// null either way. The declared length never sizes a buffer; the body is
+// read into one that grows as bytes arrive.
 func (m *Middleware) requestID(r *http.Request) json.RawMessage {
+	if r.ContentLength > m.maxBody {
+		return nullID
+	}
 	body, err := readBounded(r.Body, m.maxBody)
 	if err != nil {
 		return nullID
