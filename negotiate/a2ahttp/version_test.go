@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"reflect"
 	"testing"
 
@@ -71,6 +72,15 @@ func TestSniffID(t *testing.T) {
 		`"id"`:                             `null`,
 		`{"id":"x"} x`:                     `null`,
 		"":                                 `null`,
+		// The strict reader's rules: any repeated member, a nesting
+		// past strictjson.MaxDepth, invalid UTF-8, an id of another case.
+		`{"method":"a","method":"b","id":1}`:                                          `null`,
+		`{"params":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `,"id":1}`: `null`,
+		`{"params":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `,"id":1}`: `1`,
+		"{\"id\":\"\xff\"}": `null`,
+		`{"Id":1}`:          `null`,
+		`{"id":null}`:       `null`,
+		`{"id":{"a":1}}`:    `null`,
 	} {
 		if got := string(sniffID([]byte(body))); got != want {
 			t.Errorf("sniffID(%q) = %s, want %s", body, got, want)

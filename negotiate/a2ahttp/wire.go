@@ -1,7 +1,6 @@
 package a2ahttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 
 	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // JSON-RPC codes and google.rpc statuses the middleware answers with, other
@@ -96,51 +96,30 @@ func readBounded(r io.Reader, max int64) ([]byte, error) {
 	return body, nil
 }
 
+// errNoID ends the reading of a request whose id cannot be echoed.
+var errNoID = errors.New("the id is neither a string nor a number")
+
 // sniffID returns the id of a JSON-RPC request body exactly as it was
 // written, or null when there is none to echo: the body is not one JSON
-// object, its id member is missing, repeated, or neither a string, a number
-// nor null (JSON-RPC 2.0 §4). Member names are matched exactly, as JSON-RPC
-// requires and encoding/json's case-insensitive matching would not.
+// object as the strict reader reads it (member names matched exactly, as
+// JSON-RPC requires, none repeated, nesting bounded, nothing after it), or
+// its id is missing or neither a string nor a number (JSON-RPC 2.0 §4).
 func sniffID(body []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nullID
-	}
+	r := strictjson.NewReader(body, 0)
 	var id json.RawMessage
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nullID
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nullID
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nullID
-		}
+	err := r.Object(func(key string) error {
 		if key != "id" {
-			continue
+			return nil // the reader skips the value, checking it.
 		}
-		if id != nil {
-			return nullID // two ids: echoing either would be a guess.
+		if k, err := r.Next(); err != nil || k != strictjson.String && k != strictjson.Number {
+			return errNoID
 		}
-		id = value
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		raw, err := r.Raw()
+		id = raw
+		return err
+	})
+	if err != nil || r.End() != nil || id == nil {
 		return nullID
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nullID // trailing data: not one JSON object.
-	}
-	if len(id) == 0 {
-		return nullID
-	}
-	switch id[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return id
-	}
-	return nullID // null itself, or an object, array or boolean.
+	return id
 }
