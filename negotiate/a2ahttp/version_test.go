@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/wopneg/wopneg/facets"
