@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -58,11 +59,17 @@ func BenchmarkBaseline(b *testing.B) { benchServe(b, ok200, "1.2") }
 // sink that keeps nothing), stamp the response and put the Outcome in the
 // context.
 func BenchmarkMiddleware(b *testing.B) {
-	for _, tc := range []struct{ name, version string }{
-		{"preferred", "1.2"}, {"absent", ""}, {"downgrade", "1.1"},
+	for _, tc := range []struct {
+		name, version string
+		set           facets.Set
+	}{
+		{"preferred", "1.2", wideA2A()}, {"downgrade", "1.1", wideA2A()},
+		// No header: a request for 0.3, served at 0.3 by a host that
+		// offers it.
+		{"absent", "", legacyA2A()},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
+			m, err := a2ahttp.New(compile(b, tc.set, policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,11 +79,18 @@ func BenchmarkMiddleware(b *testing.B) {
 }
 
 // BenchmarkRefusal is a refused JSON-RPC request: the body read for its id
-// and the -32009 error written.
+// and the -32009 error written. With a header of 64 Ki commas it measures
+// what several values cost: a bounded list, not a string per comma.
 func BenchmarkRefusal(b *testing.B) {
-	m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
-	if err != nil {
-		b.Fatal(err)
+	for _, tc := range []struct{ name, version string }{
+		{"unsupported", "9.9"}, {"64Ki commas", strings.Repeat(",", 1<<16)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchServe(b, m.Wrap(ok200), tc.version)
+		})
 	}
-	benchServe(b, m.Wrap(ok200), "9.9")
 }

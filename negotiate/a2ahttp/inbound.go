@@ -352,7 +352,7 @@ func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string
 	serves := "; this interface serves " + strings.Join(m.served, ", ")
 	switch req.problem {
 	case problemMultiple:
-		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", HeaderName, len(req.values), quoteList(req.values)) + serves
+		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", HeaderName, req.count, listed(req)) + serves
 	case problemMalformed:
 		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", HeaderName, quote(req.values[0]), m.adv.Preferred) + serves
 	}
@@ -369,6 +369,15 @@ func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string
 		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", HeaderName, named) + serves
 	}
 	return fmt.Sprintf("%s %s is not served", HeaderName, named) + serves
+}
+
+// listed quotes the values of a request that sent several, with "..." for
+// those not kept.
+func listed(req *requested) string {
+	if req.count > len(req.values) {
+		return quoteList(req.values) + ", ..."
+	}
+	return quoteList(req.values)
 }
 
 // maxQuoted bounds how much of a value the caller sent is echoed in a
@@ -390,7 +399,6 @@ func truncate(s string) string {
 }
 
 func quoteList(values []string) string {
-	const maxListed = 4
 	var b strings.Builder
 	for i, v := range values {
 		if i == maxListed {

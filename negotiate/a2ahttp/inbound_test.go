@@ -123,6 +123,8 @@ func TestJSONRPCBinding(t *testing.T) {
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"an empty line beside a value", "/a2a", []string{"A2A-Version", "", "A2A-Version", "1.2"}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"\", \"1.2\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"four values, all listed", "/a2a", []string{"A2A-Version", "1.0,1.1", "A2A-Version", "1.2,1.3"}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 4 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"many values, listed up to four", "/a2a", []string{"A2A-Version", "1.0,1.1,1.2,1.3,1.4"}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 5 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\", ...), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a long value is cut in the message", "/a2a", []string{"A2A-Version", strings.Repeat("9", 40)}, `"req-1"`,

@@ -45,8 +45,10 @@ type requested struct {
 	// A2A reads that as.
 	implied bool
 	// values are what the request sent, each trimmed, when it is refused:
-	// the malformed value, or every value when there are several.
-	values  []string
+	// the malformed value, or the first maxListed of several.
+	values []string
+	// count is how many values a request with several sent.
+	count   int
 	problem problem
 }
 
@@ -89,14 +91,23 @@ func readVersion(h http.Header, rawQuery string, query bool) requested {
 	if n == 1 && strings.IndexByte(all[0], ',') < 0 {
 		return single(trimOWS(all[0]))
 	}
-	var values []string
+	// Only the first maxListed values are kept, for the message: a header
+	// of commas must not cost a string per byte.
+	req := requested{problem: problemMultiple}
 	for _, v := range all {
+		req.count += strings.Count(v, ",") + 1
 		for elem := range strings.SplitSeq(v, ",") {
-			values = append(values, trimOWS(elem))
+			if len(req.values) == maxListed {
+				break
+			}
+			req.values = append(req.values, trimOWS(elem))
 		}
 	}
-	return requested{values: values, problem: problemMultiple}
+	return req
 }
+
+// maxListed bounds how many of several values a refusal lists.
+const maxListed = 4
 
 // single reads one value.
 func single(v string) requested {

@@ -25,14 +25,18 @@ func TestReadVersion(t *testing.T) {
 		{"empty", http.Header{"A2a-Version": {""}}, "", false, requested{}},
 		{"malformed", http.Header{"A2a-Version": {"1"}}, "", false, requested{values: []string{"1"}, problem: problemMalformed}},
 		{"inner space", http.Header{"A2a-Version": {"1. 0"}}, "", false, requested{values: []string{"1. 0"}, problem: problemMalformed}},
-		{"list", http.Header{"A2a-Version": {"1.0 , 0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
-		{"lines", http.Header{"A2a-Version": {"1.0", "0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
+		{"list", http.Header{"A2a-Version": {"1.0 , 0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
+		{"lines", http.Header{"A2a-Version": {"1.0", "0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
 		{"query", nil, "A2A-Version=1.0", true, requested{version: "1.0"}},
 		{"query not read", nil, "A2A-Version=1.0", false, requested{}},
 		{"query plus", nil, "A2A-Version=+1.0+", true, requested{version: "1.0"}},
-		{"query and header", http.Header{"A2a-Version": {"1.0"}}, "A2A-Version=0.3", true, requested{values: []string{"1.0", "0.3"}, problem: problemMultiple}},
+		{"query and header", http.Header{"A2a-Version": {"1.0"}}, "A2A-Version=0.3", true, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
 		{"query name without value", nil, "A2A-Version", true, requested{}},
 		{"other parameters", nil, "a=1&b=A2A&c=%41", true, requested{}},
+		// A header of commas keeps four values, not one per comma.
+		{"many commas", http.Header{"A2a-Version": {strings.Repeat(",", 1<<16)}}, "", false, requested{values: []string{"", "", "", ""}, count: 1<<16 + 1, problem: problemMultiple}},
+		{"four values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4", true, requested{values: []string{"1", "2", "3", "4"}, count: 4, problem: problemMultiple}},
+		{"five values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4&A2A-Version=5", true, requested{values: []string{"1", "2", "3", "4"}, count: 5, problem: problemMultiple}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := readVersion(tc.header, tc.query, tc.useQ); !reflect.DeepEqual(got, tc.want) {
