@@ -101,8 +101,9 @@ type Options struct {
 	OmitErrorData bool
 
 	// MaxBodyBytes bounds how much of a refused JSON-RPC request body is
-	// read to find its id; zero means DefaultMaxBodyBytes. An accepted
-	// request's body is never read.
+	// read to find its id; zero means DefaultMaxBodyBytes. A body declared
+	// larger is not read at all, and a declared length never sizes a
+	// buffer. An accepted request's body is never read.
 	MaxBodyBytes int64
 
 	// ErrorLog receives what the middleware cannot answer to the caller: a
@@ -148,17 +149,17 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		return nil, fmt.Errorf("a2ahttp: unknown %v", opts.Binding)
 	}
 	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}
-	switch {
-	case m.cardPath == "":
+	if m.cardPath == "" {
 		m.cardPath = DefaultCardPath
-	case !strings.HasPrefix(m.cardPath, "/"):
+	}
+	if !strings.HasPrefix(m.cardPath, "/") {
 		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
 	}
-	switch {
-	case m.maxBody == 0:
-		m.maxBody = DefaultMaxBodyBytes
-	case m.maxBody < 0:
+	if m.maxBody < 0 {
 		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
+	}
+	if m.maxBody == 0 {
+		m.maxBody = DefaultMaxBodyBytes
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -360,12 +361,13 @@ func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string
 	if req.implied {
 		named = "(none, which A2A reads as " + impliedVersion + ")"
 	}
-	switch {
-	case o.Reason == events.ReasonBelowFloor:
+	if o.Reason == events.ReasonBelowFloor {
 		return fmt.Sprintf("%s %s is below this interface's minimum version %s", HeaderName, named, m.adv.Floor) + serves
-	case o.Reason == events.ReasonUnauthenticated:
+	}
+	if o.Reason == events.ReasonUnauthenticated {
 		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", HeaderName, named, m.adv.Preferred) + serves
-	case o.Rule == negotiate.RulePolicy:
+	}
+	if o.Rule == negotiate.RulePolicy {
 		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", HeaderName, named) + serves
 	}
 	return fmt.Sprintf("%s %s is not served", HeaderName, named) + serves

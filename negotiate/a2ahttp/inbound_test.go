@@ -129,6 +129,8 @@ func TestJSONRPCBinding(t *testing.T) {
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 5 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\", ...), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a long value is cut in the message", "/a2a", []string{"A2A-Version", strings.Repeat("9", 40)}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\"... is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+		{"a value of the longest echoed length is echoed whole", "/a2a", []string{"A2A-Version", strings.Repeat("9", 32)}, `"req-1"`,
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a control character is escaped", "/a2a", []string{"A2A-Version", "1.\x012"}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.\\x012\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 	} {
@@ -406,6 +408,23 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 				t.Errorf("log %q\nwant %q", f.log, wantLog)
 			}
 		})
+	}
+}
+
+// What the log echoes of the requested version is bounded like the
+// messages: 32 bytes, then "...".
+func TestAuditFailureLogIsBounded(t *testing.T) {
+	for _, tc := range []struct{ sent, logged string }{
+		{strings.Repeat("7", 32), strings.Repeat("7", 32)},
+		{strings.Repeat("7", 33), strings.Repeat("7", 32) + "..."},
+	} {
+		f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
+		f.rec.Fail(errors.New("event store down"))
+		f.do(post("/a2a", rpcBody(`1`), "A2A-Version", tc.sent))
+		want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=" + tc.logged + " decided=refused version=\"\" failClosed=false error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+		if f.log.String() != want {
+			t.Errorf("log %q\nwant %q", f.log, want)
+		}
 	}
 }
 
