@@ -314,7 +314,7 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
 		return
 	}
-	e := wperrors.RPCError{Code: rpcInternalError, Message: msg}
+	e := wperrors.RPCError{Code: -32603, Message: msg} // JSON-RPC 2.0 Internal error
 	if !m.opts.OmitErrorData {
 		e.Data = []wperrors.ErrorInfo{m.errorInfo(reasonInternal, false)}
 	}

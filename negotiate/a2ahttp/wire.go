@@ -11,10 +11,10 @@ import (
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
-// JSON-RPC codes and google.rpc statuses the middleware answers with, other
-// than the version refusal's -32009 (see [wperrors.RPCA2AVersionNotSupported]).
+// The google.rpc statuses the middleware answers with. Its JSON-RPC codes
+// are the version refusal's -32009 ([wperrors.RPCA2AVersionNotSupported])
+// and JSON-RPC 2.0's -32603 Internal error, written where it is answered.
 const (
-	rpcInternalError = -32603
 	// statusFailedPrecondition is the google.rpc status a2a-go gives
 	// VersionNotSupported on the HTTP+JSON binding (internal/rest, v2.4.0),
 	// and the A2A 1.0.1 interop map gives it on gRPC.
