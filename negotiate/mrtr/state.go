@@ -24,10 +24,11 @@ import (
 // answered to the client the same way (the reference host uses JSON-RPC
 // -32602), so that the answer says nothing about which check failed.
 var (
-	// ErrMalformed: not two base64url parts, too long, or claims that are
-	// not the closed claims object.
+	// ErrMalformed: not two parts, too long, or claims that are not the
+	// closed claims object.
 	ErrMalformed = errors.New("mrtr: requestState is malformed")
-	// ErrSignature: no key the Sealer holds made this MAC.
+	// ErrSignature: the second part is not, byte for byte, the unpadded
+	// base64url MAC of the first made by a key the Sealer holds.
 	ErrSignature = errors.New("mrtr: requestState was not sealed by this host")
 	// ErrExpired: the state is past its expiry.
 	ErrExpired = errors.New("mrtr: requestState has expired")
@@ -140,8 +141,9 @@ type SealerOptions struct {
 	// TTL is how long a state opens; zero means DefaultTTL.
 	TTL time.Duration
 	// Nonces keeps the nonces of opened states. Nil means a
-	// NewMemoryNonces(DefaultNonceCapacity) of the Sealer's own; a host
-	// with several replicas gives them a shared store.
+	// NewMemoryNonces(DefaultNonceCapacity, 0) of the Sealer's own, on the
+	// Sealer's clock; a host with several replicas gives them a shared
+	// store.
 	Nonces NonceStore
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -168,11 +170,13 @@ func NewSealer(opts SealerOptions) (*Sealer, error) {
 	if s.ttl == 0 {
 		s.ttl = DefaultTTL
 	}
-	if s.nonces == nil {
-		s.nonces = NewMemoryNonces(DefaultNonceCapacity)
-	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.nonces == nil {
+		// One clock: a store that judged expiry by another could forget a
+		// nonce whose state this Sealer still opens.
+		s.nonces = NewMemoryNonces(DefaultNonceCapacity, 0).WithClock(s.now)
 	}
 	if err := s.SetKeys(opts.Keys); err != nil {
 		return nil, err
@@ -264,15 +268,13 @@ func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, err
 	if !ok || strings.Contains(sig, ".") {
 		return Claims{}, fmt.Errorf("%w: want two parts", ErrMalformed)
 	}
-	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
-	if err != nil {
-		return Claims{}, fmt.Errorf("%w: the MAC is not base64url", ErrMalformed)
-	}
 	verified := false
 	for _, k := range *s.keys.Load() {
-		// Every key is tried, found or not, so the time taken does not
-		// say which key (or whether any) matched.
-		if hmac.Equal(got, mac(k.Secret, head)) {
+		// The MAC is compared as written, so that exactly one spelling of
+		// a state opens (a base64 decoder would skip CR and LF). Every key
+		// is tried, found or not, so the time taken does not say which key
+		// (or whether any) matched.
+		if hmac.Equal([]byte(sig), []byte(base64.RawURLEncoding.EncodeToString(mac(k.Secret, head)))) {
 			verified = true
 		}
 	}
@@ -305,10 +307,11 @@ func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, err
 	if c.J == "" {
 		return Claims{}, fmt.Errorf("%w: no nonce", ErrMalformed)
 	}
-	if err := s.nonces.Consume(ctx, c.J, expires); err != nil {
+	claims := Claims{Binding: b, Round: c.N, ExpiresAt: expires.UTC(), Nonce: c.J}
+	if err := s.nonces.Consume(ctx, claims); err != nil {
 		return Claims{}, err
 	}
-	return Claims{Binding: b, Round: c.N, ExpiresAt: expires.UTC(), Nonce: c.J}, nil
+	return claims, nil
 }
 
 func mac(key []byte, head string) []byte {
