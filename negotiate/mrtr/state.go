@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -325,19 +324,19 @@ func mac(key []byte, head string) []byte {
 // a newline, and its arguments in canonical JSON (keys sorted, no
 // insignificant space, numbers as written), so that the same arguments in
 // another key order or spacing give the same digest and any other
-// arguments do not. Arguments that are not JSON are an error; nil
-// arguments are the JSON null.
+// arguments do not. The arguments are read strictly: anything but one
+// JSON value, a key repeated in an object, or nesting deeper than 64
+// levels is an error. Nil arguments are the JSON null.
 func Digest(name string, arguments json.RawMessage) (string, error) {
 	canon := []byte("null")
 	if len(arguments) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(arguments))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return "", fmt.Errorf("mrtr: the arguments are not JSON: %w", err)
+		r := strictjson.NewReader(arguments, 0)
+		v, err := tree(r)
+		if err == nil {
+			err = r.End()
 		}
-		if _, err := dec.Token(); err != io.EOF {
-			return "", errors.New("mrtr: the arguments hold more than one JSON value")
+		if err != nil {
+			return "", fmt.Errorf("mrtr: the arguments are not strict JSON: %w", err)
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -352,4 +351,38 @@ func Digest(name string, arguments json.RawMessage) (string, error) {
 	h.Write([]byte{'\n'})
 	h.Write(canon)
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// tree reads the next value of r as encoding/json would decode it into an
+// any, numbers kept as written; encoding/json writes it back with its keys
+// sorted.
+func tree(r *strictjson.Reader) (any, error) {
+	kind, err := r.Next()
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case strictjson.Object:
+		m := map[string]any{}
+		return m, r.Object(func(key string) error {
+			v, err := tree(r)
+			m[key] = v
+			return err
+		})
+	case strictjson.Array:
+		a := []any{}
+		err := r.Array(func(int) error {
+			v, err := tree(r)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case strictjson.String:
+		return r.String()
+	case strictjson.Number:
+		return r.Number()
+	case strictjson.Bool:
+		return r.Bool()
+	}
+	return nil, r.Skip() // null
 }
