@@ -196,7 +196,7 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatalf("%v, want %v", err, c.want)
 			}
 			var be *mrtr.BindingError
-			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim) {
+			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim || err.Error() != "mrtr: requestState is bound to another "+c.claim) {
 				t.Errorf("%v, want the %s named", err, c.claim)
 			}
 		})

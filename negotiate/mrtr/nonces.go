@@ -100,15 +100,17 @@ func (m *MemoryNonces) Consume(ctx context.Context, c Claims) error {
 		}
 		m.horizon = e.expires
 	}
-	switch {
-	case m.used[c.Nonce]:
+	if m.used[c.Nonce] {
 		return ErrReplayed
-	case !c.ExpiresAt.After(m.horizon):
+	}
+	if !c.ExpiresAt.After(m.horizon) {
 		// Its nonce may be one of those forgotten.
 		return fmt.Errorf("%w: it expires no later than nonces the store has forgotten", ErrReplayed)
-	case len(m.used) >= m.capacity:
+	}
+	if len(m.used) >= m.capacity {
 		return ErrNonceStoreFull
-	case m.held[c.Principal] >= m.share:
+	}
+	if m.held[c.Principal] >= m.share {
 		return fmt.Errorf("%w: the principal holds its share of %d", ErrNonceStoreFull, m.share)
 	}
 	m.used[c.Nonce] = true
