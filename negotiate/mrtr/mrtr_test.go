@@ -176,6 +176,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"claims not base64url", signed("e30!"), binding, mrtr.ErrMalformed, ""},
 		{"claims not JSON", forge("{"), binding, mrtr.ErrMalformed, ""},
 		{"too long", strings.Repeat("a", mrtr.MaxStateBytes+1), binding, mrtr.ErrMalformed, ""},
+		{"as long as may be", strings.Repeat("a", mrtr.MaxStateBytes-2) + ".a", binding, mrtr.ErrSignature, ""},
 		{"another principal", fresh(), with(func(b *mrtr.Binding) { b.Principal = "https://idp.example|u-43" }), mrtr.ErrBinding, "principal"},
 		{"another tenant", fresh(), with(func(b *mrtr.Binding) { b.Tenant = "globex" }), mrtr.ErrBinding, "tenant"},
 		{"another run", fresh(), with(func(b *mrtr.Binding) { b.RunID = "acme/run-fedcba9876543210" }), mrtr.ErrBinding, "run"},
@@ -304,9 +305,11 @@ func TestSealerOptions(t *testing.T) {
 			t.Errorf("%v, want %q", err, c.want)
 		}
 	}
-	s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 4})
-	if err != nil || s.MaxRounds() != 4 {
-		t.Fatal(err)
+	for _, rounds := range []int{1, 4, 16} {
+		s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: rounds})
+		if err != nil || s.MaxRounds() != rounds {
+			t.Fatal(rounds, err)
+		}
 	}
 }
 
@@ -328,8 +331,12 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s %s gave the same digest", other.name, other.args)
 		}
 	}
-	if n, _ := mrtr.Digest("echo", nil); n == a {
-		t.Error("no arguments gave the same digest")
+	n, err := mrtr.Digest("echo", nil)
+	if null, _ := mrtr.Digest("echo", json.RawMessage("null")); err != nil || n == a || n != null {
+		t.Errorf("no arguments: %s, %v; null: %s", n, err, null)
+	}
+	if empty, err := mrtr.Digest("echo", json.RawMessage{}); err != nil || empty != n {
+		t.Errorf("empty arguments: %s, %v; want %s", empty, err, n)
 	}
 	for _, bad := range []string{`{`, `{} {}`, `{}}`} {
 		if _, err := mrtr.Digest("echo", json.RawMessage(bad)); err == nil {

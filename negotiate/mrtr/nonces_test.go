@@ -98,6 +98,10 @@ func TestMemoryNonces(t *testing.T) {
 			{0, use("p", "c", time.Minute), nil, "", 3},
 			{0, use("p", "d", time.Minute), mrtr.ErrNonceStoreFull, "mrtr: the nonce store has no room for another unexpired nonce: the principal holds its share of 3", 3},
 		}},
+		{"a share of 1", 300, 1, []step{
+			{0, use("p", "a", time.Minute), nil, "", 1},
+			{0, use("p", "b", time.Minute), mrtr.ErrNonceStoreFull, "mrtr: the nonce store has no room for another unexpired nonce: the principal holds its share of 1", 1},
+		}},
 		{"the default share is at least 1", 99, 0, []step{
 			{0, use("p", "a", time.Minute), nil, "", 1},
 			{0, use("p", "b", time.Minute), mrtr.ErrNonceStoreFull, "mrtr: the nonce store has no room for another unexpired nonce: the principal holds its share of 1", 1},
