@@ -255,7 +255,9 @@ func (s *Sealer) Next(prev *Claims) (int, error) {
 // echoed it, and consumes it. It checks, in order: the shape and size; the
 // MAC, in constant time, against every key; the claims, strictly; every
 // binding; the round; the expiry; and last the nonce, so that a refused
-// state is never consumed. Each refusal wraps one of the Err values.
+// state is never consumed. Each refusal wraps one of the Err values, or is
+// the error of the NonceStore (ErrNonceStoreFull, a database's), which
+// refuses the state as surely.
 func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, error) {
 	if err := b.check(); err != nil {
 		return Claims{}, err
