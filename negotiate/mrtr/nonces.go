@@ -41,10 +41,12 @@ var ErrNonceStoreFull = errors.New("mrtr: the nonce store has no room for anothe
 // It holds at most capacity unexpired nonces, and at most its
 // per-principal share of them for any one principal, so that one caller
 // cannot fill it for everyone. Expired nonces are forgotten oldest first,
-// each in O(log capacity), and a state that expires no later than the
-// last nonce forgotten is refused as replayed: whatever the clocks say, a
-// consumed state never opens again. A Consume refused because the store is
-// full costs O(1).
+// each once and in O(log capacity), so that a Consume costs O(log
+// capacity) on average and at worst the forgetting of capacity nonces:
+// the bound the host configured. A Consume refused because the store is
+// full costs O(1). A state that expires no later than the last nonce
+// forgotten is refused as replayed: whatever the clocks say, a consumed
+// state never opens again.
 type MemoryNonces struct {
 	mu       sync.Mutex
 	capacity int
