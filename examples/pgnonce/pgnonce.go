@@ -166,13 +166,13 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) 
 // refused.
 func (s *Store) Consume(ctx context.Context, c mrtr.Claims) error {
 	tag, err := s.pool.Exec(ctx, s.consume, c.Nonce, c.Principal, c.ExpiresAt)
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == staleCode:
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == staleCode {
 		return fmt.Errorf("%w: it expired too long ago to be told from a pruned nonce", mrtr.ErrReplayed)
-	case err != nil:
+	}
+	if err != nil {
 		return fmt.Errorf("pgnonce: %w", err)
-	case tag.RowsAffected() == 0:
+	}
+	if tag.RowsAffected() == 0 {
 		return mrtr.ErrReplayed
 	}
 	return nil
