@@ -89,3 +89,25 @@ func BenchmarkConsume(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkConsumeFull is the store's part of BenchmarkOpenFullStore: a
+// Consume that MemoryNonces, full of unexpired nonces, refuses.
+func BenchmarkConsumeFull(b *testing.B) {
+	c := &clock{t: t0}
+	m := mrtr.NewMemoryNonces(mrtr.DefaultNonceCapacity, 0).WithClock(c.now)
+	ctx := context.Background()
+	cl := mrtr.Claims{Binding: binding, ExpiresAt: t0.Add(mrtr.DefaultTTL)}
+	for i := range mrtr.DefaultNonceCapacity {
+		cl.Principal, cl.Nonce = fmt.Sprint("p", i%100), fmt.Sprint("n", i)
+		if err := m.Consume(ctx, cl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cl.Nonce = "one more"
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Consume(ctx, cl); !errors.Is(err, mrtr.ErrNonceStoreFull) {
+			b.Fatal(err)
+		}
+	}
+}
