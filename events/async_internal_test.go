@@ -1,0 +1,207 @@
+package events
+
+// White-box tests of the asynchronous sink: what the recording goroutine
+// does is only visible inside the package.
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"go.uber.org/goleak"
+)
+
+// countingSink records how many events it was given and the context each
+// came with; it fails the events for which fail returns true.
+type countingSink struct {
+	mu   sync.Mutex
+	n    int
+	ctxs []context.Context
+	fail func(n int) bool
+}
+
+func (s *countingSink) Emit(ctx context.Context, e Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	s.ctxs = append(s.ctxs, ctx)
+	if s.fail != nil && s.fail(s.n) {
+		return errors.New("store down")
+	}
+	return nil
+}
+
+type mutantCtxKey struct{}
+
+// The recording goroutine keeps the context's values and drops its
+// cancellation: the request is usually over by the time the event is
+// written.
+func TestAsyncRecordsWithTheContextDetached(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := &countingSink{}
+		a := NewAsync(s, AsyncOptions{})
+		defer a.Close()
+		synctest.Wait()
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), mutantCtxKey{}, "trace-1"))
+		e := mutantHostEvent(t)
+		if err := a.Emit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Emit(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // before the goroutine's next poll
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.ctxs) != 2 {
+			t.Fatalf("recorded %d events, want 2", len(s.ctxs))
+		}
+		if err := s.ctxs[0].Err(); err != nil {
+			t.Errorf("the sink got a context done with %v, want it detached from the caller's cancellation", err)
+		}
+		if v := s.ctxs[0].Value(mutantCtxKey{}); v != "trace-1" {
+			t.Errorf("the sink's context carries %v, want the caller's value", v)
+		}
+		if s.ctxs[1] != context.Background() {
+			t.Errorf("a context that cannot be cancelled reached the sink as %v, want it as it was", s.ctxs[1])
+		}
+	})
+}
+
+type closeFailingSink struct {
+	countingSink
+	err error
+}
+
+func (s *closeFailingSink) Close() error { return s.err }
+
+func TestAsyncCloseReturnsTheSinksCloseError(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	closeErr := errors.New("flush failed")
+	a := NewAsync(&closeFailingSink{err: closeErr}, AsyncOptions{})
+	if err := a.Emit(context.Background(), mutantHostEvent(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != closeErr {
+		t.Errorf("Close = %v, want the wrapped sink's Close error", err)
+	}
+	if err := a.Close(); err != closeErr {
+		t.Errorf("second Close = %v, want the same error", err)
+	}
+}
+
+// Pending counts what was accepted and not yet settled, and Recorded and
+// Failed split what was: the store holds each event until let through.
+func TestAsyncStatsPending(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		// The first event fails, the rest are recorded.
+		g := &gatedSink{pass: make(chan struct{}), open: make(chan struct{})}
+		g.fail = func(n int) bool { return n == 1 }
+		a := NewAsync(g, AsyncOptions{})
+		defer a.Close()
+		e := mutantHostEvent(t)
+		emit := func(n int) {
+			for range n {
+				if err := a.Emit(t.Context(), e); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		emit(2)
+		synctest.Wait()
+		if got, want := a.Stats(), (AsyncStats{Emitted: 2, Accepted: 2, Pending: 2}); got != want {
+			t.Errorf("with the store held: Stats = %+v, want %+v", got, want)
+		}
+		emit(2)
+		for range 4 {
+			g.pass <- struct{}{}
+		}
+		synctest.Wait()
+		if got, want := a.Stats(), (AsyncStats{Emitted: 4, Accepted: 4, Recorded: 3, Failed: 1}); got != want {
+			t.Errorf("after four passed: Stats = %+v, want %+v", got, want)
+		}
+		emit(3)
+		synctest.Wait()
+		if got, want := a.Stats(), (AsyncStats{Emitted: 7, Accepted: 7, Recorded: 3, Failed: 1, Pending: 3}); got != want {
+			t.Errorf("with 3 queued: Stats = %+v, want %+v", got, want)
+		}
+		close(g.open)
+		if err := a.Close(); err == nil {
+			t.Error("Close = nil, want the store's error")
+		}
+		if got, want := a.Stats(), (AsyncStats{Emitted: 7, Accepted: 7, Recorded: 6, Failed: 1}); got != want {
+			t.Errorf("after Close: Stats = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// gatedSink holds each Emit until the test lets it through, one at a time
+// by pass or all at once by closing open.
+type gatedSink struct {
+	countingSink
+	pass, open chan struct{}
+}
+
+func (g *gatedSink) Emit(ctx context.Context, e Event) error {
+	select {
+	case <-g.pass:
+	case <-g.open:
+	}
+	return g.countingSink.Emit(ctx, e)
+}
+
+// When one slot frees up, one blocked Emit takes it; the others keep
+// waiting rather than write over a slot still counted in the buffer.
+func TestAsyncOneFreedSlotReleasesOneBlockedEmit(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedSink{pass: make(chan struct{}), open: make(chan struct{})}
+		a := NewAsync(g, AsyncOptions{Buffer: 1})
+		defer func() {
+			close(g.open)
+			a.Close()
+		}()
+		e := mutantHostEvent(t)
+		if err := a.Emit(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the goroutine takes the event to the gate
+		results := make(chan error, 2)
+		for range 2 {
+			go func() { results <- a.Emit(t.Context(), e) }()
+		}
+		synctest.Wait() // both are blocked for room
+		if got := a.Stats().Accepted; got != 1 {
+			t.Fatalf("%d accepted with the buffer full, want 1", got)
+		}
+		g.pass <- struct{}{} // the first event is recorded: one slot frees
+		synctest.Wait()      // one Emit has taken it; its event waits at the gate
+		if err := <-results; err != nil {
+			t.Fatalf("the Emit given the freed slot = %v", err)
+		}
+		if got := a.Stats().Accepted; got != 2 {
+			t.Fatalf("%d accepted after one slot freed, want 2", got)
+		}
+		select {
+		case err := <-results:
+			t.Fatalf("both blocked Emits returned (%v) for one free slot", err)
+		default:
+		}
+		g.pass <- struct{}{}
+		g.pass <- struct{}{}
+		if err := <-results; err != nil {
+			t.Fatalf("the second blocked Emit = %v", err)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := a.Stats(), (AsyncStats{Emitted: 3, Accepted: 3, Recorded: 3}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+	})
+}
