@@ -15,7 +15,7 @@ const DefaultAsyncBuffer = 1024
 // none. It is long enough to ride out a store's hiccup (a checkpoint, a
 // failover) and short against any request deadline, so that a stalled
 // store costs each request at most this much rather than its deadline.
-const asyncDefaultMaxWait = 100 * time.Millisecond
+const asyncDefaultMaxWait time.Duration = 100_000_000 // 100 ms
 
 // Overflow is what [Async.Emit] does when the buffer is full. The zero
 // Overflow is Block: losing an audit record is something a host must ask

@@ -6,9 +6,11 @@ package events
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -202,6 +204,144 @@ func TestAsyncOneFreedSlotReleasesOneBlockedEmit(t *testing.T) {
 		}
 		if got, want := a.Stats(), (AsyncStats{Emitted: 3, Accepted: 3, Recorded: 3}); got != want {
 			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// stalledAsync returns an Async whose store holds the first event until
+// g.open is closed, with the rest of its buffer filled.
+func stalledAsync(t *testing.T, opts AsyncOptions) (*Async, *gatedSink) {
+	t.Helper()
+	g := &gatedSink{pass: make(chan struct{}), open: make(chan struct{})}
+	a := NewAsync(g, opts)
+	buffer := opts.Buffer
+	if buffer <= 0 {
+		buffer = DefaultAsyncBuffer
+	}
+	for range buffer {
+		if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the first reaches the store before the next is sent
+	}
+	return a, g
+}
+
+// The documented bound: a blocking Emit into a full buffer waits exactly
+// MaxWait, 100 ms when it is zero or less, by the bubble's clock, which
+// only moves when every goroutine waits.
+func TestAsyncMaxWaitIsTheWait(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, tc := range []struct {
+		opts AsyncOptions
+		want time.Duration
+	}{
+		{AsyncOptions{}, 100 * time.Millisecond},
+		{AsyncOptions{Buffer: 2, MaxWait: -1}, 100 * time.Millisecond},
+		{AsyncOptions{Buffer: 2, MaxWait: 1}, 1},
+		{AsyncOptions{Buffer: 3, MaxWait: time.Minute}, time.Minute},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			a, g := stalledAsync(t, tc.opts)
+			start := time.Now()
+			if err := a.Emit(t.Context(), mutantHostEvent(t)); !errors.Is(err, ErrDropped) {
+				t.Errorf("%+v: Emit into a full buffer = %v, want ErrDropped", tc.opts, err)
+			}
+			if got := time.Since(start); got != tc.want {
+				t.Errorf("%+v: Emit waited %v, want %v", tc.opts, got, tc.want)
+			}
+			close(g.open)
+			if err := a.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// goexitOn is a store that ends the goroutine that calls it on its at-th
+// event, once let through by pass.
+type goexitOn struct {
+	gatedSink
+	at int
+}
+
+func (s *goexitOn) Emit(ctx context.Context, e Event) error {
+	s.mu.Lock()
+	next := s.n + 1
+	s.mu.Unlock()
+	if next == s.at {
+		<-s.pass
+		runtime.Goexit()
+	}
+	return s.countingSink.Emit(ctx, e)
+}
+
+// When the store ends the recording goroutine, the event it held and every
+// event queued behind it fail (OnError sees each), an Emit blocked for
+// room is released with the stop error, and nothing waits for a goroutine
+// that is gone.
+func TestAsyncGoexitFailsWhatIsQueuedAndReleasesBlockedEmits(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 1}
+		var failed []error
+		a := NewAsync(s, AsyncOptions{Buffer: 3, MaxWait: time.Hour, OnError: func(_ Event, err error) { failed = append(failed, err) }})
+		for range 3 {
+			if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+		}
+		blocked := make(chan error)
+		go func() { blocked <- a.Emit(t.Context(), mutantHostEvent(t)) }()
+		synctest.Wait()
+		s.pass <- struct{}{} // the store ends the goroutine on the first event
+		if err := <-blocked; err != errAsyncStopped {
+			t.Errorf("Emit blocked for room = %v, want %v", err, errAsyncStopped)
+		}
+		synctest.Wait()
+		if got, want := a.Stats(), (AsyncStats{Emitted: 4, Accepted: 3, Rejected: 1, Failed: 3}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+		if len(failed) != 3 {
+			t.Errorf("OnError saw %d events, want the 3 accepted", len(failed))
+		}
+		for _, err := range failed {
+			if err != errAsyncStopped {
+				t.Errorf("OnError saw %v, want %v", err, errAsyncStopped)
+			}
+		}
+		if err := a.Close(); err != errAsyncStopped {
+			t.Errorf("Close = %v, want %v", err, errAsyncStopped)
+		}
+	})
+}
+
+// A store that ends the recording goroutine while Close flushes: Close has
+// already closed the queue, and what was left in it fails all the same.
+func TestAsyncGoexitDuringClose(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 2}
+		a := NewAsync(s, AsyncOptions{Buffer: 4})
+		for range 4 {
+			if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the first is recorded; the second waits to end the goroutine
+		closed := make(chan error)
+		go func() { closed <- a.Close() }()
+		synctest.Wait()
+		s.pass <- struct{}{}
+		if err := <-closed; err != errAsyncStopped {
+			t.Errorf("Close = %v, want %v", err, errAsyncStopped)
+		}
+		if got, want := a.Stats(), (AsyncStats{Emitted: 4, Accepted: 4, Recorded: 1, Failed: 3}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+		if err := a.Emit(t.Context(), mutantHostEvent(t)); err != ErrClosed {
+			t.Errorf("Emit after Close = %v, want ErrClosed", err)
 		}
 	})
 }
