@@ -143,9 +143,9 @@ type asyncItem struct {
 // errZeroAsync is returned by a zero Async, which has no buffer.
 var errZeroAsync = fmt.Errorf("events: Async was not made by NewAsync: %w", ErrNoSink)
 
-// errAsyncStopped is what an Async reports once its recording goroutine
-// was stopped by the sink it wraps: there is nobody left to record.
-var errAsyncStopped = fmt.Errorf("events: the asynchronous sink's recording goroutine was stopped by its sink (runtime.Goexit): %w", ErrClosed)
+// errAsyncStopped is what an Async reports once the sink it wraps, or its
+// OnError, ended the recording goroutine: there is nobody left to record.
+var errAsyncStopped = fmt.Errorf("events: the asynchronous sink stopped: its sink or OnError called runtime.Goexit on the recording goroutine: %w", ErrClosed)
 
 // NewAsync starts the goroutine that records into next and returns the
 // Async that feeds it. Call Close to stop it.
@@ -253,6 +253,10 @@ func (a *Async) stop(err error) {
 // wrapped sink (or OnError) ends the goroutine with runtime.Goexit, the
 // deferred call stops the Async and fails what was left, so that nothing
 // waits for a goroutine that is gone.
+//
+// It takes one event at a time; a store that writes in batches can be fed
+// from here by taking what is queued (len(a.queue)) at once, without a
+// change to Emit, since the buffer's bound and counting are the channel's.
 func (a *Async) run() {
 	defer close(a.done)
 	var it asyncItem
@@ -262,11 +266,13 @@ func (a *Async) run() {
 		if finished {
 			return
 		}
+		// Stop first: OnError, called below, may end the goroutine again,
+		// and Emits must not queue for nobody whatever it does.
+		a.stop(errAsyncStopped)
 		a.noteErr(errAsyncStopped)
 		if !settled {
 			a.fail(it.e, errAsyncStopped)
 		}
-		a.stop(errAsyncStopped)
 		// No Emit is sending now, so what is queued is all there will be.
 		for {
 			select {

@@ -345,3 +345,38 @@ func TestAsyncGoexitDuringClose(t *testing.T) {
 		}
 	})
 }
+
+// OnError can end the recording goroutine too, even while the Async is
+// failing what a stopped store left queued: later Emits are refused all
+// the same, rather than queued for nobody.
+func TestAsyncGoexitInOnError(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, tc := range []struct {
+		name  string
+		store func() Sink // made in the bubble, so that its channels are the bubble's
+	}{
+		{"after a store error", func() Sink { return &countingSink{fail: func(int) bool { return true }} }},
+		{"after the store ended the goroutine", func() Sink { return &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 1} }},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			store := tc.store()
+			a := NewAsync(store, AsyncOptions{OnError: func(Event, error) { runtime.Goexit() }})
+			for range 2 {
+				if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			synctest.Wait()
+			if g, ok := store.(*goexitOn); ok {
+				g.pass <- struct{}{}
+				synctest.Wait()
+			}
+			if err := a.Emit(t.Context(), mutantHostEvent(t)); err != errAsyncStopped {
+				t.Errorf("%s: Emit after OnError ended the goroutine = %v, want %v", tc.name, err, errAsyncStopped)
+			}
+			if err := a.Close(); err == nil {
+				t.Errorf("%s: Close = nil, want an error", tc.name)
+			}
+		})
+	}
+}
