@@ -175,7 +175,8 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 // accepted; a failure to record it later is reported by Close (and
 // OnError). It returns the [*FieldError] of an invalid event, ctx.Err()
 // for a context already done or done while waiting for room, [ErrDropped]
-// when there was no room within the policy, and [ErrClosed] after Close.
+// when there was no room within the policy, [ErrClosed] after Close, and
+// an error wrapping ErrClosed once the recording goroutine was stopped.
 func (a *Async) Emit(ctx context.Context, e Event) error {
 	if a == nil || a.queue == nil {
 		return errZeroAsync
