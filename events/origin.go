@@ -1,12 +1,15 @@
 package events
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -130,25 +133,16 @@ func AppendPeerDigest(dst []byte, rawURL string) ([]byte, error) {
 // that Origin can hand back a substring instead of a copy.
 func appendOrigin(dst []byte, rawURL string) ([]byte, string, error) {
 	s := cleanURL(rawURL)
-	if s == "" {
-		return dst, s, originErrorf(rawURL, "empty URL has no origin")
+	scheme, rest, found := strings.Cut(s, ":")
+	canon, defaultPort := specialScheme(scheme)
+	if canon == "" {
+		if !found || !isScheme(scheme) {
+			return dst, s, originErrorf(rawURL, "no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)")
+		}
+		return dst, s, originErrorf(rawURL, "scheme %q has no origin (want http, https, ws or wss)", strings.ToLower(scheme))
 	}
-	colon := schemeEnd(s)
-	if colon == 0 {
-		return dst, s, originErrorf(rawURL, "no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)")
-	}
-	scheme, defaultPort := specialScheme(s[:colon])
-	if scheme == "" {
-		return dst, s, originErrorf(rawURL, "scheme %q has no origin (want http, https, ws or wss)", strings.ToLower(s[:colon]))
-	}
-	rest := s[colon+1:]
-	// The special authority states skip every '/' and '\' before the
-	// authority, however many there are.
-	for len(rest) > 0 && (rest[0] == '/' || rest[0] == '\\') {
-		rest = rest[1:]
-	}
-	rest = authority(rest)
-	host, port := splitHostPort(rest)
+	_, hostPort := splitAuthority(rest)
+	host, port := splitHostPort(hostPort)
 	if host == "" {
 		return dst, s, originErrorf(rawURL, "missing host")
 	}
@@ -156,15 +150,15 @@ func appendOrigin(dst []byte, rawURL string) ([]byte, string, error) {
 	if err != nil {
 		return dst, s, err
 	}
-	dst = append(dst, scheme...)
+	dst = append(dst, canon...)
 	dst = append(dst, "://"...)
 	dst, err = appendHost(dst, host, rawURL)
 	if err != nil {
 		return dst, s, err
 	}
-	if portNum >= 0 && portNum != defaultPort {
+	if portNum != defaultPort && port != "" {
 		dst = append(dst, ':')
-		dst = strconv.AppendUint(dst, uint64(portNum), 10)
+		dst = strconv.AppendUint(dst, portNum, 10)
 	}
 	return dst, s, nil
 }
@@ -172,137 +166,93 @@ func appendOrigin(dst []byte, rawURL string) ([]byte, string, error) {
 // cleanURL applies the URL Standard's input preprocessing: strip leading
 // and trailing C0 controls and spaces, then remove every tab and newline.
 func cleanURL(raw string) string {
-	i, j := 0, len(raw)
-	for i < j && raw[i] <= ' ' {
-		i++
-	}
-	for j > i && raw[j-1] <= ' ' {
-		j--
-	}
-	s := raw[i:j]
-	k := 0
-	for k < len(s) && s[k] != '\t' && s[k] != '\n' && s[k] != '\r' {
-		k++
-	}
-	if k == len(s) {
+	s := strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
+	if !strings.ContainsAny(s, "\t\n\r") {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for k := 0; k < len(s); k++ {
-		if c := s[k]; c != '\t' && c != '\n' && c != '\r' {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
+	return strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
 }
 
-// authority returns the host and port at the start of rest: up to the
-// first '/', '\', '?' or '#', and after the last '@' before it (earlier ones
-// belong to userinfo).
-func authority(rest string) string {
-	start := 0
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '/', '\\', '?', '#':
-			return rest[start:i]
-		case '@':
-			start = i + 1
-		}
+// splitAuthority splits what follows "scheme:" in a special URL into
+// userinfo and host-and-port. The special authority states skip every '/'
+// and '\' first, however many there are; the authority ends at the next
+// '/', '\', '?' or '#'; its last '@' ends the userinfo.
+func splitAuthority(rest string) (userinfo, hostPort string) {
+	rest = strings.TrimLeft(rest, "/\\")
+	if i := strings.IndexAny(rest, "/\\?#"); i >= 0 {
+		rest = rest[:i]
 	}
-	return rest[start:]
+	at := strings.LastIndexByte(rest, '@')
+	return rest[:max(at, 0)], rest[at+1:]
 }
 
-// schemeEnd returns the index of the ':' ending s's scheme, or 0 when s
-// does not start with one (a relative reference): a scheme is never empty.
-func schemeEnd(s string) int {
-	if len(s) == 0 || !isASCIIAlpha(s[0]) {
-		return 0
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ':':
-			return i
-		case isASCIIAlpha(c), '0' <= c && c <= '9', c == '+', c == '-', c == '.':
-		default:
-			return 0
-		}
-	}
-	return 0
+// isScheme reports whether s is a URL scheme: an ASCII letter, then ASCII
+// letters, digits, '+', '-' and '.'.
+func isScheme(s string) bool {
+	return s != "" && strings.Trim(s[:1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" &&
+		strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") == ""
 }
-
-func isASCIIAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // specialScheme returns the canonical spelling and default port of scheme,
 // or "" when it has no origin of its own.
-func specialScheme(scheme string) (string, int) {
-	switch {
-	case strings.EqualFold(scheme, "https"):
-		return "https", 443
-	case strings.EqualFold(scheme, "http"):
-		return "http", 80
-	case strings.EqualFold(scheme, "wss"):
-		return "wss", 443
-	case strings.EqualFold(scheme, "ws"):
-		return "ws", 80
+func specialScheme(scheme string) (string, uint64) {
+	for _, s := range [...]struct {
+		name string
+		port uint64
+	}{{"https", 443}, {"http", 80}, {"wss", 443}, {"ws", 80}} {
+		if strings.EqualFold(scheme, s.name) {
+			return s.name, s.port
+		}
 	}
 	return "", 0
 }
 
 // splitHostPort splits an authority (without userinfo) at its first ':'
-// outside brackets, as the URL Standard's host state does.
-func splitHostPort(authority string) (host, port string) {
-	inBrackets := false
-	for i := 0; i < len(authority); i++ {
-		switch authority[i] {
-		case '[':
-			inBrackets = true
-		case ']':
-			inBrackets = false
-		case ':':
-			if !inBrackets {
-				return authority[:i], authority[i+1:]
-			}
+// after an IPv6 literal's closing ']', as the URL Standard's host state
+// does for every host it can accept.
+func splitHostPort(hostPort string) (host, port string) {
+	end := 0
+	if strings.HasPrefix(hostPort, "[") {
+		if end = strings.IndexByte(hostPort, ']'); end < 0 {
+			return hostPort, "" // no ':' splits an unclosed literal
 		}
 	}
-	return authority, ""
+	if i := strings.IndexByte(hostPort[end:], ':'); i >= 0 {
+		return hostPort[:end+i], hostPort[end+i+1:]
+	}
+	return hostPort, ""
 }
 
-// parsePort returns the port number, or -1 when port is empty (which the
-// URL Standard treats as no port at all).
-func parsePort(port, rawURL string) (int, error) {
+// parsePort returns the port number; an empty port is no port at all.
+func parsePort(port, rawURL string) (uint64, error) {
 	if port == "" {
-		return -1, nil
+		return 0, nil
 	}
-	n := 0
-	for i := 0; i < len(port); i++ {
-		c := port[i]
-		if c < '0' || c > '9' {
-			return 0, originErrorf(rawURL, "port %q is not a decimal number", port)
-		}
-		if n <= math.MaxUint16 {
-			n = n*10 + int(c-'0')
-		}
+	if strings.Trim(port, "0123456789") != "" {
+		return 0, originErrorf(rawURL, "port %q is not a decimal number", port)
 	}
-	if n > math.MaxUint16 {
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
 		return 0, originErrorf(rawURL, "port %q is out of range (max 65535)", port)
 	}
 	return n, nil
 }
 
 func appendHost(dst []byte, host, rawURL string) ([]byte, error) {
-	if host[0] == '[' {
-		// A lone "[" is its own last byte, so it fails this too.
-		if host[len(host)-1] != ']' {
+	if strings.HasPrefix(host, "[") {
+		literal, ok := strings.CutSuffix(host[1:], "]")
+		if !ok {
 			return dst, originErrorf(rawURL, "IPv6 literal %q has no closing ']'", host)
 		}
-		return appendIPv6(dst, host[1:len(host)-1], rawURL)
+		return appendIPv6(dst, literal, rawURL)
 	}
-	if strings.IndexByte(host, '%') >= 0 {
-		host = percentDecode(host)
+	decoded, err := url.PathUnescape(host)
+	if err != nil {
+		// The URL Standard leaves a '%' without two hex digits in place,
+		// and then refuses it.
+		return dst, originErrorf(rawURL, "host contains forbidden code point U+0025 '%%'")
 	}
-	return appendDomain(dst, host, rawURL)
+	return appendDomain(dst, decoded, rawURL)
 }
 
 // appendIPv6 writes an IPv6 literal in the URL Standard's serialization,
@@ -316,70 +266,17 @@ func appendIPv6(dst []byte, literal, rawURL string) ([]byte, error) {
 	if err != nil || !addr.Is6() {
 		return dst, originErrorf(rawURL, "invalid IPv6 address [%s]", literal)
 	}
-	b := addr.As16()
-	var pieces [8]uint16
-	for i := range pieces {
-		pieces[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-	}
-	// Compress the first longest run of two or more zero pieces.
-	compress, longest := -1, 1
-	for i := 0; i < len(pieces); {
-		if pieces[i] != 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(pieces) && pieces[j] == 0 {
-			j++
-		}
-		if j-i > longest {
-			compress, longest = i, j-i
-		}
-		i = j
+	if addr.Is4In6() {
+		b := addr.As16()
+		dst = append(dst, "[::ffff:"...)
+		dst = strconv.AppendUint(dst, uint64(b[12])<<8|uint64(b[13]), 16)
+		dst = append(dst, ':')
+		dst = strconv.AppendUint(dst, uint64(b[14])<<8|uint64(b[15]), 16)
+		return append(dst, ']'), nil
 	}
 	dst = append(dst, '[')
-	for i := 0; i < len(pieces); i++ {
-		if i == compress {
-			if i == 0 {
-				dst = append(dst, ':')
-			}
-			dst = append(dst, ':')
-			i += longest - 1
-			continue
-		}
-		dst = strconv.AppendUint(dst, uint64(pieces[i]), 16)
-		if i != len(pieces)-1 {
-			dst = append(dst, ':')
-		}
-	}
+	dst = addr.AppendTo(dst)
 	return append(dst, ']'), nil
-}
-
-// percentDecode decodes %XX escapes, leaving a '%' not followed by two hex
-// digits in place (it is then rejected as a forbidden host code point).
-func percentDecode(s string) string {
-	var buf [256]byte
-	b := buf[:0]
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			c = unhex(s[i+1])<<4 | unhex(s[i+2])
-			i += 2
-		}
-		b = append(b, c)
-	}
-	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
-}
-
-func unhex(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return c | 0x20 - 'a' + 10
 }
 
 // uts46 is the URL Standard's "domain to ASCII" with beStrict false:
@@ -431,18 +328,11 @@ func appendDomain(dst []byte, host, rawURL string) ([]byte, error) {
 	if !endsInNumber(domain) {
 		return dst, nil
 	}
-	v, ok := parseIPv4(domain)
+	addr, ok := parseIPv4(domain)
 	if !ok {
 		return dst, originErrorf(rawURL, "host %q ends in a number but is not an IPv4 address", string(domain))
 	}
-	dst = dst[:start]
-	for k := 3; k >= 0; k-- {
-		dst = strconv.AppendUint(dst, uint64(v>>(8*k)&0xff), 10)
-		if k > 0 {
-			dst = append(dst, '.')
-		}
-	}
-	return dst, nil
+	return addr.AppendTo(dst[:start]), nil
 }
 
 // isPlainASCII reports whether host is ASCII with no label starting with
@@ -453,12 +343,16 @@ func isPlainASCII(host string) bool {
 			return false
 		}
 	}
-	for label := range strings.SplitSeq(host, ".") {
+	for rest := host; ; {
+		label, tail, more := strings.Cut(rest, ".")
 		if len(label) >= 4 && strings.EqualFold(label[:4], "xn--") {
 			return false
 		}
+		if !more {
+			return true
+		}
+		rest = tail
 	}
-	return true
 }
 
 // domainToASCII runs UTS #46 on a host that is not plain ASCII.
@@ -530,154 +424,78 @@ func checkBrowserAgreement(u string) error {
 }
 
 // endsInNumber is the URL Standard's "ends in a number checker".
-func endsInNumber(host []byte) bool {
-	if len(host) > 0 && host[len(host)-1] == '.' {
-		host = host[:len(host)-1]
-		if len(host) == 0 {
-			return false
-		}
-	}
-	lastLabel := host
-	if i := lastIndexByte(host, '.'); i >= 0 {
-		lastLabel = host[i+1:]
-	}
-	if len(lastLabel) == 0 {
-		return false
-	}
-	allDigits := true
-	for _, c := range lastLabel {
-		if c < '0' || c > '9' {
-			allDigits = false
-			break
-		}
-	}
-	if allDigits {
+func endsInNumber(domain []byte) bool {
+	domain = bytes.TrimSuffix(domain, []byte("."))
+	last := domain[bytes.LastIndexByte(domain, '.')+1:]
+	if len(last) > 0 && len(bytes.Trim(last, "0123456789")) == 0 {
 		return true
 	}
-	_, ok := parseIPv4Number(lastLabel)
+	_, ok := parseIPv4Number(last)
 	return ok
 }
 
-func lastIndexByte(b []byte, c byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == c {
-			return i
+// parseIPv4 is the URL Standard's IPv4 parser: up to four numbers, the
+// last filling the bits the others leave.
+func parseIPv4(domain []byte) (netip.Addr, bool) {
+	rest := bytes.TrimSuffix(domain, []byte("."))
+	var v uint64
+	for i := 0; ; i++ {
+		part, tail, more := bytes.Cut(rest, []byte("."))
+		n, ok := parseIPv4Number(part)
+		if !more {
+			if !ok || n >= 1<<(32-8*i) {
+				return netip.Addr{}, false
+			}
+			var b [4]byte
+			binary.BigEndian.PutUint32(b[:], uint32(v|n))
+			return netip.AddrFrom4(b), true
 		}
-	}
-	return -1
-}
-
-// parseIPv4 is the URL Standard's IPv4 parser.
-func parseIPv4(host []byte) (uint32, bool) {
-	if len(host) > 0 && host[len(host)-1] == '.' {
-		host = host[:len(host)-1]
-	}
-	var numbers [4]uint64
-	n := 0
-	for {
-		part := host
-		i := indexByte(host, '.')
-		if i >= 0 {
-			part = host[:i]
+		if !ok || n > 255 || i == 3 {
+			return netip.Addr{}, false
 		}
-		if n == len(numbers) {
-			return 0, false
-		}
-		v, ok := parseIPv4Number(part)
-		if !ok {
-			return 0, false
-		}
-		numbers[n] = v
-		n++
-		if i < 0 {
-			break
-		}
-		host = host[i+1:]
+		v |= n << (24 - 8*i)
+		rest = tail
 	}
-	for _, v := range numbers[:n-1] {
-		if v > 255 {
-			return 0, false
-		}
-	}
-	if numbers[n-1] >= 1<<(8*(5-n)) {
-		return 0, false
-	}
-	v := numbers[n-1]
-	for i, p := range numbers[:n-1] {
-		v += p << (8 * (3 - i))
-	}
-	return uint32(v), true
-}
-
-func indexByte(b []byte, c byte) int {
-	for i := range b {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // parseIPv4Number is the URL Standard's IPv4 number parser. Values past
-// 2^32 saturate: they are rejected by the caller all the same.
+// 2^64 saturate: the caller refuses them all the same.
 func parseIPv4Number(s []byte) (uint64, bool) {
 	if len(s) == 0 {
 		return 0, false
 	}
-	radix := uint64(10)
-	switch {
-	case len(s) >= 2 && s[0] == '0' && s[1]|0x20 == 'x':
-		s, radix = s[2:], 16
-	case len(s) >= 2 && s[0] == '0':
-		s, radix = s[1:], 8
-	}
-	var v uint64
-	for _, c := range s {
-		var d uint64
-		switch {
-		case '0' <= c && c <= '9':
-			d = uint64(c - '0')
-		case 'a' <= c|0x20 && c|0x20 <= 'f':
-			d = uint64(c|0x20-'a') + 10
-		default:
-			return 0, false
-		}
-		if d >= radix {
-			return 0, false
-		}
-		if v <= 1<<32 {
-			v = v*radix + d
+	base, digits := 10, "0123456789"
+	if s[0] == '0' {
+		// A leading 0 means octal, 0x or 0X hex; "0" and "0x" are zero.
+		s, base, digits = s[1:], 8, "01234567"
+		if len(s) > 0 && s[0]|0x20 == 'x' {
+			s, base, digits = s[1:], 16, "0123456789abcdefABCDEF"
 		}
 	}
-	return v, true
+	if len(bytes.Trim(s, digits)) != 0 {
+		return 0, false
+	}
+	if len(s) == 0 {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(string(s), base, 64)
+	if err != nil {
+		return math.MaxUint64, true // out of range, but all digits
+	}
+	return n, true
 }
 
 // redactUserinfo hides a password in rawURL's userinfo, the way
 // net/url.URL.Redacted does, so that error messages are safe to log.
 func redactUserinfo(rawURL string) string {
-	colon := strings.IndexByte(rawURL, ':')
-	if colon < 0 {
+	_, rest, _ := strings.Cut(rawURL, ":")
+	userinfo, _ := splitAuthority(rest)
+	user, _, hasPassword := strings.Cut(userinfo, ":")
+	if !hasPassword {
 		return rawURL
 	}
-	auth := colon + 1
-	for auth < len(rawURL) && (rawURL[auth] == '/' || rawURL[auth] == '\\') {
-		auth++
-	}
-	end := len(rawURL)
-	if i := strings.IndexAny(rawURL[auth:], "/\\?#"); i >= 0 {
-		end = auth + i
-	}
-	at := strings.LastIndexByte(rawURL[auth:end], '@')
-	if at < 0 {
-		return rawURL
-	}
-	at += auth
-	pw := strings.IndexByte(rawURL[auth:at], ':')
-	if pw < 0 {
-		return rawURL
-	}
-	pw += auth
-	return rawURL[:pw+1] + "xxxxx" + rawURL[at:]
+	i := len(rawURL) - len(rest) + strings.Index(rest, userinfo)
+	return rawURL[:i] + user + ":xxxxx" + rawURL[i+len(userinfo):]
 }
 
 // isForbiddenHostByte reports the URL Standard's forbidden domain code
