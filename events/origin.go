@@ -211,12 +211,11 @@ func specialScheme(scheme string) (string, uint64) {
 // after an IPv6 literal's closing ']', as the URL Standard's host state
 // does for every host it can accept.
 func splitHostPort(hostPort string) (host, port string) {
-	end := 0
-	if strings.HasPrefix(hostPort, "[") {
-		if end = strings.IndexByte(hostPort, ']'); end < 0 {
-			return hostPort, "" // no ':' splits an unclosed literal
-		}
+	if strings.HasPrefix(hostPort, "[") && !strings.Contains(hostPort, "]") {
+		return hostPort, "" // no ':' splits an unclosed literal
 	}
+	// The port's ':' is the first after an IPv6 literal's ']'.
+	end := max(strings.IndexByte(hostPort, ']'), 0)
 	if i := strings.IndexByte(hostPort[end:], ':'); i >= 0 {
 		return hostPort[:end+i], hostPort[end+i+1:]
 	}
@@ -302,13 +301,7 @@ func appendDomain(dst []byte, host, rawURL string) ([]byte, error) {
 	if isPlainASCII(host) {
 		// The URL Standard's own shortcut: for ASCII with no "xn--" label,
 		// domain to ASCII is ASCII lowercasing.
-		for i := 0; i < len(host); i++ {
-			c := host[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-		}
+		dst = append(dst, strings.ToLower(host)...)
 	} else {
 		ascii, err := domainToASCII(host)
 		if err != nil {
@@ -316,10 +309,9 @@ func appendDomain(dst []byte, host, rawURL string) ([]byte, error) {
 		}
 		dst = append(dst, ascii...)
 	}
+	// Not empty: host is not, and domainToASCII refuses what mapping
+	// empties.
 	domain := dst[start:]
-	if len(domain) == 0 {
-		return dst, originErrorf(rawURL, "host %q is empty once mapped", host)
-	}
 	for _, c := range domain {
 		if isForbiddenHostByte(c) {
 			return dst, originErrorf(rawURL, "host contains forbidden code point %U %q", rune(c), rune(c))
@@ -406,7 +398,7 @@ func emptyLabels(domain string) int {
 //     parser does not know their bidi classes and refuses most of them.
 func checkBrowserAgreement(u string) error {
 	var prev rune
-	bidiDomain, newer := false, rune(-1)
+	bidiDomain, newer := false, rune(0)
 	for _, r := range u {
 		if r == '\u200c' && !unicode.Is(viramas, prev) {
 			return errors.New("U+200C ZERO WIDTH NON-JOINER is accepted here only after a virama")
@@ -417,7 +409,7 @@ func checkBrowserAgreement(u string) error {
 		}
 		prev = r
 	}
-	if bidiDomain && newer >= 0 {
+	if bidiDomain && newer != 0 {
 		return fmt.Errorf("right-to-left text beside %U, a code point of Unicode 14 or later, is not accepted here", newer)
 	}
 	return nil

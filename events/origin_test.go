@@ -383,6 +383,17 @@ func TestOriginEdgeCases(t *testing.T) {
 		{"http://a..b", "http://a..b"},
 		{"http://\u00fc..b", "http://xn--tda..b"},
 		{"http://\u00fc\u3002\u3002b.", "http://xn--tda..b."},
+		// An empty port is no port.
+		{"http://a:/", "http://a"},
+		// IPv4 numbers at the edges of each part's range.
+		{"http://0", "http://0.0.0.0"},
+		{"http://0x", "http://0.0.0.0"},
+		{"http://0X1.00", "http://1.0.0.0"},
+		{"http://4294967295", "http://255.255.255.255"},
+		{"http://1.16777215", "http://1.255.255.255"},
+		{"http://1.2.65535", "http://1.2.255.255"},
+		{"http://255.255.255.255.", "http://255.255.255.255"},
+		{"http://1.2.3.0377", "http://1.2.3.255"},
 	} {
 		if got, err := Origin(tc.url); err != nil || got != tc.want {
 			t.Errorf("Origin(%q) = %q, %v; want %q", tc.url, got, err, tc.want)
@@ -410,6 +421,19 @@ func TestOriginErrorReasons(t *testing.T) {
 		{"http://xn--\u00fc.example", "host \"xn--\u00fc.example\": idna: invalid label \"\u00fc\""},
 		{"http://xn--9.example", `host "xn--9.example": idna: invalid label "9"`},
 		{"http://1.2.3.4.5", `host "1.2.3.4.5" ends in a number but is not an IPv4 address`},
+		{"http://4294967296", `host "4294967296" ends in a number but is not an IPv4 address`},
+		{"http://1.16777216", `host "1.16777216" ends in a number but is not an IPv4 address`},
+		{"http://256.1", `host "256.1" ends in a number but is not an IPv4 address`},
+		{"http://1.2.3.0400", `host "1.2.3.0400" ends in a number but is not an IPv4 address`},
+		{"http://1.2.3.99999999999999999999999", `host "1.2.3.99999999999999999999999" ends in a number but is not an IPv4 address`},
+		{"http://a.09", `host "a.09" ends in a number but is not an IPv4 address`},
+		{"http://#f", "missing host"},
+		{"http://:80", "missing host"},
+		{"http://u@", "missing host"},
+		{"http://[1.2.3.4]", "invalid IPv6 address [1.2.3.4]"},
+		{"http://[]:80", "invalid IPv6 address []"},
+		{"http://[::1", `IPv6 literal "[::1" has no closing ']'`},
+		{"http://a\x7fb", `host contains forbidden code point U+007F '\x7f'`},
 		{"http://a<b", "host contains forbidden code point U+003C '<'"},
 		{"http://\u00fc<b", "host contains forbidden code point U+003C '<'"},
 		{"http://\u00fc.1", "host \"xn--tda.1\" ends in a number but is not an IPv4 address"},
