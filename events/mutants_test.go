@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/wopneg/wopneg/facets"
 )
@@ -184,103 +183,5 @@ func TestJSONLinesAfterAnUntornFailure(t *testing.T) {
 	}
 	if got := w.String(); got != string(want)+"\n" {
 		t.Errorf("wrote %q, want the one line %q", got, string(want)+"\n")
-	}
-}
-
-// was, not a copy.
-func TestOriginOfACanonicalOriginIsTheInput(t *testing.T) {
-	for _, url := range []string{"https://peer.example", "http://a:8080", "ws://[::1]"} {
-		got, err := Origin(url)
-		if err != nil || got != url {
-			t.Fatalf("Origin(%q) = %q, %v; want it unchanged", url, got, err)
-		}
-		if unsafe.StringData(got) != unsafe.StringData(url) {
-			t.Errorf("Origin(%q) returned a copy, want the input itself", url)
-		}
-	}
-}
-
-func TestOriginEdgeCases(t *testing.T) {
-	for _, tc := range []struct{ url, want string }{
-		// Trailing spaces and C0 controls are stripped, the space included.
-		{"http://a.example ", "http://a.example"},
-		{" \x1fhttp://a.example\x00 ", "http://a.example"},
-		// The letters at either end of the alphabet, in either case, in a
-		// scheme and in a host.
-		{"HTTPS://ZA.example", "https://za.example"},
-		{"wSs://az.example", "wss://az.example"},
-		// The largest port.
-		{"http://a:65535", "http://a:65535"},
-		{"http://a:065535", "http://a:65535"},
-		// A run of zero pieces at the end of an IPv6 address.
-		{"http://[1::]", "http://[1::]"},
-		{"http://[1:2:3:4:5:6::]", "http://[1:2:3:4:5:6::]"},
-		{"http://[1:2:3:4:5:6:7:0]", "http://[1:2:3:4:5:6:7:0]"},
-		{"http://[::]", "http://[::]"},
-		// Percent escapes whose digits are 9, a and A.
-		{"http://%39a.example", "http://9a.example"},
-		{"http://%6a%6A.example", "http://jj.example"},
-		{"http://%4a%4A%5a.example", "http://jjz.example"},
-		// A Cypriot letter (the first of its right-to-left block) is
-		// right-to-left, as a Hebrew one is.
-		{"http://\u05d0\U00010800.example", "http://xn--4db6033k.example"},
-	} {
-		if got, err := Origin(tc.url); err != nil || got != tc.want {
-			t.Errorf("Origin(%q) = %q, %v; want %q", tc.url, got, err, tc.want)
-		}
-	}
-}
-
-func TestOriginErrorReasons(t *testing.T) {
-	for _, tc := range []struct{ url, reason string }{
-		{"/relative", "no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)"},
-		{"1http://a", "no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)"},
-		{"about:blank", `scheme "about" has no origin (want http, https, ws or wss)`},
-		{"Zz://a", `scheme "zz" has no origin (want http, https, ws or wss)`},
-		{"za+A://a", `scheme "za+a" has no origin (want http, https, ws or wss)`},
-		{"http://a:655350", `port "655350" is out of range (max 65535)`},
-		{"http://a:65536", `port "65536" is out of range (max 65535)`},
-		{"http://[", `IPv6 literal "[" has no closing ']'`},
-		{"http://[]", "invalid IPv6 address []"},
-		{"http://[%eth0]", `IPv6 zone "%eth0" is not allowed in a URL`},
-		{"http://%3a.example", `host contains forbidden code point U+003A ':'`},
-		{"http://%39%3.example", `host contains forbidden code point U+0025 '%'`},
-		{"http://\x80.example", "host is not valid UTF-8"},
-		{"http://a%80.example", "host is not valid UTF-8"},
-		{"http://\u0080.example", `host contains disallowed code point U+0080 '\u0080'`},
-		{"http://xn--ü.example", `host label "xn--ü" starts with xn-- but is not ASCII`},
-		{"http://xn--9.example", `host label "xn--9" is not valid Punycode: punycode: truncated input`},
-		// "ü\u0080": a C1 control hidden behind Punycode.
-		{"http://xn--a1w.example", `host label "xn--a1w" is not valid Punycode: decodes to disallowed code point U+0080`},
-		// "xn--ü" encoded again.
-		{"http://xn--xn---3ra.example", `host label "xn--xn---3ra" is not valid Punycode: decodes to another xn-- label`},
-		// U+FDFF, the last of its right-to-left block, is a symbol whose
-		// direction the tables cannot tell.
-		{"http://\ufdff.example", "host \"\ufdff.example\" breaks the RFC 5893 bidi rule: label \"\ufdff\" does not start with a letter"},
-	} {
-		_, err := Origin(tc.url)
-		var oe *OriginError
-		if !errors.As(err, &oe) || oe.Reason != tc.reason {
-			t.Errorf("Origin(%q) = %v, want the reason %q", tc.url, err, tc.reason)
-		}
-	}
-}
-
-func TestBidiClassOfEdges(t *testing.T) {
-	for r, want := range map[rune]bidiClass{
-		'a': bidiL, 'Z': bidiL, '0': bidiEN, '9': bidiEN, '-': bidiES, '.': bidiCS, '%': bidiET, '_': bidiON, 0x7f: bidiON,
-		0x80:    bidiUnknown, // a C1 control, not ASCII
-		0x058f:  bidiUnknown, // just before the Hebrew block
-		0x05d0:  bidiR,
-		0x0660:  bidiAN,
-		0x06f0:  bidiEN,
-		0x10800: bidiR, // the first of a right-to-left block
-		0xfdff:  bidiUnknownRTL,
-		0x0300:  bidiNSM,
-		0x00e9:  bidiL,
-	} {
-		if got := bidiClassOf(r); got != want {
-			t.Errorf("bidiClassOf(%U) = %d, want %d", r, got, want)
-		}
 	}
 }

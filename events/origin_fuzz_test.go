@@ -53,37 +53,3 @@ func FuzzOrigin(f *testing.F) {
 		}
 	})
 }
-
-// FuzzPunycode checks that decoding undoes encoding for any label-sized
-// input, and that decoding arbitrary ASCII never panics.
-func FuzzPunycode(f *testing.F) {
-	for _, tc := range punycodeRFC3492 {
-		f.Add(tc.unicode)
-		f.Add(tc.ascii)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if len(s) <= 256 {
-			_, _ = punyDecode(nil, []byte(s))
-		}
-		if !utf8.ValidString(s) {
-			return
-		}
-		runes := []rune(s)
-		if len(runes) > 256 {
-			return
-		}
-		enc, err := punyEncode(nil, runes)
-		if err != nil {
-			t.Fatalf("encode(%q): %v", s, err)
-		}
-		for _, c := range enc {
-			if c >= utf8.RuneSelf {
-				t.Fatalf("encode(%q) = %q: not ASCII", s, enc)
-			}
-		}
-		dec, err := punyDecode(nil, enc)
-		if err != nil || string(dec) != s {
-			t.Fatalf("decode(encode(%q) = %q) = %q, %v", s, enc, string(dec), err)
-		}
-	})
-}

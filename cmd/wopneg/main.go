@@ -8,6 +8,7 @@
 //	wopneg vectors     run the shipped test vectors through the library
 //	wopneg lint        report what is wrong with a v2 discovery document
 //	wopneg migrate     rewrite a v1-era discovery document as v2
+//	wopneg digest      print the peer digest and origin of URLs
 //
 // A decide request is
 //
@@ -88,6 +89,17 @@
 // migrating, it lints the result (at --now) and names on stderr what it
 // cannot decide, such as a stale refreshedAt. Exit 2 means the input is
 // not JSON or not an object.
+//
+// # digest
+//
+//	wopneg digest [URL...]
+//
+// prints one line per URL argument, or per line of stdin when there is
+// none: "<64 hex digits>  <origin>" (two spaces, as sha256sum), the
+// peerDigest a negotiation.decided event carries for that peer and the
+// origin it hashes, or "error: <message>" for an input with no http,
+// https, ws or wss origin. Operators use it to find a peer in an audit
+// log. It exits 1 when any input was refused, 2 when stdin cannot be read.
 package main
 
 import (
@@ -123,6 +135,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return lint(args[1:], stdin, stdout, stderr)
 	case "migrate":
 		return migrateCmd(args[1:], stdin, stdout, stderr)
+	case "digest":
+		return digest(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -141,6 +155,8 @@ func usage(w io.Writer) {
                      report every violation in a v2 discovery document
   wopneg migrate [--now DATE] FILE|-
                      rewrite a v1-era discovery document as v2 (RFC 0175 C8.1–C8.3)
+  wopneg digest [URL...]
+                     print "<peer digest>  <origin>" per URL (or stdin line)
 `)
 }
 
