@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,6 +56,11 @@ const (
 // MaxActorDepth is how many actors may nest under a Subject; the schema's
 // fifth level (actor5) does not exist.
 const MaxActorDepth = 4
+
+// readActors is how many actors [Subject.UnmarshalJSON] reads and
+// [Subject.Anonymous] looks at: one more than a valid Subject holds, so
+// that Validate reports the fifth at its path, and not one more than that.
+const readActors = MaxActorDepth + 1
 
 // ErrInvalidSubject is wrapped by every [*SubjectError].
 var ErrInvalidSubject = errors.New("invalid subject")
@@ -116,17 +120,23 @@ func (s *Subject) Valid() bool {
 }
 
 // Anonymous reports whether s, or any actor in its chain, is anonymous by
-// kind or by lane. A nil Subject is anonymous.
+// kind or by lane. A nil Subject is anonymous, and so is a chain that goes
+// on past the MaxActorDepth+1 actors the decoder reads (a longer one, or a
+// cycle built in Go): no such chain is a valid Subject, and the walk must
+// end.
 func (s *Subject) Anonymous() bool {
 	if s == nil {
 		return true
 	}
-	for ; s != nil; s = s.Actor {
+	for range readActors + 1 {
 		if s.Kind == KindAnonymous || s.Lane == LaneAnonymous {
 			return true
 		}
+		if s = s.Actor; s == nil {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
 // walk reports each problem to report, stopping early when it returns false.
@@ -250,21 +260,90 @@ func quote(s string) string { return `"` + s + `"` }
 // unicode.IsSpace, the stricter union of the two.
 func isSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 
-// subjectJSON has Subject's wire shape without its UnmarshalJSON.
-type subjectJSON Subject
-
 // UnmarshalJSON reads a Subject strictly: the object is closed at every
 // level, so a key that is not exactly one of the schema's is an error, as
-// is a repeated one. It does not validate field values; call Validate for
-// that. A JSON null leaves s unchanged.
+// is a repeated one or a string field that is not a string. It does not
+// validate field values; call Validate for that. A JSON null leaves s
+// unchanged, and an actor of null is no actor.
+//
+// The actor chain is read once, from the front: the fifth actor is read
+// (Validate reports it), and an actor below it is refused before any of
+// its bytes are looked at, so a chain of any length costs at most six
+// objects' worth of reading. Errors are a [*SubjectError] with one
+// problem, at its JSON path.
 func (s *Subject) UnmarshalJSON(data []byte) error {
-	var raw subjectJSON
-	if string(bytes.TrimSpace(data)) == "null" {
-		return nil
+	r := strictjson.NewReader(data, readActors+1)
+	if k, err := r.Next(); err == nil && k == strictjson.Null {
+		if err := r.Skip(); err != nil {
+			return readError(err)
+		}
+		return readError(r.End())
 	}
-	if err := strictjson.Decode(data, &raw); err != nil {
-		return fmt.Errorf("subject: %w", err)
+	var out Subject
+	if err := readSubject(r, &out, 0); err != nil {
+		return readError(err)
 	}
-	*s = Subject(raw)
+	if err := r.End(); err != nil {
+		return readError(err)
+	}
+	*s = out
 	return nil
+}
+
+// readSubject reads the Subject at actor level depth (0 for the caller).
+func readSubject(r *strictjson.Reader, s *Subject, depth int) error {
+	strs := [...]struct {
+		key string
+		dst *string
+	}{{"issuer", &s.Issuer}, {"subjectId", &s.SubjectID}, {"tenant", &s.Tenant}, {"lane", &s.Lane}, {"kind", &s.Kind}, {"keyClass", &s.KeyClass}}
+	return r.Object(func(key string) error {
+		for _, f := range strs {
+			if f.key == key {
+				v, err := r.String()
+				*f.dst = v
+				return err
+			}
+		}
+		if key != "actor" {
+			return &problemError{actorPath(depth), fmt.Sprintf("unknown field %q", key)}
+		}
+		if k, err := r.Next(); err != nil || k == strictjson.Null {
+			return err // null: no actor; Object skips it
+		}
+		if depth == readActors {
+			return &problemError{actorPath(depth + 1), fmt.Sprintf("nests deeper than %d actors", MaxActorDepth)}
+		}
+		s.Actor = new(Subject)
+		return readSubject(r, s.Actor, depth+1)
+	})
+}
+
+// actorPath is the path of the Subject at actor level depth, as Validate
+// writes it.
+func actorPath(depth int) string {
+	return "subject" + strings.Repeat(".actor", depth)
+}
+
+// problemError is a problem readSubject found itself, path and all.
+type problemError SubjectProblem
+
+func (e *problemError) Error() string { return e.Path + ": " + e.Message }
+
+// readError turns what reading a Subject returned into a *SubjectError.
+// The Reader's paths start at a member of the Subject, whose keys are all
+// identifiers.
+func readError(err error) error {
+	var p *problemError
+	var e *strictjson.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &p):
+		return &SubjectError{[]SubjectProblem{SubjectProblem(*p)}}
+	case errors.As(err, &e) && e.Path != "":
+		return &SubjectError{[]SubjectProblem{{"subject." + e.Path, e.Msg}}}
+	case errors.As(err, &e):
+		return &SubjectError{[]SubjectProblem{{"subject", e.Msg}}}
+	}
+	return &SubjectError{[]SubjectProblem{{"subject", err.Error()}}}
 }
