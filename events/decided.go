@@ -156,38 +156,32 @@ func (p *NegotiationDecided) UnmarshalJSON(data []byte) error {
 // readPayload reads the payload object, every value of which is a string.
 // It does not validate what it read.
 func readPayload(r *strictjson.Reader, p *NegotiationDecided) error {
+	strs := [...]struct {
+		key string
+		dst *string
+	}{
+		{"protocol", (*string)(&p.Protocol)}, {"outcome", (*string)(&p.Outcome)}, {"version", &p.Version},
+		{"requested", &p.Requested}, {"reason", (*string)(&p.Reason)}, {"floor", &p.Floor}, {"peerDigest", &p.PeerDigest},
+	}
 	return r.Object(func(key string) error {
-		var dst *string
-		switch key {
-		case "protocol":
-			dst = (*string)(&p.Protocol)
-		case "outcome":
-			dst = (*string)(&p.Outcome)
-		case "version":
-			dst = &p.Version
-		case "requested":
-			dst = &p.Requested
-		case "reason":
-			dst = (*string)(&p.Reason)
-		case "floor":
-			dst = &p.Floor
-		case "peerDigest":
-			dst = &p.PeerDigest
-		case "at":
-			s, err := r.String()
-			if err != nil {
+		for _, f := range strs {
+			if f.key == key {
+				s, err := r.String()
+				*f.dst = s
 				return err
 			}
-			// As time.Time reads JSON: RFC 3339, strictly.
-			if err := p.At.UnmarshalText([]byte(s)); err != nil {
-				return fmt.Errorf("at: %w", err)
-			}
-			return nil
-		default:
+		}
+		if key != "at" {
 			return fmt.Errorf("unknown field %q", key)
 		}
 		s, err := r.String()
-		*dst = s
-		return err
+		if err != nil {
+			return err
+		}
+		// As time.Time reads JSON: RFC 3339, strictly.
+		if err := p.At.UnmarshalText([]byte(s)); err != nil {
+			return fmt.Errorf("at: %w", err)
+		}
+		return nil
 	})
 }
