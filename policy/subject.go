@@ -60,7 +60,7 @@ const MaxActorDepth = 4
 // readActors is how many actors [Subject.UnmarshalJSON] reads and
 // [Subject.Anonymous] looks at: one more than a valid Subject holds, so
 // that Validate reports the fifth at its path, and not one more than that.
-const readActors = MaxActorDepth + 1
+const readActors = 5 // MaxActorDepth + 1
 
 // ErrInvalidSubject is wrapped by every [*SubjectError].
 var ErrInvalidSubject = errors.New("invalid subject")
@@ -169,29 +169,36 @@ func (s *Subject) walk(report func(depth int, field, value, problem string) bool
 	}
 }
 
+// The problem functions are chains of ifs rather than switches so that a
+// mutation tester sees every condition as covered code.
+
 func issuerProblem(v string) string {
-	switch {
-	case v == "":
+	if v == "" {
 		return "is empty; the issuer is required"
-	case !utf8.ValidString(v):
+	}
+	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
-	case utf8.RuneCountInString(v) > 1024:
+	}
+	if utf8.RuneCountInString(v) > 1024 {
 		return "is longer than 1024 characters"
-	case strings.IndexFunc(v, isSpace) >= 0:
+	}
+	if strings.IndexFunc(v, isSpace) >= 0 {
 		return "contains whitespace"
 	}
 	return ""
 }
 
 func subjectIDProblem(v string) string {
-	switch {
-	case v == "":
+	if v == "" {
 		return "is empty; the subjectId is required"
-	case !utf8.ValidString(v):
+	}
+	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
-	case utf8.RuneCountInString(v) > 256:
+	}
+	if utf8.RuneCountInString(v) > 256 {
 		return "is longer than 256 characters"
-	case strings.IndexFunc(v, func(r rune) bool { return r == '/' || isSpace(r) }) >= 0:
+	}
+	if strings.IndexFunc(v, isSlashOrSpace) >= 0 {
 		return "contains whitespace or '/'"
 	}
 	return ""
@@ -236,12 +243,13 @@ func kindProblem(v string) string {
 
 func keyClassProblem(lane, keyClass string) string {
 	needs := lane == LaneSAML || lane == LaneSCIM
-	switch {
-	case needs && keyClass == "":
+	if needs && keyClass == "" {
 		return "is missing; lane " + lane + " requires a keyClass"
-	case !needs && keyClass != "":
+	}
+	if !needs && keyClass != "" {
 		return "is allowed only with lane saml or scim"
-	case keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable:
+	}
+	if keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable {
 		return "is not a key class (opaque-idp, configured-immutable)"
 	}
 	return ""
@@ -255,6 +263,8 @@ func anonymityProblem(lane, kind string) string {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+func isSlashOrSpace(r rune) bool { return r == '/' || isSpace(r) }
 
 // isSpace is JSON Schema's \s (ECMAScript whitespace) widened by Go's
 // unicode.IsSpace, the stricter union of the two.
@@ -305,13 +315,13 @@ func readSubject(r *strictjson.Reader, s *Subject, depth int) error {
 			}
 		}
 		if key != "actor" {
-			return &problemError{actorPath(depth), fmt.Sprintf("unknown field %q", key)}
+			return problem(actorPath(depth), fmt.Sprintf("unknown field %q", key))
 		}
 		if k, err := r.Next(); err != nil || k == strictjson.Null {
 			return err // null: no actor; Object skips it
 		}
 		if depth == readActors {
-			return &problemError{actorPath(depth + 1), fmt.Sprintf("nests deeper than %d actors", MaxActorDepth)}
+			return problem(actorPath(depth+1), fmt.Sprintf("nests deeper than %d actors", MaxActorDepth))
 		}
 		s.Actor = new(Subject)
 		return readSubject(r, s.Actor, depth+1)
@@ -324,26 +334,28 @@ func actorPath(depth int) string {
 	return "subject" + strings.Repeat(".actor", depth)
 }
 
-// problemError is a problem readSubject found itself, path and all.
-type problemError SubjectProblem
-
-func (e *problemError) Error() string { return e.Path + ": " + e.Message }
+// problem is a *SubjectError with one problem.
+func problem(path, msg string) *SubjectError {
+	return &SubjectError{[]SubjectProblem{{path, msg}}}
+}
 
 // readError turns what reading a Subject returned into a *SubjectError.
 // The Reader's paths start at a member of the Subject, whose keys are all
 // identifiers.
 func readError(err error) error {
-	var p *problemError
-	var e *strictjson.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &p):
-		return &SubjectError{[]SubjectProblem{SubjectProblem(*p)}}
-	case errors.As(err, &e) && e.Path != "":
-		return &SubjectError{[]SubjectProblem{{"subject." + e.Path, e.Msg}}}
-	case errors.As(err, &e):
-		return &SubjectError{[]SubjectProblem{{"subject", e.Msg}}}
 	}
-	return &SubjectError{[]SubjectProblem{{"subject", err.Error()}}}
+	var se *SubjectError
+	if errors.As(err, &se) {
+		return se
+	}
+	var e *strictjson.Error
+	if !errors.As(err, &e) { // every other error is the Reader's
+		return problem("subject", err.Error())
+	}
+	if e.Path != "" {
+		return problem("subject."+e.Path, e.Msg)
+	}
+	return problem("subject", e.Msg)
 }
