@@ -169,10 +169,10 @@ func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, 
 	if err == nil {
 		err = d.r.End()
 	}
-	switch {
-	case err == nil:
+	if err == nil {
 		return d.vs, true
-	case !utf8.Valid(data):
+	}
+	if !utf8.Valid(data) {
 		return []Violation{{"", "syntax", "the document is not valid UTF-8"}}, false
 	}
 	r := strictjson.NewReader(data, 0)
@@ -204,10 +204,10 @@ func (d *decoder) path() string { return d.join(d.r.Path()) }
 
 // join puts a path of the reader's below the document's own.
 func (d *decoder) join(p string) string {
-	switch {
-	case p == "":
+	if p == "" {
 		return d.base
-	case d.base == "" || p[0] == '[':
+	}
+	if d.base == "" || p[0] == '[' {
 		return d.base + p
 	}
 	return d.base + "." + p
@@ -221,10 +221,10 @@ func memberPath(obj, key string) string {
 		c := key[i]
 		name = name && (isAlpha(c) || c == '_' || i > 0 && isDigit(c))
 	}
-	switch {
-	case !name:
+	if !name {
 		return obj + "[" + strconv.Quote(key) + "]"
-	case obj == "":
+	}
+	if obj == "" {
 		return key
 	}
 	return obj + "." + key
@@ -450,15 +450,18 @@ func (d *decoder) integer(dst *int, field string) error {
 		return err
 	}
 	n, err := d.r.Number()
-	f, perr := strconv.ParseFloat(string(n), 64)
-	switch {
-	case err != nil:
-	case perr == nil && f != math.Trunc(f):
-		d.add(d.path(), "type", fmt.Sprintf("must be an integer, not %s", n))
-	case perr != nil || math.Abs(f) > math.MaxInt32:
-		d.add(d.path(), "range", fmt.Sprintf("%s %s is not in 1–16", field, n))
-	default:
-		*dst = int(f)
+	if err != nil {
+		return err
 	}
-	return err
+	f, perr := strconv.ParseFloat(string(n), 64)
+	if perr == nil && f != math.Trunc(f) {
+		d.add(d.path(), "type", fmt.Sprintf("must be an integer, not %s", n))
+		return nil
+	}
+	if perr != nil || math.Abs(f) > math.MaxInt32 {
+		d.add(d.path(), "range", fmt.Sprintf("%s %s is not in 1–16", field, n))
+		return nil
+	}
+	*dst = int(f)
+	return nil
 }

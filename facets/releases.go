@@ -83,24 +83,20 @@ func (r Releases) violations() []Violation {
 		first := make(map[string]int, len(list))
 		for i, rel := range list {
 			at := fmt.Sprintf("%s[%d].", p, i)
-			switch {
-			case rel.Version == "":
+			if rel.Version == "" {
 				vs = append(vs, Violation{at + "version", "required", "version is required"})
-			case !parses(p, rel.Version):
+			} else if !parses(p, rel.Version) {
 				rule, msg := describe(tag, "version", rel.Version)
 				vs = append(vs, Violation{at + "version", rule, msg})
-			default:
-				if j, seen := first[rel.Version]; seen {
-					vs = append(vs, Violation{at + "version", "duplicate",
-						fmt.Sprintf("%q is listed twice (first at %s[%d])", rel.Version, p, j)})
-				} else {
-					first[rel.Version] = i
-				}
+			} else if j, seen := first[rel.Version]; seen {
+				vs = append(vs, Violation{at + "version", "duplicate",
+					fmt.Sprintf("%q is listed twice (first at %s[%d])", rel.Version, p, j)})
+			} else {
+				first[rel.Version] = i
 			}
-			switch {
-			case rel.Published == "":
+			if rel.Published == "" {
 				vs = append(vs, Violation{at + "published", "required", "published is required"})
-			case !validDate(rel.Published):
+			} else if !validDate(rel.Published) {
 				rule, msg := describe("fulldate", "published", rel.Published)
 				vs = append(vs, Violation{at + "published", rule, msg})
 			}
