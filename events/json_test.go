@@ -335,3 +335,51 @@ func TestUnmarshalReadsEveryField(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEventJSON checks that the event reader never panics, refuses with
+// an error wrapping ErrInvalidEvent, and that what it accepts is valid and
+// survives a round trip unchanged.
+func FuzzEventJSON(f *testing.F) {
+	for _, e := range []events.Event{sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(3).WithEngineVersion(1), sinkHost("ws", sinkRefused())} {
+		b, err := json.Marshal(e)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(bytes.Replace(b, []byte(`"type"`), []byte(`"Type"`), 1))
+		f.Add(append(b, '}'))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e events.Event
+		if err := e.UnmarshalJSON(data); err != nil {
+			if !errors.Is(err, events.ErrInvalidEvent) {
+				t.Fatalf("error %v does not wrap ErrInvalidEvent", err)
+			}
+			if e != (events.Event{}) {
+				t.Fatalf("changed on error: %+v", e)
+			}
+			return
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("accepted an invalid event: %v", err)
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted what encoding/json calls invalid: %q", data)
+		}
+		out, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatalf("AppendJSON: %v", err)
+		}
+		var back events.Event
+		if err := back.UnmarshalJSON(out); err != nil {
+			t.Fatalf("re-read of %s: %v", out, err)
+		}
+		if !back.Time.Equal(e.Time) || !back.Payload.At.Equal(e.Payload.At) {
+			t.Fatalf("times changed via %s", out)
+		}
+		back.Time, back.Payload.At = e.Time, e.Payload.At
+		if back != e {
+			t.Fatalf("round trip\n got %+v\nwant %+v", back, e)
+		}
+	})
+}

@@ -178,3 +178,64 @@ func BenchmarkSubjectJSONDeepChain(b *testing.B) {
 		}
 	})
 }
+
+// subjectMirror is Subject's shape without its UnmarshalJSON, for
+// encoding/json to decode.
+type subjectMirror struct {
+	Issuer    string         `json:"issuer"`
+	SubjectID string         `json:"subjectId"`
+	Tenant    string         `json:"tenant"`
+	Lane      string         `json:"lane"`
+	Kind      string         `json:"kind"`
+	KeyClass  string         `json:"keyClass"`
+	Actor     *subjectMirror `json:"actor"`
+}
+
+func (m *subjectMirror) subject() *policy.Subject {
+	if m == nil {
+		return nil
+	}
+	return &policy.Subject{Issuer: m.Issuer, SubjectID: m.SubjectID, Tenant: m.Tenant, Lane: m.Lane, Kind: m.Kind, KeyClass: m.KeyClass, Actor: m.Actor.subject()}
+}
+
+// FuzzSubjectJSON checks that the Subject reader never panics, refuses
+// with a located *SubjectError, reads no chain deeper than five actors,
+// and agrees with encoding/json on every document it accepts.
+func FuzzSubjectJSON(f *testing.F) {
+	for _, s := range []string{
+		string(actorChain(0, "")), string(actorChain(5, "")), string(actorChain(7, "")),
+		`{"issuer":"i","subjectId":"s","tenant":"t","lane":"saml","kind":"user","keyClass":"opaque-idp","actor":null}`,
+		`{"issuer":"i","issuer":"j"}`, `{"Issuer":"i"}`, `null`, `{} x`, `{"actor":{"actor":[]}}`, "{\"issuer\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s policy.Subject
+		err := s.UnmarshalJSON(data)
+		if err != nil {
+			var se *policy.SubjectError
+			if !errors.As(err, &se) || len(se.Problems) != 1 || !strings.HasPrefix(se.Problems[0].Path, "subject") {
+				t.Fatalf("error %v (%T) is not a located *SubjectError", err, err)
+			}
+			return
+		}
+		n := 0
+		for a := s.Actor; a != nil; a = a.Actor {
+			n++
+		}
+		if n > policy.MaxActorDepth+1 {
+			t.Fatalf("read %d actors", n)
+		}
+		var m *subjectMirror
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("encoding/json refuses what the reader accepted: %v", err)
+		}
+		want := m.subject()
+		if want == nil {
+			want = &policy.Subject{} // null: unchanged
+		}
+		if !reflect.DeepEqual(&s, want) {
+			t.Fatalf("reader %+v, encoding/json %+v", s, want)
+		}
+	})
+}
