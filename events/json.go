@@ -148,19 +148,17 @@ func appendJSONString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
 		i += size
-		start = i
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i-size]...)
+			dst = append(dst, `\ufffd`...)
+			start = i
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i-size]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i
+		}
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
@@ -216,14 +214,17 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			return &FieldError{Field: key, Reason: "is not a field of the event envelope, which is closed"}
 		}
 		present[i] = true
-		switch k, _ := r.Next(); {
-		case k == strictjson.Null:
+		k, _ := r.Next()
+		if k == strictjson.Null {
 			return &FieldError{Field: key, Reason: "must not be null"}
-		case i == fPayload:
+		}
+		if i == fPayload {
 			if err := readPayload(r, &ev.Payload); err != nil {
 				return &FieldError{Field: key, Err: fmt.Errorf("%w: %v", ErrInvalidPayload, err)}
 			}
-		case i == fSequence || i == fSchemaVersion || i == fEngineVersion:
+			return nil
+		}
+		if i == fSequence || i == fSchemaVersion || i == fEngineVersion {
 			minimum := int64(0)
 			if i == fSchemaVersion {
 				minimum = 1
@@ -242,23 +243,24 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 				errs = append(errs, &FieldError{Field: key, Reason: "must be an integer ≥ " + strconv.FormatInt(minimum, 10)})
 			}
 			ints[i] = v
-		case k != strictjson.String:
-			errs = append(errs, &FieldError{Field: key, Reason: "must be a string"})
-		default:
-			var err error
-			strs[i], err = r.String()
-			return err
+			return nil
 		}
-		return nil
+		if k != strictjson.String {
+			errs = append(errs, &FieldError{Field: key, Reason: "must be a string"})
+			return nil // skipped
+		}
+		var err error
+		strs[i], err = r.String()
+		return err
 	})
 	if err == nil {
 		err = r.End()
 	}
 	var fe *FieldError
-	switch {
-	case errors.As(err, &fe):
+	if errors.As(err, &fe) {
 		return err
-	case err != nil:
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
 	}
 
