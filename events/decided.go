@@ -132,22 +132,56 @@ func isDigest(s string) bool {
 	return true
 }
 
-// negotiationDecidedJSON has the wire shape; it exists so that UnmarshalJSON
-// can decode strictly without recursing into itself.
-type negotiationDecidedJSON NegotiationDecided
-
-// UnmarshalJSON reads a payload strictly: the object is closed, so a key
-// that is not exactly one of the schema's is an error, as is a repeated
-// one, and the result must pass Validate.
+// UnmarshalJSON reads a payload strictly, with the module's strict reader:
+// the object is closed, so a key that is not exactly one of the schema's
+// is an error, as is a repeated one, a value that is not a string, or
+// anything after the object; and the result must pass Validate.
 func (p *NegotiationDecided) UnmarshalJSON(data []byte) error {
-	var raw negotiationDecidedJSON
-	if err := strictjson.Decode(data, &raw); err != nil {
+	r := strictjson.NewReader(data, 1)
+	var decoded NegotiationDecided
+	err := readPayload(r, &decoded)
+	if err == nil {
+		err = r.End()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidPayload, err)
 	}
-	decoded := NegotiationDecided(raw)
 	if err := decoded.Validate(); err != nil {
 		return err
 	}
 	*p = decoded
 	return nil
+}
+
+// readPayload reads the payload object, every value of which is a string.
+// It does not validate what it read.
+func readPayload(r *strictjson.Reader, p *NegotiationDecided) error {
+	strs := [...]struct {
+		key string
+		dst *string
+	}{
+		{"protocol", (*string)(&p.Protocol)}, {"outcome", (*string)(&p.Outcome)}, {"version", &p.Version},
+		{"requested", &p.Requested}, {"reason", (*string)(&p.Reason)}, {"floor", &p.Floor}, {"peerDigest", &p.PeerDigest},
+	}
+	return r.Object(func(key string) error {
+		for _, f := range strs {
+			if f.key == key {
+				s, err := r.String()
+				*f.dst = s
+				return err
+			}
+		}
+		if key != "at" {
+			return fmt.Errorf("unknown field %q", key)
+		}
+		s, err := r.String()
+		if err != nil {
+			return err
+		}
+		// As time.Time reads JSON: RFC 3339, strictly.
+		if err := p.At.UnmarshalText([]byte(s)); err != nil {
+			return fmt.Errorf("at: %w", err)
+		}
+		return nil
+	})
 }

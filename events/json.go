@@ -1,14 +1,14 @@
 package events
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // AppendJSON appends e's closed envelope to dst as one JSON object with no
@@ -148,19 +148,17 @@ func appendJSONString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
 		i += size
-		start = i
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i-size]...)
+			dst = append(dst, `\ufffd`...)
+			start = i
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i-size]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i
+		}
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
@@ -199,103 +197,106 @@ var (
 // envelope, an unknown key, a key spelled in another case, a repeated key,
 // a null, a missing required key or data after the object is an error, and
 // the result must pass [Event.Validate]. Errors name the field.
+//
+// The object is read once, payload included, with the module's strict
+// reader; nesting deeper than the envelope's own two levels is refused
+// while reading.
 func (e *Event) UnmarshalJSON(data []byte) error {
-	var raw [numFields]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("%w: not a JSON object", ErrInvalidEvent)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
-		}
-		key, _ := tok.(string)
+	r := strictjson.NewReader(data, envelopeDepth)
+	var ev Event
+	var present [numFields]bool
+	var strs [numFields]string
+	var ints [numFields]int64
+	var errs []error
+	err := r.Object(func(key string) error {
 		i := fieldIndex(key)
 		if i < 0 {
 			return &FieldError{Field: key, Reason: "is not a field of the event envelope, which is closed"}
 		}
-		if raw[i] != nil {
-			return &FieldError{Field: key, Reason: "appears twice"}
-		}
-		if err := dec.Decode(&raw[i]); err != nil {
-			return &FieldError{Field: key, Err: err}
-		}
-		if string(raw[i]) == "null" {
+		present[i] = true
+		k, _ := r.Next()
+		if k == strictjson.Null {
 			return &FieldError{Field: key, Reason: "must not be null"}
 		}
+		if i == fPayload {
+			if err := readPayload(r, &ev.Payload); err != nil {
+				return &FieldError{Field: key, Err: fmt.Errorf("%w: %v", ErrInvalidPayload, err)}
+			}
+			return nil
+		}
+		if i == fSequence || i == fSchemaVersion || i == fEngineVersion {
+			minimum := int64(0)
+			if i == fSchemaVersion {
+				minimum = 1
+			}
+			var n json.Number
+			if k == strictjson.Number {
+				var err error
+				if n, err = r.Number(); err != nil {
+					return err
+				}
+			}
+			// As encoding/json reads an int64: no fraction, no exponent. A
+			// value that is no number is "" here, and is skipped.
+			v, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil || v < minimum {
+				errs = append(errs, &FieldError{Field: key, Reason: "must be an integer ≥ " + strconv.FormatInt(minimum, 10)})
+			}
+			ints[i] = v
+			return nil
+		}
+		if k != strictjson.String {
+			errs = append(errs, &FieldError{Field: key, Reason: "must be a string"})
+			return nil // skipped
+		}
+		var err error
+		strs[i], err = r.String()
+		return err
+	})
+	if err == nil {
+		err = r.End()
 	}
-	if _, err := dec.Token(); err != nil {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return err
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%w: data after the object", ErrInvalidEvent)
-	}
 
-	isRun := raw[fRunID] != nil
+	isRun := present[fRunID]
 	foreign, required, kind := hostOnly, runRequired, "a run event"
 	if !isRun {
 		foreign, required, kind = runOnly, hostRequired, "a host event"
 	}
 	for _, i := range foreign {
-		if raw[i] != nil {
+		if present[i] {
 			return &FieldError{Field: fieldNames[i], Reason: "is not allowed in " + kind}
 		}
 	}
 	for _, i := range required {
-		if raw[i] == nil {
+		if !present[i] {
 			return &FieldError{Field: fieldNames[i], Reason: "is required in " + kind}
 		}
 	}
-
-	var ev Event
-	var errs []error
-	str := func(i int, dst *string) {
-		if raw[i] != nil {
-			if err := json.Unmarshal(raw[i], dst); err != nil {
-				errs = append(errs, &FieldError{Field: fieldNames[i], Reason: "must be a string"})
-			}
-		}
-	}
-	// nonNegative reads the integer at raw[i]. When it is not one of at
-	// least minimum it adds the error, and what it returns is never used.
-	nonNegative := func(i int, minimum int64) int64 {
-		var n int64
-		if err := json.Unmarshal(raw[i], &n); err != nil || n < minimum {
-			errs = append(errs, &FieldError{Field: fieldNames[i], Reason: "must be an integer ≥ " + strconv.FormatInt(minimum, 10)})
-		}
-		return n
-	}
-	str(fEventID, &ev.ID)
-	str(fType, &ev.Type)
-	str(fRunID, &ev.RunID)
-	str(fNodeID, &ev.NodeID)
-	str(fCausationID, &ev.CausationID)
-	str(fWorkspaceID, &ev.WorkspaceID)
-	var delivery string
-	str(fDelivery, &delivery)
-	ev.Delivery = Delivery(delivery)
-	var ts string
-	str(fTimestamp, &ts)
-	if raw[fTimestamp] != nil && len(errs) == 0 {
-		t, err := time.Parse(time.RFC3339Nano, ts)
-		if err != nil {
-			errs = append(errs, &FieldError{Field: "timestamp", Reason: "is not an RFC 3339 date-time"})
-		}
-		ev.Time = t
-	}
-	if isRun {
-		ev = ev.WithSequence(nonNegative(fSequence, 0))
-		ev.SchemaVersion = int(nonNegative(fSchemaVersion, 1))
-		if raw[fEngineVersion] != nil {
-			ev = ev.WithEngineVersion(nonNegative(fEngineVersion, 0))
-		}
-	}
-	if err := json.Unmarshal(raw[fPayload], &ev.Payload); err != nil {
-		errs = append(errs, &FieldError{Field: "payload", Err: err})
-	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
+	}
+
+	ev.ID, ev.Type, ev.RunID = strs[fEventID], strs[fType], strs[fRunID]
+	ev.NodeID, ev.CausationID, ev.WorkspaceID = strs[fNodeID], strs[fCausationID], strs[fWorkspaceID]
+	ev.Delivery = Delivery(strs[fDelivery])
+	t, err := time.Parse(time.RFC3339Nano, strs[fTimestamp])
+	if err != nil {
+		return &FieldError{Field: "timestamp", Reason: "is not an RFC 3339 date-time"}
+	}
+	ev.Time = t
+	if isRun {
+		ev = ev.WithSequence(ints[fSequence])
+		ev.SchemaVersion = int(ints[fSchemaVersion])
+		if present[fEngineVersion] {
+			ev = ev.WithEngineVersion(ints[fEngineVersion])
+		}
 	}
 	if err := ev.Validate(); err != nil {
 		return err
@@ -303,6 +304,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	*e = ev
 	return nil
 }
+
+// envelopeDepth is how deep an event nests: the envelope, then its
+// payload, whose values are all strings.
+const envelopeDepth = 2
 
 func fieldIndex(key string) int {
 	for i, name := range fieldNames {

@@ -223,3 +223,163 @@ func TestUnmarshalRefusesMalformedObjects(t *testing.T) {
 		}
 	}
 }
+
+// runJSON is a valid run event with a nodeId, as JSON.
+func runJSON(t *testing.T) string {
+	t.Helper()
+	e := sinkRun(sinkRunID(7), sinkAccepted()).WithSequence(4)
+	e.ID = "evt-0123456789abcdef"
+	e.NodeID = "node-1"
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Issue 8 item 6: the event is read with the strict reader, which refuses
+// a string that is not UTF-8. On main before this change encoding/json's
+// Decoder replaced the bad bytes with U+FFFD, so a nodeId Validate would
+// refuse came back as a different, valid one.
+func TestUnmarshalRefusesInvalidUTF8(t *testing.T) {
+	s := runJSON(t)
+	for name, in := range map[string]string{
+		"nodeId":  strings.Replace(s, `"node-1"`, "\"node-\xff\"", 1),
+		"payload": strings.Replace(s, `"requested":"1.2"`, "\"requested\":\"1.2\xff\"", 1),
+		"key":     strings.Replace(s, `"nodeId"`, "\"node\xffId\"", 1),
+	} {
+		var e events.Event
+		err := e.UnmarshalJSON([]byte(in))
+		if !errors.Is(err, events.ErrInvalidEvent) || !strings.Contains(err.Error(), "invalid UTF-8") {
+			t.Errorf("%s: UnmarshalJSON = %v, want invalid UTF-8 refused", name, err)
+		}
+		if e != (events.Event{}) {
+			t.Errorf("%s: decoded %+v", name, e)
+		}
+	}
+}
+
+// The envelope nests two levels: a value deeper than that, even one that
+// is only skipped because it has the wrong type, is refused while reading.
+func TestUnmarshalRefusesDeepValues(t *testing.T) {
+	s := runJSON(t)
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	var e events.Event
+	err := e.UnmarshalJSON([]byte(strings.Replace(s, `"node-1"`, deep, 1)))
+	if !errors.Is(err, events.ErrInvalidEvent) || !strings.Contains(err.Error(), "nested deeper than 2 levels") {
+		t.Errorf("UnmarshalJSON = %v, want it refused as too deep", err)
+	}
+}
+
+// A problem inside the payload is the payload's: a *FieldError for
+// "payload" that wraps ErrInvalidPayload and says what it was.
+func TestUnmarshalPayloadErrors(t *testing.T) {
+	s := runJSON(t)
+	for name, c := range map[string]struct{ from, to, want string }{
+		"unknown key":  {`"requested":"1.2"`, `"peer":"x"`, `unknown field "peer"`},
+		"repeated key": {`"requested":"1.2"`, `"reason":"ok"`, `the key "reason" appears twice`},
+		"not a string": {`"requested":"1.2"`, `"requested":12`, `payload.requested: want a string, got a number`},
+		"bad at":       {`"at":"2026-11-29T12:00:00.123Z"`, `"at":"2026-11-29"`, `at: parsing time`},
+		"at not text":  {`"at":"2026-11-29T12:00:00.123Z"`, `"at":1`, `payload.at: want a string, got a number`},
+		"not object":   {`"payload":{`, `"payload":[{`, `payload: want an object, got an array`},
+		"validated":    {`"version":"1.1",`, ``, `version is required when the outcome is accepted`},
+	} {
+		in := strings.Replace(s, c.from, c.to, 1)
+		var e events.Event
+		err := e.UnmarshalJSON([]byte(in))
+		var fe *events.FieldError
+		if !errors.As(err, &fe) || fe.Field != "payload" || !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: UnmarshalJSON(%s) = %v, want a payload error containing %q", name, in, err, c.want)
+		}
+	}
+}
+
+// Every field is read into its place, and a host event's too.
+func TestUnmarshalReadsEveryField(t *testing.T) {
+	run := sinkRun(sinkRunID(7), sinkAccepted()).WithSequence(4).WithEngineVersion(3)
+	run.ID, run.NodeID, run.CausationID = "evt-0123456789abcdef", "node-1", "evt-fedcba9876543210"
+	run.SchemaVersion = 2
+	host := sinkHost("ws-1", sinkRefused())
+	host.ID = "evt-0123456789abcdef"
+	for _, want := range []events.Event{run, host} {
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got events.Event
+		if err := got.UnmarshalJSON(b); err != nil {
+			t.Fatalf("UnmarshalJSON(%s): %v", b, err)
+		}
+		if !got.Time.Equal(want.Time) || !got.Payload.At.Equal(want.Payload.At) {
+			t.Errorf("times of %s: %v, %v", b, got.Time, got.Payload.At)
+		}
+		got.Time, got.Payload.At = want.Time, want.Payload.At
+		if got != want {
+			t.Errorf("UnmarshalJSON(%s)\n got %+v\nwant %+v", b, got, want)
+		}
+	}
+	for name, c := range map[string]struct{ from, to, field string }{
+		"sequence too big":       {`"sequence":4`, `"sequence":9223372036854775808`, "sequence"},
+		"schemaVersion 1.0":      {`"schemaVersion":2`, `"schemaVersion":2.0`, "schemaVersion"},
+		"engineVersion 1e0":      {`"engineVersion":3`, `"engineVersion":3e0`, "engineVersion"},
+		"engineVersion a string": {`"engineVersion":3`, `"engineVersion":"3"`, "engineVersion"},
+		"nodeId a number":        {`"nodeId":"node-1"`, `"nodeId":1`, "nodeId"},
+	} {
+		b, _ := json.Marshal(run)
+		in := strings.Replace(string(b), c.from, c.to, 1)
+		var e events.Event
+		err := e.UnmarshalJSON([]byte(in))
+		var fe *events.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s: UnmarshalJSON(%s) = %v, want an error for %s", name, in, err, c.field)
+		}
+	}
+}
+
+// FuzzEventJSON checks that the event reader never panics, refuses with
+// an error wrapping ErrInvalidEvent, and that what it accepts is valid and
+// survives a round trip unchanged.
+func FuzzEventJSON(f *testing.F) {
+	for _, e := range []events.Event{sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(3).WithEngineVersion(1), sinkHost("ws", sinkRefused())} {
+		b, err := json.Marshal(e)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(bytes.Replace(b, []byte(`"type"`), []byte(`"Type"`), 1))
+		f.Add(append(b, '}'))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e events.Event
+		if err := e.UnmarshalJSON(data); err != nil {
+			if !errors.Is(err, events.ErrInvalidEvent) {
+				t.Fatalf("error %v does not wrap ErrInvalidEvent", err)
+			}
+			if e != (events.Event{}) {
+				t.Fatalf("changed on error: %+v", e)
+			}
+			return
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("accepted an invalid event: %v", err)
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted what encoding/json calls invalid: %q", data)
+		}
+		out, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatalf("AppendJSON: %v", err)
+		}
+		var back events.Event
+		if err := back.UnmarshalJSON(out); err != nil {
+			t.Fatalf("re-read of %s: %v", out, err)
+		}
+		if !back.Time.Equal(e.Time) || !back.Payload.At.Equal(e.Payload.At) {
+			t.Fatalf("times changed via %s", out)
+		}
+		back.Time, back.Payload.At = e.Time, e.Payload.At
+		if back != e {
+			t.Fatalf("round trip\n got %+v\nwant %+v", back, e)
+		}
+	})
+}

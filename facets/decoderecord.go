@@ -10,9 +10,9 @@ package facets
 // every facet the document names, decoded as far as its shape allowed: a
 // value of the wrong JSON type is left zero, and a facet that is not an
 // object is a zero facet, so the clock checks find nothing to add there.
-// The Set is zero when data is not JSON or names neither facet.
+// The Set is zero when data is not JSON, repeats a key, or names neither
+// facet.
 func DecodeRecord(data []byte) (Set, error) {
-	var s Set
-	shape := decodeSet(data, &s)
-	return s, asError(merge(shape, s.violations(true)))
+	s, vs := decodeSet(data, true)
+	return s, asError(vs)
 }

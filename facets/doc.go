@@ -24,7 +24,12 @@
 // "a2a.preferredVersion") with a stable rule id and a sentence, and that
 // matches [ErrInvalid] under errors.Is. Decoding is strict: unknown keys,
 // repeated keys, null, and values of the wrong JSON type are violations,
-// not silently dropped. Values built in Go are checked with
+// not silently dropped. Documents are read in one pass by the module's one
+// strict JSON reader, with its paths (a key that is not a name is quoted:
+// a2a["x-y"]); nesting deeper than 64 levels is refused while reading. A
+// repeated key ends the reading, since JSON readers disagree on which of
+// its values counts: what follows it is neither decoded nor validated, so
+// the report holds the repeat and what was found before it. Values built in Go are checked with
 // [A2A.Validate], [MCP.Validate] and [Set.Validate] (or their
 // ValidateRecord forms); [Record.CheckUntil] checks, against a clock, that
 // a record's until has not passed.

@@ -121,10 +121,10 @@ func (f *MCP) Advertised() Advertised {
 // Lookup returns the advertised view of the facet for p, and false when s
 // does not advertise p.
 func (s Set) Lookup(p Protocol) (Advertised, bool) {
-	switch {
-	case p == ProtocolA2A && s.A2A != nil:
+	if p == ProtocolA2A && s.A2A != nil {
 		return s.A2A.Advertised(), true
-	case p == ProtocolMCP && s.MCP != nil:
+	}
+	if p == ProtocolMCP && s.MCP != nil {
 		return s.MCP.Advertised(), true
 	}
 	return Advertised{}, false

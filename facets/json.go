@@ -1,23 +1,29 @@
 package facets
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
-// The JSON decoding here is strict where encoding/json is lenient: the
-// records are closed, so an unknown key is reported rather than dropped;
-// keys match case-sensitively; a key given twice is an error rather than
-// "last one wins"; null is never a value of any field; and every shape
-// problem in a document is reported at once, each at its JSON path.
-// Encoding needs nothing special: the struct tags (omitzero) keep explicit
-// false and [] and drop only what was absent.
+// The JSON decoding here walks the document once with the module's one
+// strict reader (internal/strictjson), which is strict where encoding/json
+// is lenient: keys match case-sensitively, a key given twice is refused,
+// nothing may follow the value, and nesting is bounded while reading. On
+// top of it the records are closed, so an unknown key is reported rather
+// than dropped; null is never a value of any field; and every shape
+// problem in a document is reported at once, each at its JSON path. A
+// repeated key ends the walk: which of its values counts is what readers
+// disagree on, so nothing after it is decoded, and only the problems found
+// before it are reported with it. Encoding needs nothing special: the
+// struct tags (omitzero) keep explicit false and [] and drop only what was
+// absent.
 
 // UnmarshalJSON decodes an `a2a` facet or record strictly. Problems of
 // shape (unknown or repeated keys, wrong JSON types, present-but-empty
@@ -26,20 +32,23 @@ import (
 // both at once.
 func (f *A2A) UnmarshalJSON(data []byte) error {
 	*f = A2A{}
-	return asError(decodeTop(data, func(d *decoder, v []byte) { d.a2a(v, "a2a", f) }))
+	vs, _ := readDoc(data, "a2a", func(d *decoder) error { return d.a2a(f) })
+	return asError(vs)
 }
 
 // UnmarshalJSON decodes an `mcp` facet or record strictly; see
 // [A2A.UnmarshalJSON].
 func (f *MCP) UnmarshalJSON(data []byte) error {
 	*f = MCP{}
-	return asError(decodeTop(data, func(d *decoder, v []byte) { d.mcp(v, "mcp", f) }))
+	vs, _ := readDoc(data, "mcp", func(d *decoder) error { return d.mcp(f) })
+	return asError(vs)
 }
 
 // UnmarshalJSON decodes the closed `mcp.serverMount` object strictly.
 func (m *ServerMount) UnmarshalJSON(data []byte) error {
 	*m = ServerMount{}
-	return asError(decodeTop(data, func(d *decoder, v []byte) { d.serverMount(v, "mcp.serverMount", m) }))
+	vs, _ := readDoc(data, "mcp.serverMount", func(d *decoder) error { return d.serverMount(m) })
+	return asError(vs)
 }
 
 // UnmarshalJSON decodes the closed `mcp.mrtr` object strictly. A missing
@@ -47,7 +56,8 @@ func (m *ServerMount) UnmarshalJSON(data []byte) error {
 // from "zero".
 func (m *MRTR) UnmarshalJSON(data []byte) error {
 	*m = MRTR{}
-	return asError(decodeTop(data, func(d *decoder, v []byte) { d.mrtr(v, "mcp.mrtr", m) }))
+	vs, _ := readDoc(data, "mcp.mrtr", func(d *decoder) error { return d.mrtr(m) })
+	return asError(vs)
 }
 
 // UnmarshalJSON decodes `{"a2a": {...}, "mcp": {...}}` strictly: no other
@@ -55,7 +65,7 @@ func (m *MRTR) UnmarshalJSON(data []byte) error {
 // then reports as advertising nothing.
 func (s *Set) UnmarshalJSON(data []byte) error {
 	*s = Set{}
-	vs := decodeSet(data, s)
+	vs, _ := readDoc(data, "", func(d *decoder) error { return d.set(s) })
 	return asError(vs)
 }
 
@@ -76,32 +86,46 @@ func ParseRecord(data []byte) (Set, error) {
 // ParseA2A decodes one `a2a` facet object and validates it with
 // [A2A.Validate]; violation paths start with "a2a". On error it returns nil.
 func ParseA2A(data []byte) (*A2A, error) {
-	f := new(A2A)
-	shape := decodeTop(data, func(d *decoder, v []byte) { d.a2a(v, "a2a", f) })
-	if err := asError(merge(shape, f.violations(false))); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return parseFacet(data, "a2a", (*decoder).a2a, (*A2A).violations)
 }
 
 // ParseMCP decodes one `mcp` facet object and validates it with
 // [MCP.Validate]; violation paths start with "mcp". On error it returns nil.
 func ParseMCP(data []byte) (*MCP, error) {
-	f := new(MCP)
-	shape := decodeTop(data, func(d *decoder, v []byte) { d.mcp(v, "mcp", f) })
-	if err := asError(merge(shape, f.violations(false))); err != nil {
+	return parseFacet(data, "mcp", (*decoder).mcp, (*MCP).violations)
+}
+
+func parseFacet[F any](data []byte, at string, read func(*decoder, *F) error, check func(*F, bool) []Violation) (*F, error) {
+	f := new(F)
+	vs, complete := readDoc(data, at, func(d *decoder) error { return read(d, f) })
+	if complete {
+		vs = merge(vs, check(f, false))
+	}
+	if err := asError(vs); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
 func parseSet(data []byte, record bool) (Set, error) {
-	var s Set
-	shape := decodeSet(data, &s)
-	if err := asError(merge(shape, s.violations(record))); err != nil {
+	s, vs := decodeSet(data, record)
+	if err := asError(vs); err != nil {
 		return Set{}, err
 	}
 	return s, nil
+}
+
+// decodeSet reads a facet set and validates what it read, as records when
+// record is set. When the document could not be read to its end the Set
+// is zero and nothing is validated: what follows the place reading
+// stopped was never decoded, and would read as missing.
+func decodeSet(data []byte, record bool) (Set, []Violation) {
+	var s Set
+	vs, complete := readDoc(data, "", func(d *decoder) error { return d.set(&s) })
+	if !complete {
+		return Set{}, vs
+	}
+	return s, merge(vs, s.violations(record))
 }
 
 // merge joins shape violations (from decoding) with value violations
@@ -124,139 +148,116 @@ func covers(base, path string) bool {
 	return ok && (base == "" || rest == "" || rest[0] == '.' || rest[0] == '[')
 }
 
-// decodeTop checks data is one well-formed UTF-8 JSON value and hands it
-// to decode. Unlike a Set, a facet object is never null.
-func decodeTop(data []byte, decode func(*decoder, []byte)) []Violation {
-	d := new(decoder)
-	if d.syntax(data) {
-		decode(d, bytes.TrimSpace(data))
-	}
-	return d.vs
-}
-
-func decodeSet(data []byte, s *Set) []Violation {
-	d := new(decoder)
-	if !d.syntax(data) {
-		return d.vs
-	}
-	v := bytes.TrimSpace(data)
-	if kindOf(v) == "null" {
-		return nil
-	}
-	if !d.expectObject(v, "", "a facet set") {
-		return d.vs
-	}
-	d.members(v, "", setFields, func(key, path string, v []byte) {
-		switch key {
-		case "a2a":
-			s.A2A = new(A2A)
-			d.a2a(v, path, s.A2A)
-		case "mcp":
-			s.MCP = new(MCP)
-			d.mcp(v, path, s.MCP)
-		}
-	})
-	return d.vs
-}
-
-// decoder collects shape violations while it walks a document that is
-// already known to be valid JSON.
+// decoder collects shape violations while it walks a document with the
+// strict reader. Its methods read the next value; one of the wrong JSON
+// type is reported and skipped. They return only the reader's errors,
+// which end the walk.
 type decoder struct {
-	vs []Violation
+	r    *strictjson.Reader
+	base string // the path of the document's value: "a2a" for an a2a facet
+	vs   []Violation
+}
+
+// readDoc walks data with walk and returns the shape violations it found,
+// and whether the document was read to its end. One that was not is
+// reported by the one violation that stopped it: a "syntax" one when data
+// is not a JSON value in UTF-8 (then it is the only one), else the key it
+// repeated.
+func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, bool) {
+	d := &decoder{r: strictjson.NewReader(data, 0), base: base}
+	err := walk(d)
+	if err == nil {
+		err = d.r.End()
+	}
+	if err == nil {
+		return d.vs, true
+	}
+	if !utf8.Valid(data) {
+		return []Violation{{"", "syntax", "the document is not valid UTF-8"}}, false
+	}
+	r := strictjson.NewReader(data, 0)
+	serr := r.Skip()
+	if serr == nil {
+		serr = r.End()
+	}
+	if serr != nil {
+		return []Violation{{"", "syntax", "the document is not JSON: " + serr.Error()}}, false
+	}
+	// The document is well-formed, so what stopped the walk is the one
+	// thing Skip does not look for: a key repeated in an object. The
+	// reader's error points at the repeat.
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		e = &strictjson.Error{Msg: err.Error()}
+	}
+	key, _ := strictjson.NewReader(data[e.Offset:], 0).String()
+	path := d.join(memberPath(e.Path, key))
+	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", key)}), false
 }
 
 func (d *decoder) add(path, rule, msg string) {
 	d.vs = append(d.vs, Violation{path, rule, msg})
 }
 
-// syntax reports whether data is one well-formed JSON value in UTF-8, and
-// records a "syntax" violation when it is not.
-func (d *decoder) syntax(data []byte) bool {
-	if !utf8.Valid(data) {
-		d.add("", "syntax", "the document is not valid UTF-8")
-		return false
+// path returns the path of the value being read.
+func (d *decoder) path() string { return d.join(d.r.Path()) }
+
+// join puts a path of the reader's below the document's own.
+func (d *decoder) join(p string) string {
+	if p == "" {
+		return d.base
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		d.add("", "syntax", "the document is not JSON: "+err.Error())
-		return false
+	if d.base == "" || p[0] == '[' {
+		return d.base + p
 	}
-	return true
+	return d.base + "." + p
 }
 
-// kindOf names the JSON type of a well-formed value by its first byte.
-func kindOf(v []byte) string {
-	switch v[0] {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "boolean"
-	case '"':
-		return "string"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
+// memberPath is the reader's path of the member key of the object at obj:
+// obj.key, or obj["key"] when key is not a name.
+func memberPath(obj, key string) string {
+	name := key != ""
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		name = name && (isAlpha(c) || c == '_' || i > 0 && isDigit(c))
 	}
-	return "number"
+	if !name {
+		return obj + "[" + strconv.Quote(key) + "]"
+	}
+	if obj == "" {
+		return key
+	}
+	return obj + "." + key
 }
 
-func (d *decoder) wrongType(path, want string, v []byte) {
-	d.add(path, "type", fmt.Sprintf("must be %s, not %s", want, kindOf(v)))
+var kindNames = [...]string{0: "nothing", strictjson.Object: "object", strictjson.Array: "array",
+	strictjson.String: "string", strictjson.Number: "number", strictjson.Bool: "boolean", strictjson.Null: "null"}
+
+// is reports whether the next value is of kind k. When it is not, the
+// value is reported as not being what (such as "a string") and skipped.
+func (d *decoder) is(k strictjson.Kind, what string) (bool, error) {
+	got, _ := d.r.Next() // an error here is Skip's too
+	if got == k {
+		return true, nil
+	}
+	d.add(d.path(), "type", fmt.Sprintf("must be %s, not %s", what, kindNames[got]))
+	return false, d.r.Skip()
 }
 
-func (d *decoder) expectObject(v []byte, path, what string) bool {
-	if kindOf(v) != "object" {
-		d.wrongType(path, "an object ("+what+")", v)
-		return false
+// object walks the members of an object that is what (such as "the a2a
+// facet") in order, reporting unknown keys, and calls field for each
+// known key. It reports whether the value was an object.
+func (d *decoder) object(what string, known []string, field func(key string) error) (bool, error) {
+	if ok, err := d.is(strictjson.Object, "an object ("+what+")"); !ok {
+		return false, err
 	}
-	return true
-}
-
-// members walks the members of a well-formed object in order, reporting
-// repeated and unknown keys, and calls field for each known key's first
-// occurrence.
-func (d *decoder) members(obj []byte, path string, known []string, field func(key, path string, v []byte)) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil { // '{'
-		return
-	}
-	seen := make(map[string]bool)
-	for dec.More() {
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		var v json.RawMessage
-		if err != nil || !ok || dec.Decode(&v) != nil {
-			return
+	return true, d.r.Object(func(key string) error {
+		if !slices.Contains(known, key) {
+			d.add(d.path(), "unknown-field", unknownMessage(key, known))
+			return nil
 		}
-		p := keyPath(path, key)
-		switch {
-		case seen[key]:
-			d.add(p, "duplicate-key", fmt.Sprintf("key %q appears more than once", key))
-		case !slices.Contains(known, key):
-			d.add(p, "unknown-field", unknownMessage(key, known))
-		default:
-			field(key, p, v)
-		}
-		seen[key] = true
-	}
-}
-
-// elements walks the elements of a well-formed array.
-func elements(arr []byte, each func(i int, v []byte)) {
-	dec := json.NewDecoder(bytes.NewReader(arr))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil { // '['
-		return
-	}
-	for i := 0; dec.More(); i++ {
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return
-		}
-		each(i, v)
-	}
+		return field(key)
+	})
 }
 
 // Keys that are not part of a v2 facet but that people write, with what
@@ -283,194 +284,184 @@ func unknownMessage(key string, known []string) string {
 	return fmt.Sprintf("unknown field %q: the record is closed", key)
 }
 
-// keyPath appends key to path, as ".key" when it reads as a name and as
-// a quoted index otherwise, so that paths stay unambiguous.
-func keyPath(path, key string) string {
-	plain := key != ""
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; !isAlpha(c) && c != '_' && c != '$' && (i == 0 || !isDigit(c) && c != '-') {
-			plain = false
-		}
-	}
-	switch {
-	case !plain:
-		return path + "[" + strconv.Quote(key) + "]"
-	case path == "":
-		return key
-	}
-	return path + "." + key
-}
-
 var (
 	setFields         = []string{"a2a", "mcp"}
 	serverMountFields = []string{"transports"}
 	mrtrFields        = []string{"maxRounds"}
 )
 
-func (d *decoder) a2a(v []byte, path string, f *A2A) {
-	if !d.expectObject(v, path, "the a2a facet") {
-		return
+// set reads a facet set; null is an empty one.
+func (d *decoder) set(s *Set) error {
+	if k, _ := d.r.Next(); k == strictjson.Null {
+		return d.r.Skip()
 	}
-	d.members(v, path, a2aFields, func(key, p string, v []byte) {
-		switch key {
-		case "versions":
-			f.Versions = d.strings(v, p)
-		case "preferredVersion":
-			f.PreferredVersion = d.string(v, p, "a2aversion", key)
-		case "minimumVersion":
-			f.MinimumVersion = d.string(v, p, "a2aversion", key)
-		case "refreshedAt":
-			f.RefreshedAt = d.string(v, p, "fulldate", key)
-		case "profiles":
-			f.Profiles = d.strings(v, p)
-		case "agentCardUrl":
-			f.AgentCardURL = d.string(v, p, "absuri", key)
-		case "streaming":
-			f.Streaming = d.bool(v, p)
-		case "pushNotifications":
-			f.PushNotifications = d.bool(v, p)
-		case "durableTasks":
-			f.DurableTasks = d.bool(v, p)
-		case "agentCards":
-			f.AgentCards = d.bool(v, p)
-		default:
-			d.record(key, v, p, &f.Record)
+	_, err := d.object("a facet set", setFields, func(key string) error {
+		if key == "a2a" {
+			s.A2A = new(A2A)
+			return d.a2a(s.A2A)
 		}
+		s.MCP = new(MCP)
+		return d.mcp(s.MCP)
 	})
+	return err
 }
 
-func (d *decoder) mcp(v []byte, path string, f *MCP) {
-	if !d.expectObject(v, path, "the mcp facet") {
-		return
-	}
-	d.members(v, path, mcpFields, func(key, p string, v []byte) {
+func (d *decoder) a2a(f *A2A) error {
+	_, err := d.object("the a2a facet", a2aFields, func(key string) error {
+		switch key {
+		case "versions":
+			return d.strings(&f.Versions)
+		case "preferredVersion":
+			return d.string(&f.PreferredVersion, "a2aversion", key)
+		case "minimumVersion":
+			return d.string(&f.MinimumVersion, "a2aversion", key)
+		case "refreshedAt":
+			return d.string(&f.RefreshedAt, "fulldate", key)
+		case "profiles":
+			return d.strings(&f.Profiles)
+		case "agentCardUrl":
+			return d.string(&f.AgentCardURL, "absuri", key)
+		case "streaming":
+			return d.bool(&f.Streaming)
+		case "pushNotifications":
+			return d.bool(&f.PushNotifications)
+		case "durableTasks":
+			return d.bool(&f.DurableTasks)
+		case "agentCards":
+			return d.bool(&f.AgentCards)
+		}
+		return d.record(key, &f.Record)
+	})
+	return err
+}
+
+func (d *decoder) mcp(f *MCP) error {
+	_, err := d.object("the mcp facet", mcpFields, func(key string) error {
 		switch key {
 		case "revisions":
-			f.Revisions = d.strings(v, p)
+			return d.strings(&f.Revisions)
 		case "preferredVersion":
-			f.PreferredVersion = d.string(v, p, "mcprevision", key)
+			return d.string(&f.PreferredVersion, "mcprevision", key)
 		case "minimumRevision":
-			f.MinimumRevision = d.string(v, p, "mcprevision", key)
+			return d.string(&f.MinimumRevision, "mcprevision", key)
 		case "refreshedAt":
-			f.RefreshedAt = d.string(v, p, "fulldate", key)
+			return d.string(&f.RefreshedAt, "fulldate", key)
 		case "profiles":
-			f.Profiles = d.strings(v, p)
+			return d.strings(&f.Profiles)
 		case "features":
-			f.Features = d.strings(v, p)
+			return d.strings(&f.Features)
 		case "serverUrls":
-			f.ServerURLs = d.strings(v, p)
+			return d.strings(&f.ServerURLs)
 		case "serverMount":
 			f.ServerMount = new(ServerMount)
-			d.serverMount(v, p, f.ServerMount)
+			return d.serverMount(f.ServerMount)
 		case "mrtr":
 			f.MRTR = new(MRTR)
-			d.mrtr(v, p, f.MRTR)
+			return d.mrtr(f.MRTR)
 		case "client":
-			f.Client = d.bool(v, p)
-		default:
-			d.record(key, v, p, &f.Record)
+			return d.bool(&f.Client)
 		}
+		return d.record(key, &f.Record)
 	})
+	return err
 }
 
 // record decodes the record fields the two families share.
-func (d *decoder) record(key string, v []byte, p string, r *Record) {
+func (d *decoder) record(key string, r *Record) error {
 	switch key {
 	case "status":
-		r.Status = d.string(v, p, "status", key)
+		return d.string(&r.Status, "status", key)
 	case "since":
-		r.Since = d.string(v, p, "sinceversion", key)
+		return d.string(&r.Since, "sinceversion", key)
 	case "until":
-		r.Until = d.string(v, p, "until", key)
-	case "witness":
-		r.Witness = d.string(v, p, "witness", key)
+		return d.string(&r.Until, "until", key)
 	}
+	return d.string(&r.Witness, "witness", key)
 }
 
-func (d *decoder) serverMount(v []byte, path string, m *ServerMount) {
-	if !d.expectObject(v, path, "serverMount") {
-		return
-	}
-	d.members(v, path, serverMountFields, func(_, p string, v []byte) {
-		m.Transports = d.strings(v, p)
+func (d *decoder) serverMount(m *ServerMount) error {
+	_, err := d.object("serverMount", serverMountFields, func(string) error {
+		return d.strings(&m.Transports)
 	})
+	return err
 }
 
-func (d *decoder) mrtr(v []byte, path string, m *MRTR) {
-	if !d.expectObject(v, path, "mrtr") {
-		return
-	}
+func (d *decoder) mrtr(m *MRTR) error {
 	found := false
-	d.members(v, path, mrtrFields, func(_, p string, v []byte) {
+	ok, err := d.object("mrtr", mrtrFields, func(string) error {
 		found = true
-		m.MaxRounds = d.integer(v, p, "maxRounds")
+		return d.integer(&m.MaxRounds, "maxRounds")
 	})
-	if !found {
-		d.add(path+".maxRounds", "required", "maxRounds is required")
+	if ok && !found {
+		d.add(d.join(memberPath(d.r.Path(), "maxRounds")), "required", "maxRounds is required")
 	}
+	return err
 }
 
 // string decodes a string field. An empty string is reported under the
 // field's own rule: the struct would otherwise read it as absent.
-func (d *decoder) string(v []byte, path, tag, field string) string {
-	if kindOf(v) != "string" {
-		d.wrongType(path, "a string", v)
-		return ""
+func (d *decoder) string(dst *string, tag, field string) error {
+	if ok, err := d.is(strictjson.String, "a string"); !ok {
+		return err
 	}
-	var s string
-	_ = json.Unmarshal(v, &s) // well-formed: cannot fail
-	if s == "" {
+	s, err := d.r.String()
+	if s == "" && err == nil {
 		rule, msg := describe(tag, field, s)
-		d.add(path, rule, msg)
+		d.add(d.path(), rule, msg)
 	}
-	return s
+	*dst = s
+	return err
 }
 
 // strings decodes a list of strings. A non-string element is reported and
 // kept as "" so the indexes of the others stay those of the document.
-func (d *decoder) strings(v []byte, path string) []string {
-	if kindOf(v) != "array" {
-		d.wrongType(path, "an array of strings", v)
-		return nil
+func (d *decoder) strings(dst *[]string) error {
+	if ok, err := d.is(strictjson.Array, "an array of strings"); !ok {
+		return err
 	}
 	list := []string{}
-	elements(v, func(i int, e []byte) {
-		var s string
-		if kindOf(e) == "string" {
-			_ = json.Unmarshal(e, &s)
-		} else {
-			d.wrongType(fmt.Sprintf("%s[%d]", path, i), "a string", e)
+	err := d.r.Array(func(int) error {
+		s := ""
+		ok, err := d.is(strictjson.String, "a string")
+		if ok {
+			s, err = d.r.String()
 		}
 		list = append(list, s)
+		return err
 	})
-	return list
+	*dst = list
+	return err
 }
 
-func (d *decoder) bool(v []byte, path string) *bool {
-	if kindOf(v) != "boolean" {
-		d.wrongType(path, "a boolean", v)
-		return nil
+func (d *decoder) bool(dst **bool) error {
+	if ok, err := d.is(strictjson.Bool, "a boolean"); !ok {
+		return err
 	}
-	b := v[0] == 't'
-	return &b
+	b, err := d.r.Bool()
+	*dst = &b
+	return err
 }
 
 // integer decodes a JSON integer. As in JSON Schema, a number with a zero
 // fraction ("4.0", "4e0") is an integer. One too large for the struct is
 // reported as out of range here and kept as 0.
-func (d *decoder) integer(v []byte, path, field string) int {
-	if kindOf(v) != "number" {
-		d.wrongType(path, "an integer", v)
-		return 0
+func (d *decoder) integer(dst *int, field string) error {
+	if ok, err := d.is(strictjson.Number, "an integer"); !ok {
+		return err
 	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	switch {
-	case err == nil && f != math.Trunc(f):
-		d.add(path, "type", fmt.Sprintf("must be an integer, not %s", v))
-	case err != nil || math.Abs(f) > math.MaxInt32:
-		d.add(path, "range", fmt.Sprintf("%s %s is not in 1–16", field, v))
-	default:
-		return int(f)
+	n, err := d.r.Number()
+	if err != nil {
+		return err
 	}
-	return 0
+	f, perr := strconv.ParseFloat(string(n), 64)
+	if perr == nil && f != math.Trunc(f) {
+		d.add(d.path(), "type", fmt.Sprintf("must be an integer, not %s", n))
+		return nil
+	}
+	if perr != nil || math.Abs(f) > math.MaxInt32 {
+		d.add(d.path(), "range", fmt.Sprintf("%s %s is not in 1–16", field, n))
+		return nil
+	}
+	*dst = int(f)
+	return nil
 }

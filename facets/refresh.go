@@ -55,10 +55,10 @@ func CheckRefresh(a Advertised, now time.Time) error {
 		return &RefreshError{Protocol: a.Protocol, RefreshedAt: a.RefreshedAt, Now: now, Err: err}
 	}
 	age := now.Sub(day)
-	switch {
-	case age > RefreshWindow:
+	if age > RefreshWindow {
 		return &RefreshError{a.Protocol, a.RefreshedAt, now, age, ErrRefreshStale}
-	case age < -RefreshLeeway:
+	}
+	if age < -RefreshLeeway {
 		return &RefreshError{a.Protocol, a.RefreshedAt, now, age, ErrRefreshFuture}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package facets
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"slices"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // Release is one published A2A version or MCP revision as upstream lists
@@ -82,24 +83,20 @@ func (r Releases) violations() []Violation {
 		first := make(map[string]int, len(list))
 		for i, rel := range list {
 			at := fmt.Sprintf("%s[%d].", p, i)
-			switch {
-			case rel.Version == "":
+			if rel.Version == "" {
 				vs = append(vs, Violation{at + "version", "required", "version is required"})
-			case !parses(p, rel.Version):
+			} else if !parses(p, rel.Version) {
 				rule, msg := describe(tag, "version", rel.Version)
 				vs = append(vs, Violation{at + "version", rule, msg})
-			default:
-				if j, seen := first[rel.Version]; seen {
-					vs = append(vs, Violation{at + "version", "duplicate",
-						fmt.Sprintf("%q is listed twice (first at %s[%d])", rel.Version, p, j)})
-				} else {
-					first[rel.Version] = i
-				}
+			} else if j, seen := first[rel.Version]; seen {
+				vs = append(vs, Violation{at + "version", "duplicate",
+					fmt.Sprintf("%q is listed twice (first at %s[%d])", rel.Version, p, j)})
+			} else {
+				first[rel.Version] = i
 			}
-			switch {
-			case rel.Published == "":
+			if rel.Published == "" {
 				vs = append(vs, Violation{at + "published", "required", "published is required"})
-			case !validDate(rel.Published):
+			} else if !validDate(rel.Published) {
 				rule, msg := describe("fulldate", "published", rel.Published)
 				vs = append(vs, Violation{at + "published", rule, msg})
 			}
@@ -130,21 +127,19 @@ func (r Releases) violations() []Violation {
 // [*ValidationError]. On error the Releases is zero.
 func ParseReleases(data []byte) (Releases, error) {
 	var r Releases
-	d := new(decoder)
-	if d.syntax(data) {
-		v := bytes.TrimSpace(data)
-		if d.expectObject(v, "", "a release list") {
-			d.members(v, "", setFields, func(key, path string, v []byte) {
-				list := d.releases(v, path, Protocol(key))
-				if key == "a2a" {
-					r.A2A = list
-				} else {
-					r.MCP = list
-				}
-			})
-		}
+	vs, complete := readDoc(data, "", func(d *decoder) error {
+		_, err := d.object("a release list", setFields, func(key string) error {
+			if key == "a2a" {
+				return d.releases(&r.A2A, ProtocolA2A)
+			}
+			return d.releases(&r.MCP, ProtocolMCP)
+		})
+		return err
+	})
+	if complete {
+		vs = merge(vs, r.violations())
 	}
-	if err := asError(merge(d.vs, r.violations())); err != nil {
+	if err := asError(vs); err != nil {
 		return Releases{}, err
 	}
 	return r, nil
@@ -154,34 +149,31 @@ var releaseFields = []string{"version", "published", "supersededBy"}
 
 // releases decodes one protocol's list. A present but empty string is
 // reported under its field's format, as the facet decoder does.
-func (d *decoder) releases(v []byte, path string, p Protocol) []Release {
+func (d *decoder) releases(dst *[]Release, p Protocol) error {
 	tag := "a2aversion"
 	if p == ProtocolMCP {
 		tag = "mcprevision"
 	}
-	if kindOf(v) != "array" {
-		d.wrongType(path, "an array of releases", v)
-		return nil
+	if ok, err := d.is(strictjson.Array, "an array of releases"); !ok {
+		return err
 	}
 	list := []Release{}
-	elements(v, func(i int, e []byte) {
+	err := d.r.Array(func(int) error {
 		var rel Release
-		at := fmt.Sprintf("%s[%d]", path, i)
-		if d.expectObject(e, at, "a release") {
-			d.members(e, at, releaseFields, func(key, at string, v []byte) {
-				switch key {
-				case "version":
-					rel.Version = d.string(v, at, tag, key)
-				case "published":
-					rel.Published = d.string(v, at, "fulldate", key)
-				case "supersededBy":
-					rel.SupersededBy = d.string(v, at, tag, key)
-				}
-			})
-		}
+		_, err := d.object("a release", releaseFields, func(key string) error {
+			switch key {
+			case "version":
+				return d.string(&rel.Version, tag, key)
+			case "published":
+				return d.string(&rel.Published, "fulldate", key)
+			}
+			return d.string(&rel.SupersededBy, tag, key)
+		})
 		list = append(list, rel)
+		return err
 	})
-	return list
+	*dst = list
+	return err
 }
 
 // published is the release list this package ships: the A2A versions and

@@ -190,13 +190,17 @@ var validate = sync.OnceValue(func() *validator.Validate {
 			panic(err)
 		}
 	}
-	if err := v.RegisterValidationCtx("inrecord", func(ctx context.Context, fl validator.FieldLevel) bool {
-		return ctx.Value(recordKey{}) == nil || !fl.Field().IsZero()
-	}); err != nil {
+	if err := v.RegisterValidationCtx("inrecord", inRecord); err != nil {
 		panic(err)
 	}
 	return v
 })
+
+// inRecord is the "inrecord" rule: a field only a discovery record must
+// carry is present, or the struct is checked as a bare facet.
+func inRecord(ctx context.Context, fl validator.FieldLevel) bool {
+	return ctx.Value(recordKey{}) == nil || !fl.Field().IsZero()
+}
 
 var (
 	statuses   = []string{"stable", "experimental", "deprecated"}
@@ -242,13 +246,13 @@ func absoluteURI(s string) bool {
 	}
 	for i := colon; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '%':
+		if c == '%' {
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				return false
 			}
-		case isAlpha(c), isDigit(c), strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
-		default:
+			continue
+		}
+		if !isAlpha(c) && !isDigit(c) && strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) < 0 {
 			return false
 		}
 	}
@@ -346,10 +350,10 @@ func describeProfile(p Protocol, s string) (rule, msg string) {
 		want = "mcp-YYYY-MM-DD"
 	}
 	rest, _ := strings.CutPrefix(s, string(p)+"-")
-	switch {
-	case strings.HasSuffix(s, "-legacy"):
+	if strings.HasSuffix(s, "-legacy") {
 		return "legacy-profile", fmt.Sprintf("%q is a legacy profile; RFC 0175 removed legacy profiles", s)
-	case p == ProtocolMCP && strings.HasPrefix(s, "mcp-") && detail(p, rest) != "":
+	}
+	if p == ProtocolMCP && strings.HasPrefix(s, "mcp-") && detail(p, rest) != "" {
 		return "date", fmt.Sprintf("%q does not name a real revision date", s) + detail(p, rest)
 	}
 	return "pattern", fmt.Sprintf("%q is not a profile id %q", s, want) + detail(p, rest)
@@ -419,10 +423,10 @@ func offerViolations(o offer) []Violation {
 // need not carry status at all, so there only the contradiction counts.
 func untilViolations(p Protocol, r Record, record bool) []Violation {
 	path := string(p) + ".until"
-	switch {
-	case r.Status == "stable" && validUntil(r.Until):
+	if r.Status == "stable" && validUntil(r.Until) {
 		return []Violation{{path, "until-forbidden", `until must be absent when status is "stable"`}}
-	case record && r.Until == "" && (r.Status == "experimental" || r.Status == "deprecated"):
+	}
+	if record && r.Until == "" && (r.Status == "experimental" || r.Status == "deprecated") {
 		return []Violation{{path, "until-required", fmt.Sprintf("until is required when status is %q", r.Status)}}
 	}
 	return nil

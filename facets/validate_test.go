@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // fixture is one row of the table files in testdata: a document, which
@@ -430,13 +432,16 @@ func TestPathRank(t *testing.T) {
 	}
 }
 
-func TestKeyPath(t *testing.T) {
+// TestMemberPath checks that the paths this package builds for a member
+// are the ones the strict reader gives: one path syntax in the module.
+func TestMemberPath(t *testing.T) {
 	for _, tc := range []struct{ base, key, want string }{
 		{"", "a2a", "a2a"},
 		{"a2a", "versions", "a2a.versions"},
-		{"a2a", "x-y_z$9", "a2a.x-y_z$9"},
+		{"a2a", "x-y_z$9", `a2a["x-y_z$9"]`},
 		{"a2a", "_x", "a2a._x"},
-		{"a2a", "$x", "a2a.$x"},
+		{"a2a", "x_9", "a2a.x_9"},
+		{"a2a", "$x", `a2a["$x"]`},
 		{"a2a", "Zz", "a2a.Zz"},
 		{"a2a", "9a", `a2a["9a"]`},
 		{"a2a", "-a", `a2a["-a"]`},
@@ -445,9 +450,25 @@ func TestKeyPath(t *testing.T) {
 		{"a2a", "", `a2a[""]`},
 		{"", "x[0]", `["x[0]"]`},
 		{"a2a", "é", `a2a["é"]`},
+		{"a2a", "a{", `a2a["a{"]`},
+		{"a2a", "a`", `a2a["a` + "`" + `"]`},
 	} {
-		if got := keyPath(tc.base, tc.key); got != tc.want {
-			t.Errorf("keyPath(%q, %q) = %q, want %q", tc.base, tc.key, got, tc.want)
+		if got := memberPath(tc.base, tc.key); got != tc.want {
+			t.Errorf("memberPath(%q, %q) = %q, want %q", tc.base, tc.key, got, tc.want)
+		}
+		doc, _ := json.Marshal(map[string]any{tc.key: 1})
+		if tc.base != "" {
+			doc, _ = json.Marshal(map[string]any{tc.base: json.RawMessage(doc)})
+		}
+		r := strictjson.NewReader(doc, 0)
+		var seen string
+		walk := func(string) error { seen = r.Path(); return nil }
+		if tc.base != "" {
+			inner := walk
+			walk = func(string) error { return r.Object(inner) }
+		}
+		if err := r.Object(walk); err != nil || seen != tc.want {
+			t.Errorf("the reader's path of %s is %q (%v), want %q", doc, seen, err, tc.want)
 		}
 	}
 }

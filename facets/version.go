@@ -129,12 +129,13 @@ func (v Version) IsValid() bool { return v.tag != noProtocol }
 // than w. Versions of different protocols are not comparable; Compare
 // orders them by protocol name so that sorting stays total.
 func (v Version) Compare(w Version) int {
-	switch {
-	case v.tag != w.tag:
+	if v.tag != w.tag {
 		return cmpString(string(v.tag.protocol()), string(w.tag.protocol()))
-	case v.key < w.key:
+	}
+	if v.key < w.key {
 		return -1
-	case v.key > w.key:
+	}
+	if v.key > w.key {
 		return 1
 	}
 	return 0
@@ -162,10 +163,10 @@ func CompareVersions(p Protocol, a, b string) (int, error) {
 }
 
 func cmpString(a, b string) int {
-	switch {
-	case a < b:
+	if a < b {
 		return -1
-	case a > b:
+	}
+	if a > b {
 		return 1
 	}
 	return 0
@@ -200,10 +201,10 @@ func parseDecimal(s, part string) (uint64, string) {
 			return 0, part + ` part is not a decimal number; want "major.minor"`
 		}
 	}
-	switch {
-	case len(s) > 1 && s[0] == '0':
+	if len(s) > 1 && s[0] == '0' {
 		return 0, part + " part has a leading zero"
-	case len(s) > 10:
+	}
+	if len(s) > 10 {
 		return 0, part + " part does not fit in 32 bits"
 	}
 	var n uint64
@@ -235,10 +236,10 @@ func parseFullDate(s string) (y, m, d uint64, problem string) {
 		return n
 	}
 	y, m, d = num(0, 4), num(5, 7), num(8, 10)
-	switch {
-	case m < 1 || m > 12:
+	if m < 1 || m > 12 {
 		return 0, 0, 0, "month is not 01–12"
-	case d < 1 || d > daysIn(y, m):
+	}
+	if d < 1 || d > daysIn(y, m) {
 		return 0, 0, 0, "no such day in that month"
 	}
 	return y, m, d, ""

@@ -13,6 +13,23 @@
 // any actor in its chain may be anonymous by kind or by lane. An anonymous
 // end user forwarded by an authenticated peer is still anonymous; a peer
 // gains no authority the caller's Subject does not hold.
+//
+// # How deep a Subject nests
+//
+// A Subject holds at most [MaxActorDepth] (4) actors below it: the v2
+// Subject schema spells the chain out as actor1..actor4 and has no fifth
+// level. [Subject.UnmarshalJSON] reads the chain once, from the front, and
+// reads one actor more than that — a fifth, so that [Subject.Validate]
+// reports it at its path ("subject.actor.actor.actor.actor.actor") as it
+// does for a Subject built in Go. An actor below the fifth is refused
+// while reading, before any of its bytes are looked at: a chain of any
+// length costs at most six objects of reading, where each level used to
+// re-read the rest of the chain. The stricter reading of a schema that
+// simply stops is that a deeper actor is an unknown key, so it is an error
+// rather than dropped. A chain built in Go is walked at most as far:
+// [Subject.Anonymous] counts a chain that goes on beyond it (a cycle, say)
+// as anonymous, and Validate reports it as too deep, so no walk over a
+// Subject loops and none fails open.
 package policy
 
 import (

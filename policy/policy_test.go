@@ -93,6 +93,7 @@ func TestSubjectValidate(t *testing.T) {
 		{"subjectId empty", with(func(s *policy.Subject) { s.SubjectID = "" }), []problem{{"subject.subjectId", "is empty; the subjectId is required"}}},
 		{"subjectId slash", with(func(s *policy.Subject) { s.SubjectID = "users/42" }), []problem{{"subject.subjectId", `"users/42" contains whitespace or '/'`}}},
 		{"subjectId space", with(func(s *policy.Subject) { s.SubjectID = "u 42" }), []problem{{"subject.subjectId", `"u 42" contains whitespace or '/'`}}},
+		{"subjectId leading slash", with(func(s *policy.Subject) { s.SubjectID = "/u" }), []problem{{"subject.subjectId", `"/u" contains whitespace or '/'`}}},
 		{"subjectId U+FEFF", with(func(s *policy.Subject) { s.SubjectID = "u\ufeff" }), []problem{{"subject.subjectId", `"u\ufeff" contains whitespace or '/'`}}},
 		{"subjectId backslash is fine", with(func(s *policy.Subject) { s.SubjectID = `u\42:x@y` }), nil},
 		{"subjectId invalid UTF-8", with(func(s *policy.Subject) { s.SubjectID = "\xc3" }), []problem{{"subject.subjectId", `"\xc3" is not valid UTF-8`}}},

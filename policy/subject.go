@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,6 +56,11 @@ const (
 // MaxActorDepth is how many actors may nest under a Subject; the schema's
 // fifth level (actor5) does not exist.
 const MaxActorDepth = 4
+
+// readActors is how many actors [Subject.UnmarshalJSON] reads and
+// [Subject.Anonymous] looks at: one more than a valid Subject holds, so
+// that Validate reports the fifth at its path, and not one more than that.
+const readActors = 5 // MaxActorDepth + 1
 
 // ErrInvalidSubject is wrapped by every [*SubjectError].
 var ErrInvalidSubject = errors.New("invalid subject")
@@ -116,17 +120,23 @@ func (s *Subject) Valid() bool {
 }
 
 // Anonymous reports whether s, or any actor in its chain, is anonymous by
-// kind or by lane. A nil Subject is anonymous.
+// kind or by lane. A nil Subject is anonymous, and so is a chain that goes
+// on past the MaxActorDepth+1 actors the decoder reads (a longer one, or a
+// cycle built in Go): no such chain is a valid Subject, and the walk must
+// end.
 func (s *Subject) Anonymous() bool {
 	if s == nil {
 		return true
 	}
-	for ; s != nil; s = s.Actor {
+	for range readActors + 1 {
 		if s.Kind == KindAnonymous || s.Lane == LaneAnonymous {
 			return true
 		}
+		if s = s.Actor; s == nil {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
 // walk reports each problem to report, stopping early when it returns false.
@@ -159,29 +169,36 @@ func (s *Subject) walk(report func(depth int, field, value, problem string) bool
 	}
 }
 
+// The problem functions are chains of ifs rather than switches so that a
+// mutation tester sees every condition as covered code.
+
 func issuerProblem(v string) string {
-	switch {
-	case v == "":
+	if v == "" {
 		return "is empty; the issuer is required"
-	case !utf8.ValidString(v):
+	}
+	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
-	case utf8.RuneCountInString(v) > 1024:
+	}
+	if utf8.RuneCountInString(v) > 1024 {
 		return "is longer than 1024 characters"
-	case strings.IndexFunc(v, isSpace) >= 0:
+	}
+	if strings.IndexFunc(v, isSpace) >= 0 {
 		return "contains whitespace"
 	}
 	return ""
 }
 
 func subjectIDProblem(v string) string {
-	switch {
-	case v == "":
+	if v == "" {
 		return "is empty; the subjectId is required"
-	case !utf8.ValidString(v):
+	}
+	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
-	case utf8.RuneCountInString(v) > 256:
+	}
+	if utf8.RuneCountInString(v) > 256 {
 		return "is longer than 256 characters"
-	case strings.IndexFunc(v, func(r rune) bool { return r == '/' || isSpace(r) }) >= 0:
+	}
+	if strings.IndexFunc(v, isSlashOrSpace) >= 0 {
 		return "contains whitespace or '/'"
 	}
 	return ""
@@ -226,12 +243,13 @@ func kindProblem(v string) string {
 
 func keyClassProblem(lane, keyClass string) string {
 	needs := lane == LaneSAML || lane == LaneSCIM
-	switch {
-	case needs && keyClass == "":
+	if needs && keyClass == "" {
 		return "is missing; lane " + lane + " requires a keyClass"
-	case !needs && keyClass != "":
+	}
+	if !needs && keyClass != "" {
 		return "is allowed only with lane saml or scim"
-	case keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable:
+	}
+	if keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable {
 		return "is not a key class (opaque-idp, configured-immutable)"
 	}
 	return ""
@@ -246,25 +264,98 @@ func anonymityProblem(lane, kind string) string {
 
 func quote(s string) string { return `"` + s + `"` }
 
+func isSlashOrSpace(r rune) bool { return r == '/' || isSpace(r) }
+
 // isSpace is JSON Schema's \s (ECMAScript whitespace) widened by Go's
 // unicode.IsSpace, the stricter union of the two.
 func isSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 
-// subjectJSON has Subject's wire shape without its UnmarshalJSON.
-type subjectJSON Subject
-
 // UnmarshalJSON reads a Subject strictly: the object is closed at every
 // level, so a key that is not exactly one of the schema's is an error, as
-// is a repeated one. It does not validate field values; call Validate for
-// that. A JSON null leaves s unchanged.
+// is a repeated one or a string field that is not a string. It does not
+// validate field values; call Validate for that. A JSON null leaves s
+// unchanged, and an actor of null is no actor.
+//
+// The actor chain is read once, from the front: the fifth actor is read
+// (Validate reports it), and an actor below it is refused before any of
+// its bytes are looked at, so a chain of any length costs at most six
+// objects' worth of reading. Errors are a [*SubjectError] with one
+// problem, at its JSON path.
 func (s *Subject) UnmarshalJSON(data []byte) error {
-	var raw subjectJSON
-	if string(bytes.TrimSpace(data)) == "null" {
+	r := strictjson.NewReader(data, readActors+1)
+	if k, err := r.Next(); err == nil && k == strictjson.Null {
+		if err := r.Skip(); err != nil {
+			return readError(err)
+		}
+		return readError(r.End())
+	}
+	var out Subject
+	if err := readSubject(r, &out, 0); err != nil {
+		return readError(err)
+	}
+	if err := r.End(); err != nil {
+		return readError(err)
+	}
+	*s = out
+	return nil
+}
+
+// readSubject reads the Subject at actor level depth (0 for the caller).
+func readSubject(r *strictjson.Reader, s *Subject, depth int) error {
+	strs := [...]struct {
+		key string
+		dst *string
+	}{{"issuer", &s.Issuer}, {"subjectId", &s.SubjectID}, {"tenant", &s.Tenant}, {"lane", &s.Lane}, {"kind", &s.Kind}, {"keyClass", &s.KeyClass}}
+	return r.Object(func(key string) error {
+		for _, f := range strs {
+			if f.key == key {
+				v, err := r.String()
+				*f.dst = v
+				return err
+			}
+		}
+		if key != "actor" {
+			return problem(actorPath(depth), fmt.Sprintf("unknown field %q", key))
+		}
+		if k, err := r.Next(); err != nil || k == strictjson.Null {
+			return err // null: no actor; Object skips it
+		}
+		if depth == readActors {
+			return problem(actorPath(depth+1), fmt.Sprintf("nests deeper than %d actors", MaxActorDepth))
+		}
+		s.Actor = new(Subject)
+		return readSubject(r, s.Actor, depth+1)
+	})
+}
+
+// actorPath is the path of the Subject at actor level depth, as Validate
+// writes it.
+func actorPath(depth int) string {
+	return "subject" + strings.Repeat(".actor", depth)
+}
+
+// problem is a *SubjectError with one problem.
+func problem(path, msg string) *SubjectError {
+	return &SubjectError{[]SubjectProblem{{path, msg}}}
+}
+
+// readError turns what reading a Subject returned into a *SubjectError.
+// The Reader's paths start at a member of the Subject, whose keys are all
+// identifiers.
+func readError(err error) error {
+	if err == nil {
 		return nil
 	}
-	if err := strictjson.Decode(data, &raw); err != nil {
-		return fmt.Errorf("subject: %w", err)
+	var se *SubjectError
+	if errors.As(err, &se) {
+		return se
 	}
-	*s = Subject(raw)
-	return nil
+	var e *strictjson.Error
+	if !errors.As(err, &e) { // every other error is the Reader's
+		return problem("subject", err.Error())
+	}
+	if e.Path != "" {
+		return problem("subject."+e.Path, e.Msg)
+	}
+	return problem("subject", e.Msg)
 }
