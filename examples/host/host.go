@@ -76,6 +76,14 @@ type config struct {
 	// Tap, when set, wraps the go-sdk handler inside the middleware, so a
 	// test sees exactly what reaches the MCP server.
 	Tap func(http.Handler) http.Handler
+	// Nonces is the Sealer's nonce store; nil is one of its own. Replicas
+	// share one (examples/pgnonce), so that a state opens once in all.
+	Nonces mrtr.NonceStore
+	// OnRefuse is the Sealer's refusal hook (mrtr.SealerOptions.OnRefuse).
+	OnRefuse func(error)
+	// PG, when set, makes the host a replica sharing this PostgreSQL
+	// database with the others, sealing with SharedKeys (see fleet.go).
+	PG, SharedKeys string
 }
 
 // Env is what the host gives every protocol it serves, so that all of them
@@ -146,7 +154,8 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 			_, _ = rand.Read(secret)
 			keys = []mrtr.Key{{ID: "boot", Secret: secret}}
 		}
-		if sealer, err = mrtr.NewSealer(mrtr.SealerOptions{Keys: keys, MaxRounds: cfg.Facets.MCP.MRTR.MaxRounds}); err != nil {
+		if sealer, err = mrtr.NewSealer(mrtr.SealerOptions{Keys: keys, MaxRounds: cfg.Facets.MCP.MRTR.MaxRounds,
+			Nonces: cfg.Nonces, OnRefuse: cfg.OnRefuse}); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,14 @@
 //
 //	cd examples && go run ./host              # serve on 127.0.0.1:8080 until Ctrl-C
 //	cd examples && go run ./host -selftest    # serve, negotiate with itself once, exit
+//	cd examples && go run ./host -pg "$WOPNEG_PG_URL" -keys k1:SECRET   # one replica of several
+//
+// With -pg, the host is one replica of several behind a load balancer: it
+// records to PostgreSQL in batches (examples/pgbatch) instead of stdout,
+// shares the nonces of opened requestStates (examples/pgnonce), seals with
+// the -keys every replica is given, and serves Prometheus metrics at
+// /metrics. On SIGTERM (or Ctrl-C) it stops accepting, lets the requests
+// in flight finish, writes every audit event it accepted, and exits 0.
 //
 // It advertises MCP 2025-06-18, 2025-11-25 and 2026-07-28, preferred
 // 2026-07-28, floor 2025-11-25, so that the floor lies below preferred and
@@ -39,6 +47,8 @@ func main() {
 	port := flag.Int("port", 8080, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	token := flag.String("token", "demo", "the bearer token that authenticates a caller as the demo user; empty authenticates nobody")
 	selftest := flag.Bool("selftest", false, "serve, negotiate with this host once as an MCP client, print the result and exit")
+	pg := flag.String("pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
+	keys := flag.String("keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
 	flag.Parse()
 	if *selftest && !portSet() {
 		*port = 0 // a self-test needs no fixed port, and must not collide with one in use
@@ -46,6 +56,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := config{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), Token: *token, Facets: defaultFacets()}
+	cfg.PG, cfg.SharedKeys = *pg, *keys
 	if err := run(ctx, cfg, *selftest, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
@@ -60,9 +71,25 @@ func portSet() bool {
 
 // run serves until ctx is done or, with selftest, until the self-test is
 // over. Events go to stdout as JSON lines; everything else to stderr.
-func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Writer) error {
-	sink := events.NewJSONLines(stdout)
-	h, err := newHost(cfg, sink, mounts...)
+func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Writer) (err error) {
+	var sink events.Sink = events.NewJSONLines(stdout)
+	extra := mounts
+	if cfg.PG != "" {
+		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)
+		if err != nil {
+			return err
+		}
+		// Deferred so that it runs after Serve has drained the requests
+		// in flight: their events are accepted by then, and are written.
+		defer func() {
+			err = errors.Join(err, f.Close())
+			s := f.writer.Stats()
+			fmt.Fprintf(stderr, "host: audit flushed: %d recorded, %d failed, %d dropped\n", s.Recorded, s.Failed, s.Dropped)
+		}()
+		sink = f.sink
+		extra = append(extra[:len(extra):len(extra)], f.mount)
+	}
+	h, err := newHost(cfg, sink, extra...)
 	if err != nil {
 		return err
 	}

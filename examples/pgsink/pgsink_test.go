@@ -4,138 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/pgtest"
 	"github.com/wopneg/wopneg/examples/pgsink"
-	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
-
-// defaultURL is the loopback database that .ci/run and examples/README.md
-// set up.
-const defaultURL = "postgres://wopneg:wopneg@127.0.0.1:5432/wopneg?sslmode=disable&connect_timeout=5"
-
-// connect returns a pool on WOPNEG_PG_URL (or the loopback default). With
-// no server there, the test is skipped, unless CI is set: CI installs and
-// starts one, so a missing server there is a broken pipeline, not a reason
-// to skip the only test of the database sink.
-func connect(t *testing.T) *pgxpool.Pool {
-	t.Helper()
-	return connectWith(t, nil)
-}
-
-// connectWith is connect with a PrepareConn hook, through which a test
-// makes every query fail with an error of its choosing.
-func connectWith(t *testing.T, prepare func(context.Context, *pgx.Conn) (bool, error)) *pgxpool.Pool {
-	t.Helper()
-	url := os.Getenv("WOPNEG_PG_URL")
-	if url == "" {
-		url = defaultURL
-	}
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatalf("WOPNEG_PG_URL: %v", err)
-	}
-	cfg.MaxConns = 16
-	cfg.PrepareConn = prepare
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err == nil {
-		err = pool.Ping(ctx)
-	}
-	if err != nil {
-		if pool != nil {
-			pool.Close()
-		}
-		where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
-		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-			t.Fatalf("CI is set but PostgreSQL at %s is not reachable: %v", where, err)
-		}
-		t.Skipf("no PostgreSQL at %s (%v): set WOPNEG_PG_URL, or start one as examples/README.md shows", where, err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
 
 // newSink returns a Sink in a schema of its own, dropped when the test
 // ends, so that tests neither see nor leave each other's rows.
 func newSink(t *testing.T, pool *pgxpool.Pool) (*pgsink.Sink, string) {
 	t.Helper()
-	schema := "wopneg_test_" + strings.ToLower(events.NewEventID())
-	ctx := context.Background()
-	t.Cleanup(func() {
-		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("dropping %s: %v", schema, err)
-		}
-	})
-	s, err := pgsink.New(ctx, pool, pgsink.Options{Schema: schema})
+	schema := pgtest.Schema(t, pool)
+	s, err := pgsink.New(context.Background(), pool, pgsink.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, schema
-}
-
-// all reads back every event in the sink's schema: each run through Poll,
-// page by page, and the host events.
-func all(t *testing.T, pool *pgxpool.Pool, s *pgsink.Sink, schema string) []events.Event {
-	t.Helper()
-	ctx := context.Background()
-	rows, err := pool.Query(ctx, "SELECT DISTINCT run_id FROM "+pgx.Identifier{schema, "wopneg_run_events"}.Sanitize())
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []events.Event
-	for _, run := range runs {
-		for from := int64(0); ; {
-			page, err := s.Poll(ctx, run, from, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, page...)
-			if len(page) < 100 {
-				break
-			}
-			last, _ := page[len(page)-1].Sequence()
-			from = last + 1
-		}
-	}
-	for after := int64(0); ; {
-		page, next, err := s.HostEvents(ctx, after, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, page...)
-		if len(page) < 100 {
-			break
-		}
-		after = next
-	}
-	return out
-}
-
-func payload(i int) events.NegotiationDecided {
-	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)
-	if i%3 == 0 {
-		return events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
-			Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: at}
-	}
-	return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
-		Reason: events.ReasonOK, Floor: "1.1", PeerDigest: strings.Repeat("ab", 32), At: at}
 }
 
 // TestConcurrentWritersNumberEachRunWithoutGaps is the database's half of
@@ -143,7 +36,7 @@ func payload(i int) events.NegotiationDecided {
 // run comes back numbered 0…n−1 with every event once.
 func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 	const writers, perWriter, runs = 8, 1000, 10
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	s, schema := newSink(t, pool)
 	runIDs := make([]string, runs)
 	for i := range runIDs {
@@ -155,7 +48,7 @@ func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 		wg.Go(func() {
 			ctx := context.Background()
 			for i := range perWriter {
-				e, err := events.NewRunEvent(runIDs[(w*perWriter+i)%runs], payload(i))
+				e, err := events.NewRunEvent(runIDs[(w*perWriter+i)%runs], pgtest.Payload(i))
 				if err != nil {
 					t.Error(err)
 					return
@@ -170,7 +63,7 @@ func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 	}
 	wg.Wait()
 
-	got := all(t, pool, s, schema)
+	got := pgtest.All(t, pool, schema)
 	byRun := make(map[string][]events.Event)
 	var ids []string
 	for _, e := range got {
@@ -199,13 +92,13 @@ func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 }
 
 func TestSinkConformance(t *testing.T) {
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
 		if fault != nil {
 			// The tables are made on a healthy connection, then every
 			// query fails as a lost database would.
 			var failing atomic.Bool
-			faulty := connectWith(t, func(context.Context, *pgx.Conn) (bool, error) {
+			faulty := pgtest.Connect(t, func(context.Context, *pgx.Conn) (bool, error) {
 				if failing.Load() {
 					return true, fault
 				}
@@ -217,17 +110,17 @@ func TestSinkConformance(t *testing.T) {
 			return s, nil
 		}
 		s, schema := newSink(t, pool)
-		return s, func() []events.Event { return all(t, pool, s, schema) }
+		return s, func() []events.Event { return pgtest.All(t, pool, schema) }
 	})
 }
 
 // A failed insert rolls its sequence back with it.
 func TestFailedInsertLeavesNoGap(t *testing.T) {
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	s, _ := newSink(t, pool)
 	ctx := context.Background()
 	run := "acme/pg-gap-0123456789abcdef"
-	first, err := events.NewRunEvent(run, payload(1))
+	first, err := events.NewRunEvent(run, pgtest.Payload(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +130,7 @@ func TestFailedInsertLeavesNoGap(t *testing.T) {
 	if err := s.Emit(ctx, first); err == nil {
 		t.Fatal("recording the same event id twice succeeded")
 	}
-	second, err := events.NewRunEvent(run, payload(2))
+	second, err := events.NewRunEvent(run, pgtest.Payload(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,14 +154,14 @@ func TestFailedInsertLeavesNoGap(t *testing.T) {
 }
 
 func TestTablesAreAppendOnly(t *testing.T) {
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	s, schema := newSink(t, pool)
 	ctx := context.Background()
-	e, err := events.NewRunEvent("acme/pg-append-0123456789ab", payload(1))
+	e, err := events.NewRunEvent("acme/pg-append-0123456789ab", pgtest.Payload(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := events.NewHostEvent("ws", payload(2))
+	h, err := events.NewHostEvent("ws", pgtest.Payload(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,14 +178,14 @@ func TestTablesAreAppendOnly(t *testing.T) {
 			}
 		}
 	}
-	if got := all(t, pool, s, schema); len(got) != 2 {
+	if got := pgtest.All(t, pool, schema); len(got) != 2 {
 		t.Errorf("%d events after the refused edits, want 2", len(got))
 	}
 }
 
 // New is idempotent, and hosts starting together do not race on it.
 func TestNewIsIdempotent(t *testing.T) {
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	s, schema := newSink(t, pool)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -303,7 +196,7 @@ func TestNewIsIdempotent(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	h, err := events.NewHostEvent("", payload(0))
+	h, err := events.NewHostEvent("", pgtest.Payload(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,9 +206,9 @@ func TestNewIsIdempotent(t *testing.T) {
 }
 
 func TestEmitRefusesInvalidEvents(t *testing.T) {
-	pool := connect(t)
+	pool := pgtest.Connect(t, nil)
 	s, schema := newSink(t, pool)
-	bad, err := events.NewHostEvent("", payload(1))
+	bad, err := events.NewHostEvent("", pgtest.Payload(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +216,7 @@ func TestEmitRefusesInvalidEvents(t *testing.T) {
 	if err := s.Emit(context.Background(), bad); !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), "floor") {
 		t.Errorf("Emit = %v, want the payload refused naming floor", err)
 	}
-	if got := all(t, pool, s, schema); len(got) != 0 {
+	if got := pgtest.All(t, pool, schema); len(got) != 0 {
 		t.Errorf("%d rows written for a refused event", len(got))
 	}
 	var zero *pgsink.Sink

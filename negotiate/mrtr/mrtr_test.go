@@ -344,3 +344,38 @@ func TestDigest(t *testing.T) {
 		}
 	}
 }
+
+// OnRefuse sees every refusal of Open, with the error Open returns, and
+// nothing of a state that opens: the hook a host counts refusals with.
+func TestOnRefuse(t *testing.T) {
+	c := &clock{t: t0}
+	var refused []error
+	s, err := mrtr.NewSealer(mrtr.SealerOptions{
+		Keys: []mrtr.Key{key("k1", 1)}, MaxRounds: 4, Now: c.now,
+		Nonces:   mrtr.NewMemoryNonces(16, 16).WithClock(c.now),
+		OnRefuse: func(err error) { refused = append(refused, err) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := s.Seal(binding, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Open(ctx, state, binding); err != nil {
+		t.Fatal(err)
+	}
+	if len(refused) != 0 {
+		t.Fatalf("OnRefuse called for a state that opened: %v", refused)
+	}
+	_, replay := s.Open(ctx, state, binding)
+	_, forged := s.Open(ctx, state+"x", binding)
+	want := []error{replay, forged}
+	if len(refused) != 2 || refused[0] != want[0] || refused[1] != want[1] {
+		t.Fatalf("OnRefuse got %v, want %v", refused, want)
+	}
+	if !errors.Is(refused[0], mrtr.ErrReplayed) || !errors.Is(refused[1], mrtr.ErrSignature) {
+		t.Errorf("OnRefuse got %v, want a replay then a bad signature", refused)
+	}
+}

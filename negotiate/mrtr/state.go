@@ -146,6 +146,13 @@ type SealerOptions struct {
 	Nonces NonceStore
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OnRefuse, when set, is called with the error of every state Open
+	// refuses, before Open returns it: the metrics hook through which a
+	// host counts refusals by kind (errors.Is against the Err values and
+	// [ErrReplayed]), since a burst of ErrSignature after a key rotation
+	// or of ErrReplayed across replicas is what an operator must see. It
+	// runs on the request path: keep it to a counter increment.
+	OnRefuse func(error)
 }
 
 // Sealer seals and opens requestStates. It is safe for concurrent use.
@@ -155,6 +162,7 @@ type Sealer struct {
 	ttl       time.Duration
 	nonces    NonceStore
 	now       func() time.Time
+	onRefuse  func(error)
 }
 
 // NewSealer checks opts and returns a Sealer.
@@ -165,7 +173,7 @@ func NewSealer(opts SealerOptions) (*Sealer, error) {
 	if opts.TTL < 0 {
 		return nil, fmt.Errorf("mrtr: SealerOptions.TTL %v is negative", opts.TTL)
 	}
-	s := &Sealer{maxRounds: opts.MaxRounds, ttl: opts.TTL, nonces: opts.Nonces, now: opts.Now}
+	s := &Sealer{maxRounds: opts.MaxRounds, ttl: opts.TTL, nonces: opts.Nonces, now: opts.Now, onRefuse: opts.OnRefuse}
 	if s.ttl == 0 {
 		s.ttl = DefaultTTL
 	}
@@ -259,6 +267,14 @@ func (s *Sealer) Next(prev *Claims) (int, error) {
 // the error of the NonceStore (ErrNonceStoreFull, a database's), which
 // refuses the state as surely.
 func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, error) {
+	c, err := s.open(ctx, state, b)
+	if err != nil && s.onRefuse != nil {
+		s.onRefuse(err)
+	}
+	return c, err
+}
+
+func (s *Sealer) open(ctx context.Context, state string, b Binding) (Claims, error) {
 	if err := b.check(); err != nil {
 		return Claims{}, err
 	}

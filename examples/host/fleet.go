@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/metrics"
+	"github.com/wopneg/wopneg/examples/pgbatch"
+	"github.com/wopneg/wopneg/examples/pgnonce"
+)
+
+// fleet is what one replica of a host shares with the others through
+// PostgreSQL: the audit log, written in batches (examples/pgbatch), and
+// the nonces of opened requestStates (examples/pgnonce); with the sealing
+// keys from configuration, so that a state sealed by one replica opens on
+// any, once. It serves its metrics at /metrics.
+type fleet struct {
+	pool   *pgxpool.Pool
+	writer *pgbatch.Writer
+	sink   events.Sink
+	reg    *prometheus.Registry
+}
+
+// openFleet connects to the database at url, creates the tables when
+// missing, and sets cfg's keys (from keys, pgnonce.ParseKeys's format),
+// nonce store and refusal hook. Close the fleet when the host has stopped
+// serving: that flushes the audit buffer.
+func openFleet(ctx context.Context, url, keys string, cfg *config) (_ *fleet, err error) {
+	if keys == "" {
+		return nil, errors.New("host: -pg needs -keys: replicas must seal with the same keys")
+	}
+	if cfg.Keys, err = pgnonce.ParseKeys(keys); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("host: -pg: %w", err)
+	}
+	f := &fleet{pool: pool, reg: prometheus.NewRegistry()}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+		}
+	}()
+	if cfg.Nonces, err = pgnonce.New(ctx, pool, pgnonce.Options{}); err != nil {
+		return nil, err
+	}
+	if f.writer, err = pgbatch.New(ctx, pool, pgbatch.Options{}); err != nil {
+		return nil, err
+	}
+	if f.sink, err = metrics.Decisions(f.reg, f.writer); err != nil {
+		return nil, err
+	}
+	if err = metrics.Audit(f.reg, f.writer.Stats, f.writer.BatchErrors); err != nil {
+		return nil, err
+	}
+	if cfg.OnRefuse, err = metrics.Refusals(f.reg); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// mount serves the metrics at /metrics.
+func (f *fleet) mount(mux *http.ServeMux, _ Env) error {
+	mux.Handle("/metrics", promhttp.HandlerFor(f.reg, promhttp.HandlerOpts{}))
+	return nil
+}
+
+// Close writes every audit event accepted, then closes the pool, and
+// returns the first error of a write that failed.
+func (f *fleet) Close() error {
+	err := f.writer.Close() // nil-safe: a nil Writer closes quietly
+	f.pool.Close()
+	return err
+}
