@@ -20,7 +20,7 @@ import (
 // scripts and CI filter on them. Where package facets owns a rule, lint
 // reports facets' own id: it maps facets.Violation, it does not re-check.
 var lintRules = []string{
-	"supported-transports", "grpc-block", "root-profiles", "legacy-profile", "pattern", "date",
+	"supported-transports", "grpc-block", "root-profiles", "legacy-profile", "legacy-version", "pattern", "date",
 	"required", "type", "min-items", "duplicate", "duplicate-key", "unknown-field", "member",
 	"floor-above-preferred", "profile-version", "range", "const", "enum", "uri",
 	"until-forbidden", "until-required", "until-in-past", "refresh-stale", "refresh-future",
@@ -204,6 +204,7 @@ func recordFindings(data []byte, first map[string]*jnode, now time.Time) []findi
 			fs = append(fs, finding{v.Path, rule, v.Message})
 		}
 	}
+	fs = append(fs, legacyVersions(first)...)
 	for _, p := range set.Protocols() {
 		adv, _ := set.Lookup(p)
 		var re *facets.RefreshError
@@ -228,6 +229,50 @@ func recordFindings(data []byte, first map[string]*jnode, now time.Time) []findi
 		if errors.As(r.CheckUntil(p, now), &until) {
 			for _, v := range until.Violations {
 				fs = append(fs, finding{v.Path, v.Rule, v.Message})
+			}
+		}
+	}
+	return fs
+}
+
+// legacyVersions reports every place a record names its family's legacy
+// version (A2A 0.3, MCP 2025-06-18): in the offered list, as the floor or
+// the preferred version, and as a profile id ("a2a-0.3"). RFC 0175 removed
+// it and migrate's row C8.1 rewrites each of these places (or, for the
+// preferred version, refuses), so lint reports what migrate changes.
+func legacyVersions(first map[string]*jnode) []finding {
+	var fs []finding
+	for _, row := range legacyRows {
+		rec := first[row.family]
+		if rec == nil {
+			continue
+		}
+		legacy := fmt.Sprintf("the legacy %s %s %q RFC 0175 removed", row.family, row.noun, row.version)
+		add := func(path, msg string) {
+			fs = append(fs, finding{row.family + "." + path, "legacy-version", msg})
+		}
+		for _, m := range rec.members {
+			switch m.key {
+			case row.list:
+				for i, e := range m.value.elems {
+					if e.isString(row.version) {
+						add(fmt.Sprintf("%s[%d]", m.key, i), legacy+" is offered; migrate drops it (C8.1)")
+					}
+				}
+			case row.floor:
+				if m.value.isString(row.version) {
+					add(m.key, "the floor is "+legacy+"; migrate moves it to the lowest "+row.noun+" still offered (C8.1)")
+				}
+			case "preferredVersion":
+				if m.value.isString(row.version) {
+					add(m.key, "the preferred "+row.noun+" is "+legacy+"; choose a v2 one (migrate cannot)")
+				}
+			case "profiles":
+				for i, e := range m.value.elems {
+					if e.isString(row.versionProfile()) {
+						add(fmt.Sprintf("%s[%d]", m.key, i), fmt.Sprintf("profile %q names %s; migrate drops it (C8.1)", e.str, legacy))
+					}
+				}
 			}
 		}
 	}

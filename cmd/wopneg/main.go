@@ -44,6 +44,7 @@
 //	grpc-block             a root grpc block (RFC 0175, C8.3)
 //	root-profiles          a root profiles key (legacy-profiles-absent, .no-root-profiles)
 //	legacy-profile         a profile id ending in -legacy (C8.1)
+//	legacy-version         the legacy A2A 0.3 or MCP 2025-06-18 in versions/revisions (C8.1)
 //	pattern                a value not matching its pattern: versions, profile ids, since, until,
 //	                       root protocolVersions/preferredVersion ("major.minor", no leading zeros)
 //	date                   a full-date or revision that is not a real calendar day

@@ -24,6 +24,11 @@ type legacyRow struct {
 	profilePfx string // what every profile id of the family starts with
 }
 
+// versionProfile is the profile id of the legacy version ("a2a-0.3"):
+// not a legacy id by its name, but it names the version C8.1 removes, so
+// it goes with it.
+func (r legacyRow) versionProfile() string { return r.profilePfx + r.version }
+
 var legacyRows = []legacyRow{
 	{"a2a", facets.ProtocolA2A, "versions", "minimumVersion", "version", "0.3", "a2a-0.3-legacy", "a2a-"},
 	{"mcp", facets.ProtocolMCP, "revisions", "minimumRevision", "revision", "2025-06-18", "mcp-2025-06-18-legacy", "mcp-"},
@@ -159,10 +164,14 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 	if profiles != nil && profiles.kind == '[' {
 		var gone []int
 		for i, e := range profiles.elems {
-			if e.isString(row.profile) {
+			switch {
+			case e.isString(row.profile):
 				gone = append(gone, i)
 				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the legacy profile %q", row.profile)
-			} else if e.kind == '"' {
+			case e.isString(row.versionProfile()):
+				gone = append(gone, i)
+				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the profile %q of the legacy %s", e.str, row.noun)
+			case e.kind == '"':
 				m.kept[row.family][e.str] = true
 			}
 		}
@@ -208,7 +217,8 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 }
 
 // rootProfilesRedundant reports whether dropping a root profiles list
-// loses nothing: every id in it is a legacy id C8.1 removes, or is listed
+// loses nothing: every id in it is a legacy id C8.1 removes, the profile
+// of a legacy version, or is listed
 // in its family's profiles after migration. Anything else is for a person
 // to move, and lint goes on reporting it.
 func (m *migration) rootProfilesRedundant(n *jnode) bool {
@@ -221,7 +231,7 @@ func (m *migration) rootProfilesRedundant(n *jnode) bool {
 		}
 		ok := false
 		for _, row := range legacyRows {
-			ok = ok || e.str == row.profile ||
+			ok = ok || e.str == row.profile || e.str == row.versionProfile() ||
 				strings.HasPrefix(e.str, row.profilePfx) && m.kept[row.family][e.str]
 		}
 		if !ok {
