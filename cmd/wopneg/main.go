@@ -13,15 +13,23 @@
 //
 //	{"subject": {...v2 Subject...} | null,
 //	 "facet": {"a2a": {...}} | {"mcp": {...}},
-//	 "offer": {"peer": "https://peer.example", "requested": "1.1",
+//	 "offer": {"protocol": "a2a", "peer": "https://peer.example", "requested": "1.1",
 //	           "peerVersions": ["1.0", "1.1"], "counterOffer": false},
 //	 "policy": {"denyDowngrade": false},
 //	 "now": "2026-11-29T12:00:00Z"}
 //
 // and its answer is {outcome, version, reason, rule, status, error, event},
-// with version, status and error only where they apply. decide exits 0 for
-// every decision, refusals included, and 2 with one line on stderr when the
-// request is malformed (bad JSON, an invalid facet or Subject).
+// with version, status and error only where they apply; `wopneg decide -h`
+// prints both shapes. offer.protocol may be left out when the facet
+// advertises one protocol. An offer without peerVersions is an inbound
+// request: the peer speaks what it requested, or the preferred version
+// when it requested nothing (negotiate.Inbound); an explicit [] is a peer
+// that speaks nothing. now is an RFC 3339 time or a date YYYY-MM-DD. The
+// request is read as every JSON of this module is: keys match exactly,
+// unknown and repeated keys and trailing bytes are refused. decide exits 0
+// for every decision, refusals included, and 2 with one line on stderr,
+// naming the JSON path at fault, when the request is malformed (bad JSON,
+// an invalid facet or Subject, a peer URL with no http(s) or ws(s) origin).
 //
 // # lint
 //
@@ -115,7 +123,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "decide":
-		return decide(stdin, stdout, stderr)
+		return decide(args[1:], stdin, stdout, stderr)
 	case "demo":
 		return demo(stdout, stderr)
 	case "vectors":

@@ -1,11 +1,9 @@
 package negotiatetest
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +15,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -128,9 +127,7 @@ func LoadVectors(fsys fs.FS, dir string) ([]Vector, error) {
 			return nil, err
 		}
 		var f File
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := strictjson.Decode(data, &f); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		base := strings.TrimSuffix(path.Base(name), ".json")
