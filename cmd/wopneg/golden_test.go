@@ -242,17 +242,16 @@ func checkMigrated(t *testing.T, name string, data, out []byte) {
 	}
 	checkAgree(t, name, data, out)
 	for _, row := range legacyRows {
-		for _, m := range res.lookup(row.family) {
-			if m.value.kind != '{' {
-				continue
-			}
-			for _, field := range m.value.members {
-				bad := field.key == row.floor && field.value.isString(row.version) ||
-					field.key == row.list && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.version) }) ||
-					field.key == "profiles" && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.profile) })
-				if bad {
-					t.Errorf("%s: migrated %s.%s still names the legacy %s", name, row.family, field.key, row.noun)
-				}
+		rec := res.member(row.family)
+		if rec == nil || rec.kind != '{' {
+			continue
+		}
+		for _, field := range rec.members {
+			bad := field.key == row.floor && field.value.isString(row.version) ||
+				field.key == row.list && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.version) }) ||
+				field.key == "profiles" && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.profile) })
+			if bad {
+				t.Errorf("%s: migrated %s.%s still names the legacy %s", name, row.family, field.key, row.noun)
 			}
 		}
 	}

@@ -60,10 +60,18 @@ var rootKeys = []string{"protocolVersions", "preferredVersion", "supportedTransp
 var openwopVersion = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 
 // lintDocument checks a discovery document at time now. It fails only
-// when data is not JSON (a *notJSONError).
+// when data is not JSON (a *notJSONError). A key given twice stops it
+// with that one finding: the module's strict reader, as every strict
+// reader, refuses the document.
 func lintDocument(data []byte, now time.Time) (lintResult, error) {
 	var res lintResult
 	root, err := parseTree(data)
+	var rk *repeatedKeyError
+	if errors.As(err, &rk) {
+		res.findings = []finding{{rk.path, "duplicate-key", fmt.Sprintf(
+			"key %q appears more than once; strict readers refuse the document, so lint reads no further", rk.key)}}
+		return res, nil
+	}
 	if err != nil {
 		return res, err
 	}
@@ -80,10 +88,6 @@ func lintDocument(data []byte, now time.Time) (lintResult, error) {
 				passed[m.key] = true
 				res.passed = append(res.passed, m.key)
 			}
-			continue
-		}
-		if first[m.key] != nil {
-			add(m.key, "duplicate-key", fmt.Sprintf("key %q appears more than once", m.key))
 			continue
 		}
 		first[m.key] = m.value

@@ -46,7 +46,7 @@ func TestLintArguments(t *testing.T) {
 		{"help", "", []string{"lint", "-h"}, 0, "", "usage: wopneg lint"},
 		{"missing file", "", []string{"lint", "testdata/discovery/nope.json"}, 2, "", "nope.json"},
 		{"empty input", "", []string{"lint", "-"}, 2, "", "not JSON"},
-		{"not UTF-8", "\"\xff\"", []string{"lint", "-"}, 2, "", "not valid UTF-8"},
+		{"not UTF-8", "\"\xff\"", []string{"lint", "-"}, 2, "", "invalid UTF-8"},
 		{"JSON empty array", "", []string{"lint", "--json", "--now", goldenNow, cleanDoc}, 0, "[]\n", "no findings"},
 	}
 	for _, tt := range tests {
@@ -92,11 +92,28 @@ func TestLintDefaultClock(t *testing.T) {
 	}
 }
 
+// TestLintRepeatedKey checks that a key given twice, anywhere, is the one
+// finding lint reports (issue 8 item 6: the module reads every JSON the
+// same strict way, and a strict reader refuses such a document).
+func TestLintRepeatedKey(t *testing.T) {
+	for _, tt := range []struct{ doc, path string }{
+		{`{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "grpc": {}, "x": 1, "x": 2}`, "x"},
+		{`{"grpc": {}, "conformance": {"seams": [{"k": 1, "k": 1}]}}`, "conformance.seams[0].k"},
+		{`{"grpc": {}, "a2a": {"versions": ["1.0"], "versions": ["1.1"]}}`, "a2a.versions"},
+	} {
+		code, stdout, stderr := runCLI(t, tt.doc, "lint", "--now", goldenNow, "-")
+		if code != 1 || !strings.HasPrefix(stdout, tt.path+": duplicate-key: key ") || strings.Count(stdout, "\n") != 1 ||
+			stderr != "wopneg lint: 1 finding\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the one duplicate-key finding at %s", tt.doc, code, stdout, stderr, tt.path)
+		}
+	}
+}
+
 // TestLintPassesOverOtherFamilies checks that the note naming the root
 // keys lint does not own comes once, each key once, whatever the number
 // of findings.
 func TestLintPassesOverOtherFamilies(t *testing.T) {
-	doc := `{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "x": 1, "grpc": {}, "y": [], "x": 2,
+	doc := `{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "x": 1, "grpc": {}, "y": [],
 		"hostEvents": {"supportedTransports": []}}`
 	code, stdout, stderr := runCLI(t, doc, "lint", "--now", goldenNow, "-")
 	if code != 1 || stdout != "grpc: grpc-block: the grpc block was removed by RFC 0175: v2 does not advertise transports\n" {
@@ -216,9 +233,10 @@ func TestMigrateRefusals(t *testing.T) {
 	tests := []struct{ name, doc, mention string }{
 		{"legacy preferred", `{"a2a": ` + rec(`"versions": ["0.3"], "preferredVersion": "0.3", "minimumVersion": "0.3"`) + `}`,
 			`a2a.preferredVersion is "0.3"`},
-		{"record twice", `{"mcp": {}, "mcp": {}}`, "mcp appears 2 times at the root"},
+		{"record twice", `{"mcp": {}, "mcp": {}}`, `mcp: key "mcp" appears more than once`},
 		{"owned key twice", `{"a2a": ` + rec(`"versions": ["0.3", "1.0"], "versions": ["1.0"], "preferredVersion": "1.0"`) + `}`,
-			"a2a.versions appears 2 times"},
+			`a2a.versions: key "versions" appears more than once`},
+		{"other family's key twice", `{"conformance": {"x": 1, "x": 2}, "grpc": {}}`, `conformance.x: key "x" appears more than once`},
 		{"nothing left", `{"mcp": ` + rec(`"revisions": ["2025-06-18"], "preferredVersion": "2026-07-28"`) + `}`,
 			"would leave mcp.revisions empty"},
 		{"no floor to move to", `{"a2a": ` + rec(`"versions": ["0.3", "one"], "preferredVersion": "one", "minimumVersion": "0.3"`) + `}`,

@@ -39,7 +39,12 @@
 // violation at once, one per line as "PATH: RULE: message" ("(root)" is
 // the document itself), or with --json the same findings as a JSON array
 // of {path, rule, message}. It exits 0 when there is none, 1 when there
-// are, and 2 when the input is not JSON (or cannot be read). --now sets
+// are, and 2 when the input is not JSON (or cannot be read). Both lint
+// and migrate read the document as every JSON of this module is read
+// (internal/strictjson): a syntax error, invalid UTF-8 or nesting deeper
+// than 64 levels is "not JSON", named by its JSON path, and a key given
+// twice anywhere is the one finding lint reports (duplicate-key), since
+// strict readers refuse such a document. --now sets
 // the clock the refresh SLA and until are judged by: a date YYYY-MM-DD
 // (its midnight UTC) or an RFC 3339 time; the default is now. lint checks
 // the root keys RFC 0175 and the a2a/mcp records concern; the root keys of
@@ -61,7 +66,7 @@
 //	type                   a value of the wrong JSON type, null included; a root that is not an object
 //	min-items              an empty versions, revisions or protocolVersions list
 //	duplicate              a version listed twice (uniqueItems)
-//	duplicate-key          a key given twice in one object
+//	duplicate-key          a key given twice in one object, anywhere (then the only finding)
 //	unknown-field          a key the closed a2a/mcp record does not allow
 //	member                 a preferred version or floor not in its list (root preferredVersion included)
 //	floor-above-preferred  minimumVersion/minimumRevision above preferredVersion
@@ -93,7 +98,7 @@
 // for byte, so migrating migrate's output changes nothing. It refuses,
 // exit 1 and nothing on stdout, when the preferred version is the legacy
 // one, or when a removal would leave no version offered or no floor, or a
-// key it would edit is repeated: each reason is a line on stderr. After
+// key is repeated anywhere: each reason is a line on stderr. After
 // migrating, it lints the result (at --now) and names on stderr what it
 // cannot decide, such as a stale refreshedAt. Exit 2 means the input is
 // not JSON or not an object.

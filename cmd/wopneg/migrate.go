@@ -79,6 +79,10 @@ func (m *migration) changed(pos int, path, row, format string, args ...any) {
 // *refusedError.
 func migrateDocument(data []byte) ([]byte, []change, error) {
 	root, err := parseTree(data)
+	var rk *repeatedKeyError
+	if errors.As(err, &rk) {
+		return nil, nil, &refusedError{[]string{rk.Error() + "; migrate cannot tell which one is meant, and strict readers refuse the document"}}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,11 +102,8 @@ func migrateDocument(data []byte) ([]byte, []change, error) {
 		}
 	}
 	for _, row := range legacyRows {
-		switch occ := root.lookup(row.family); {
-		case len(occ) > 1:
-			m.refuse("%s appears %d times at the root; migrate cannot tell which record is meant", row.family, len(occ))
-		case len(occ) == 1 && occ[0].value.kind == '{':
-			m.record(row, occ[0].value)
+		if rec := root.member(row.family); rec != nil && rec.kind == '{' {
+			m.record(row, rec)
 		}
 	}
 	for i, mem := range root.members {
@@ -131,24 +132,10 @@ func migrateDocument(data []byte) ([]byte, []change, error) {
 // record applies C8.1 and C8.2 to one a2a or mcp record.
 func (m *migration) record(row legacyRow, rec *jnode) {
 	at := row.family + "."
-	refused := len(m.refusals)
-	for _, key := range []string{row.list, "preferredVersion", row.floor, "profiles"} {
-		if n := len(rec.lookup(key)); n > 1 {
-			m.refuse("%s%s appears %d times; migrate cannot tell which one is meant", at, key, n)
-		}
-	}
-	one := func(key string) *jnode {
-		if ms := rec.lookup(key); len(ms) == 1 {
-			return ms[0].value
-		}
-		return nil
-	}
-	pref, list, floor, profiles := one("preferredVersion"), one(row.list), one(row.floor), one("profiles")
+	pref, list, floor, profiles := rec.member("preferredVersion"), rec.member(row.list), rec.member(row.floor), rec.member("profiles")
 	if pref != nil && pref.isString(row.version) {
 		m.refuse("%spreferredVersion is %q, the legacy %s RFC 0175 removes: choose a v2 preferred %s (and floor) first",
 			at, row.version, row.noun, row.noun)
-	}
-	if len(m.refusals) > refused {
 		return
 	}
 
