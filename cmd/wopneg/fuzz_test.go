@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -73,6 +74,42 @@ func FuzzLintMigrate(f *testing.F) {
 			}
 		default:
 			t.Fatalf("migrate: %v", err)
+		}
+	})
+}
+
+// FuzzDecide runs decide on arbitrary requests, seeded with well-formed
+// and malformed ones. It may not panic; it answers with JSON and exit 0,
+// or refuses with exit 2 and one line on stderr that names no Go type.
+func FuzzDecide(f *testing.F) {
+	facet := `{"a2a": {"versions": ["1.0","1.1","1.2"], "preferredVersion": "1.2", "minimumVersion": "1.1", "refreshedAt": "2026-11-01"}}`
+	for _, s := range []string{
+		`{"facet": ` + facet + `, "offer": {}, "now": "2026-11-29"}`,
+		`{"subject": null, "facet": ` + facet + `, "offer": {"peer": "https://peer.example", "requested": "1.1", "peerVersions": ["1.1"]}, "policy": {"denyDowngrade": true}, "now": "2026-11-29T12:00:00Z"}`,
+		`{"OFFER": {}, "offer": {}}`, `{"offer": {"peerVersions": [1]}}`, `{"now": "2026-02-30"}`, `[]`, ``, `{"facet": {"mcp": {}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out, errOut bytes.Buffer
+		code := run([]string{"decide"}, bytes.NewReader(data), &out, &errOut)
+		switch code {
+		case 0:
+			if !json.Valid(out.Bytes()) || errOut.Len() != 0 {
+				t.Fatalf("exit 0 with stdout %q, stderr %q", out.String(), errOut.String())
+			}
+		case 2:
+			msg := errOut.String()
+			if out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "wopneg: ") {
+				t.Fatalf("exit 2 with stdout %q, stderr %q", out.String(), msg)
+			}
+			for _, goName := range []string{"Go struct", "Go value", "negotiate.", "negotiatetest.", "facets.", "time.Time", "cannot unmarshal"} {
+				if strings.Contains(msg, goName) {
+					t.Fatalf("stderr %q names Go (%s)", msg, goName)
+				}
+			}
+		default:
+			t.Fatalf("exit %d, stderr %q", code, errOut.String())
 		}
 	})
 }

@@ -148,7 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  wopneg decide      read one JSON request on stdin, write the decision on stdout
+  wopneg decide      read one JSON request on stdin, write the decision on stdout (-h: its shape)
   wopneg demo        print the decision table of the built-in example facets
   wopneg vectors     run the shipped test vectors through the library (-v lists each)
   wopneg lint [--json] [--now DATE] FILE|-
