@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -40,7 +41,8 @@ type Kind uint8
 
 // The kinds of JSON values.
 const (
-	Object Kind = iota + 1
+	_ Kind = iota
+	Object
 	Array
 	String
 	Number
@@ -61,7 +63,7 @@ func (k Kind) String() string {
 // Error is every error this package returns.
 type Error struct {
 	Path   string // JSON path of the value at fault, e.g. offer.peerVersions[2]; "" for the whole document
-	Offset int    // bytes of input read when the error was found
+	Offset int    // where in the input the fault was found: the start of the value at fault, or where the syntax broke
 	Msg    string
 }
 
@@ -81,7 +83,6 @@ type Reader struct {
 	dec      *json.Decoder
 	maxDepth int
 	depth    int
-	reads    int // values read so far, to see whether an Object/Array callback read its value
 	path     []step
 }
 
@@ -112,17 +113,16 @@ func (r *Reader) Offset() int { return int(r.dec.InputOffset()) }
 func (r *Reader) Path() string {
 	var b strings.Builder
 	for _, s := range r.path {
-		switch {
-		case s.index >= 0:
+		if s.index >= 0 {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(s.index))
 			b.WriteByte(']')
-		case isIdentifier(s.key):
+		} else if isIdentifier(s.key) {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(s.key)
-		default:
+		} else {
 			b.WriteByte('[')
 			b.WriteString(strconv.Quote(s.key))
 			b.WriteByte(']')
@@ -180,28 +180,22 @@ func (r *Reader) start() int {
 	return i
 }
 
+// firstByte maps the first byte of a value to its kind.
+var firstByte = [256]Kind{'{': Object, '[': Array, '"': String, 't': Bool, 'f': Bool, 'n': Null,
+	'-': Number, '0': Number, '1': Number, '2': Number, '3': Number, '4': Number, '5': Number,
+	'6': Number, '7': Number, '8': Number, '9': Number}
+
 // Next returns the kind of the next value without reading it.
 func (r *Reader) Next() (Kind, error) {
 	i := r.start()
 	if i == len(r.data) {
 		return 0, &Error{Path: r.Path(), Offset: i, Msg: "unexpected end of JSON input"}
 	}
-	switch c := r.data[i]; {
-	case c == '{':
-		return Object, nil
-	case c == '[':
-		return Array, nil
-	case c == '"':
-		return String, nil
-	case c == 't' || c == 'f':
-		return Bool, nil
-	case c == 'n':
-		return Null, nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		return Number, nil
-	default:
-		return 0, &Error{Path: r.Path(), Offset: i, Msg: "invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of value"}
+	k := firstByte[r.data[i]]
+	if k == 0 {
+		return 0, &Error{Path: r.Path(), Offset: i, Msg: "invalid character " + strconv.QuoteRune(rune(r.data[i])) + " looking for beginning of value"}
 	}
+	return k, nil
 }
 
 func (r *Reader) expect(want Kind) error {
@@ -229,7 +223,7 @@ func (r *Reader) enter(k Kind) error {
 	if err := r.expect(k); err != nil {
 		return err
 	}
-	if r.depth == r.maxDepth {
+	if r.depth >= r.maxDepth {
 		return r.errorf("nested deeper than %d levels", r.maxDepth)
 	}
 	if _, err := r.token(); err != nil {
@@ -245,17 +239,20 @@ func (r *Reader) leave() error {
 		return err
 	}
 	r.depth--
-	r.reads++
 	return nil
 }
 
 // Object reads an object, calling fn with each key in document order. fn
 // reads the member's value with any method of r; a value fn leaves unread
-// is skipped. A key that appears twice is an error naming it, returned
-// before fn sees it again. The first error, fn's included, ends the walk.
+// is skipped, and a nil fn skips them all. A key that appears twice is an
+// error naming it, returned before fn sees it again. The first error, fn's
+// included, ends the walk.
 func (r *Reader) Object(fn func(key string) error) error {
 	if err := r.enter(Object); err != nil {
 		return err
+	}
+	if fn == nil {
+		fn = func(string) error { return nil }
 	}
 	var seen map[string]struct{}
 	var first [8]string // the keys of small objects, without a map
@@ -275,7 +272,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 			first[n] = key
 		} else {
 			if seen == nil {
-				seen = make(map[string]struct{}, 2*len(first))
+				seen = make(map[string]struct{})
 				for _, k := range first {
 					seen[k] = struct{}{}
 				}
@@ -286,7 +283,8 @@ func (r *Reader) Object(fn func(key string) error) error {
 			seen[key] = struct{}{}
 		}
 		n++
-		if err := r.member(step{key: key, index: -1}, func() error { return fn(key) }); err != nil {
+		read := func() error { return fn(key) }
+		if err := r.member(step{key: key, index: -1}, read); err != nil {
 			return err
 		}
 	}
@@ -294,24 +292,31 @@ func (r *Reader) Object(fn func(key string) error) error {
 }
 
 // Array reads an array, calling fn with each element's index. fn reads the
-// element with any method of r; an element fn leaves unread is skipped.
+// element with any method of r; an element fn leaves unread is skipped,
+// and a nil fn skips them all.
 func (r *Reader) Array(fn func(i int) error) error {
 	if err := r.enter(Array); err != nil {
 		return err
 	}
+	if fn == nil {
+		fn = func(int) error { return nil }
+	}
 	for i := 0; r.dec.More(); i++ {
-		if err := r.member(step{index: i}, func() error { return fn(i) }); err != nil {
+		read := func() error { return fn(i) }
+		if err := r.member(step{index: i}, read); err != nil {
 			return err
 		}
 	}
 	return r.leave()
 }
 
+// member reads one member or element with read, and skips it if read
+// left it unread.
 func (r *Reader) member(s step, read func() error) error {
 	r.path = append(r.path, s)
-	before := r.reads
+	from := r.start()
 	err := read()
-	if err == nil && r.reads == before {
+	if err == nil && r.Offset() <= from {
 		err = r.Skip()
 	}
 	if err != nil {
@@ -329,31 +334,11 @@ func (r *Reader) stringToken() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s, ok := t.(string)
-	if !ok {
-		return "", r.errorf("want a string, got %v", kindOf(t))
-	}
+	s, _ := t.(string) // the Decoder reads nothing else as a key, and String checked first
 	if !utf8.Valid(r.data[from:r.Offset()]) {
 		return "", r.errorAt(from, "invalid UTF-8 in string")
 	}
 	return s, nil
-}
-
-func kindOf(t json.Token) Kind {
-	switch t := t.(type) {
-	case json.Delim:
-		if t == '{' || t == '}' {
-			return Object
-		}
-		return Array
-	case string:
-		return String
-	case json.Number:
-		return Number
-	case bool:
-		return Bool
-	}
-	return Null
 }
 
 // String reads a string.
@@ -361,11 +346,7 @@ func (r *Reader) String() (string, error) {
 	if err := r.expect(String); err != nil {
 		return "", err
 	}
-	s, err := r.stringToken()
-	if err == nil {
-		r.reads++
-	}
-	return s, err
+	return r.stringToken()
 }
 
 // Number reads a number, as written.
@@ -377,7 +358,6 @@ func (r *Reader) Number() (json.Number, error) {
 	if err != nil {
 		return "", err
 	}
-	r.reads++
 	return t.(json.Number), nil
 }
 
@@ -390,7 +370,6 @@ func (r *Reader) Bool() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.reads++
 	return t.(bool), nil
 }
 
@@ -416,7 +395,7 @@ func (r *Reader) Raw() ([]byte, error) {
 		}
 		switch t {
 		case json.Delim('{'), json.Delim('['):
-			if r.depth == r.maxDepth {
+			if r.depth >= r.maxDepth {
 				return nil, r.errorAt(r.Offset()-1, "nested deeper than %d levels", r.maxDepth)
 			}
 			r.depth++
@@ -431,7 +410,6 @@ func (r *Reader) Raw() ([]byte, error) {
 	if !utf8.Valid(raw) { // outside strings JSON is ASCII
 		return nil, r.errorAt(from, "invalid UTF-8 in string")
 	}
-	r.reads++
 	return raw, nil
 }
 
@@ -489,12 +467,7 @@ func (r *Reader) Value(v any) error {
 }
 
 func joinPath(outer, inner string) string {
-	switch {
-	case outer == "":
-		return inner
-	case inner == "":
-		return outer
-	case inner[0] == '[':
+	if outer == "" || inner == "" || inner[0] == '[' {
 		return outer + inner
 	}
 	return outer + "." + inner
@@ -545,14 +518,11 @@ func (r *Reader) check(t reflect.Type) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		fields := fieldsOf(t)
+		fields, object := fieldsOf(t), r.Path()
 		return r.Object(func(key string) error {
 			f, ok := fields[key]
 			if !ok {
-				r.path = r.path[:len(r.path)-1] // name the object, not the key
-				err := r.errorf("unknown field %q", key)
-				r.path = append(r.path, step{key: key, index: -1})
-				return err
+				return &Error{Path: object, Offset: r.start(), Msg: fmt.Sprintf("unknown field %q", key)}
 			}
 			if f.quoted {
 				return r.expect(String)
@@ -608,14 +578,9 @@ func fieldsOf(t reflect.Type) map[string]field {
 		f := t.Field(i)
 		full := f.Tag.Get("json")
 		tag, opts, _ := strings.Cut(full, ",")
-		switch {
-		case full == "-":
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			for k, v := range fieldsOf(f.Type) {
-				m[k] = v
-			}
-		case !f.IsExported():
-		default:
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			maps.Copy(m, fieldsOf(f.Type))
+		} else if full != "-" && f.IsExported() {
 			name := tag
 			if name == "" {
 				name = f.Name
