@@ -505,3 +505,24 @@ func TestRequestValidate(t *testing.T) {
 		}
 	})
 }
+
+// TestRoundsVectorCatchesWrongLimit checks that a rounds vector whose
+// expectation disagrees with the round counter fails, saying which round:
+// one that expects more rounds than the limit allows, and one that
+// expects the refusal before it comes.
+func TestRoundsVectorCatchesWrongLimit(t *testing.T) {
+	tests := []struct {
+		maxRounds, allowed int
+		mention            string
+	}{
+		{2, 3, "round 3 refused"},
+		{4, 2, "round 3 = <nil>, want mcp_mrtr_rounds_exceeded"},
+	}
+	for _, tt := range tests {
+		allowed := tt.allowed
+		v := negotiatetest.Vector{Name: "r", Kind: negotiatetest.KindRounds, MaxRounds: tt.maxRounds, Want: negotiatetest.Want{Allowed: &allowed}}
+		if err := v.Check(nil); err == nil || !strings.Contains(err.Error(), tt.mention) {
+			t.Errorf("maxRounds %d, want.allowed %d: Check = %v, want an error naming %q", tt.maxRounds, tt.allowed, err, tt.mention)
+		}
+	}
+}
