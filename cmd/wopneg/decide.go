@@ -47,14 +47,15 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // -h prints the help on stdout, a mistake a pointer to it on stderr
 	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
+	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, decideHelp)
 		return 0
-	case err == nil && fs.NArg() > 0:
-		fmt.Fprintf(stderr, "wopneg decide: takes no operands (the request is read from stdin), got %q\n", fs.Arg(0))
 	}
-	if err != nil || fs.NArg() > 0 {
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("wopneg decide: takes no operands (the request is read from stdin), got %q", fs.Arg(0))
+		fmt.Fprintln(stderr, err)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "usage: wopneg decide < REQUEST.json (wopneg decide -h shows the request and answer)")
 		return 2
 	}

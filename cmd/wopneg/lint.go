@@ -138,43 +138,38 @@ func rootVersions(list, pref *jnode) []finding {
 	add := func(path, rule, msg string) { fs = append(fs, finding{path, rule, msg}) }
 	var versions []string
 	listOK := false
-	switch {
-	case list == nil:
+	if list == nil {
 		add("protocolVersions", "required", "protocolVersions is required")
-	case list.kind != '[':
+	} else if list.kind != '[' {
 		add("protocolVersions", "type", "must be an array of strings, not "+list.kindName())
-	case len(list.elems) == 0:
+	} else if len(list.elems) == 0 {
 		add("protocolVersions", "min-items", "protocolVersions must list at least one entry")
-	default:
+	} else {
 		listOK = true
 		firstAt := map[string]int{}
 		for i, e := range list.elems {
 			path := fmt.Sprintf("protocolVersions[%d]", i)
-			switch {
-			case e.kind != '"':
+			if e.kind != '"' {
 				listOK = false
 				add(path, "type", "must be a string, not "+e.kindName())
-			case !openwopVersion.MatchString(e.str):
+			} else if !openwopVersion.MatchString(e.str) {
 				listOK = false
 				add(path, "pattern", fmt.Sprintf("%q is not an OpenWOP version \"major.minor\" (no leading zeros)", e.str))
-			default:
-				if j, seen := firstAt[e.str]; seen {
-					add(path, "duplicate", fmt.Sprintf("%q is listed twice (first at protocolVersions[%d])", e.str, j))
-					continue
-				}
+			} else if j, seen := firstAt[e.str]; seen {
+				add(path, "duplicate", fmt.Sprintf("%q is listed twice (first at protocolVersions[%d])", e.str, j))
+			} else {
 				firstAt[e.str] = i
 				versions = append(versions, e.str)
 			}
 		}
 	}
-	switch {
-	case pref == nil:
+	if pref == nil {
 		add("preferredVersion", "required", "preferredVersion is required")
-	case pref.kind != '"':
+	} else if pref.kind != '"' {
 		add("preferredVersion", "type", "must be a string, not "+pref.kindName())
-	case !openwopVersion.MatchString(pref.str):
+	} else if !openwopVersion.MatchString(pref.str) {
 		add("preferredVersion", "pattern", fmt.Sprintf("%q is not an OpenWOP version \"major.minor\" (no leading zeros)", pref.str))
-	case listOK && !slices.Contains(versions, pref.str):
+	} else if listOK && !slices.Contains(versions, pref.str) {
 		add("preferredVersion", "member", fmt.Sprintf("%q is not one of the protocolVersions", pref.str))
 	}
 	return fs

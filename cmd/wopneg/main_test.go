@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -273,5 +275,28 @@ func TestDecideStrictJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVectorsReportsFailures checks the other half of the vectors
+// command: a vector the library does not meet is listed with what each
+// decider got wrong, counted, and makes the exit code 1.
+func TestVectorsReportsFailures(t *testing.T) {
+	vs, err := negotiatetest.Vectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := vs[0]
+	bad := good
+	bad.Name, bad.Source = "made/wrong", "this test"
+	bad.Want.Rule = "nonsense"
+	var out bytes.Buffer
+	if code := checkVectors([]negotiatetest.Vector{good, bad}, true, &out); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	want := "ok    " + good.Name + "\nFAIL  made/wrong (this test)\n      Decide: "
+	if got := out.String(); !strings.HasPrefix(got, want) || !strings.Contains(got, "\n      Negotiator: ") ||
+		!strings.HasSuffix(got, "\n1 passed, 1 failed\n") {
+		t.Errorf("output:\n%s", got)
 	}
 }

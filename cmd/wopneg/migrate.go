@@ -151,14 +151,13 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 	if profiles != nil && profiles.kind == '[' {
 		var gone []int
 		for i, e := range profiles.elems {
-			switch {
-			case e.isString(row.profile):
+			if e.isString(row.profile) {
 				gone = append(gone, i)
 				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the legacy profile %q", row.profile)
-			case e.isString(row.versionProfile()):
+			} else if e.isString(row.versionProfile()) {
 				gone = append(gone, i)
 				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the profile %q of the legacy %s", e.str, row.noun)
-			case e.kind == '"':
+			} else if e.kind == '"' {
 				m.kept[row.family][e.str] = true
 			}
 		}
@@ -239,14 +238,14 @@ func migrateCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	out, changes, err := migrateDocument(data)
 	var refused *refusedError
-	switch {
-	case errors.As(err, &refused):
+	if errors.As(err, &refused) {
 		for _, r := range refused.reasons {
 			fmt.Fprintf(stderr, "wopneg migrate: refused: %s\n", r)
 		}
 		fmt.Fprintln(stderr, "wopneg migrate: nothing written")
 		return 1
-	case err != nil:
+	}
+	if err != nil {
 		return failCmd(stderr, "migrate", 2, err)
 	}
 	if _, err := stdout.Write(out); err != nil {
