@@ -425,18 +425,23 @@ func (v Vector) checkSubject(c *checker, decide DecideFunc) {
 	checkAnswer(c, r, a, o)
 }
 
+// refreshKinds name the refresh SLA's verdicts as refresh vectors spell
+// them.
+var refreshKinds = []struct {
+	err  error
+	name string
+}{{facets.ErrRefreshStale, "stale"}, {facets.ErrRefreshFuture, "future"}, {facets.ErrMalformedDate, "malformed"}}
+
 func (v Vector) checkRefresh(c *checker) {
 	err := facets.CheckRefresh(facets.Advertised{Protocol: facets.ProtocolA2A, RefreshedAt: v.RefreshedAt}, v.Now)
 	got := "ok"
-	switch {
-	case errors.Is(err, facets.ErrRefreshStale):
-		got = "stale"
-	case errors.Is(err, facets.ErrRefreshFuture):
-		got = "future"
-	case errors.Is(err, facets.ErrMalformedDate):
-		got = "malformed"
-	case err != nil:
-		got = "error: " + err.Error()
+	if err != nil {
+		got = err.Error() // an error of no kind below reads as itself, never as ok
+		for _, k := range refreshKinds {
+			if errors.Is(err, k.err) {
+				got = k.name
+			}
+		}
 	}
 	c.eq("refresh", got, v.Want.Refresh)
 }
