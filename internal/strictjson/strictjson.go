@@ -80,7 +80,8 @@ func (e *Error) Error() string {
 // without consuming anything.
 type Reader struct {
 	data     []byte
-	dec      *json.Decoder
+	pos      int           // bytes read, when data is valid JSON
+	dec      *json.Decoder // the reader of data that is not: it finds and names the fault
 	maxDepth int
 	depth    int
 	path     []step
@@ -94,25 +95,46 @@ type step struct {
 // NewReader returns a Reader of data with the given nesting bound
 // (MaxDepth when maxDepth <= 0). The Reader does not copy data; Raw returns
 // subslices of it.
+//
+// Data that encoding/json finds valid (json.Valid, one linear pass with no
+// allocation per value) is then walked by splitting it at its delimiters,
+// which valid JSON makes unambiguous; other data is walked with
+// encoding/json's Decoder.Token, which finds and names the fault. Both
+// walks give the same answers up to the fault (FuzzValidAndTokenWalksAgree).
 func NewReader(data []byte, maxDepth int) *Reader {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return &Reader{data: data, dec: dec, maxDepth: maxDepth}
+	r := &Reader{data: data, maxDepth: maxDepth}
+	if !json.Valid(data) {
+		r.tokens()
+	}
+	return r
+}
+
+// tokens makes r walk with encoding/json's Decoder from where it stands.
+func (r *Reader) tokens() {
+	r.dec = json.NewDecoder(bytes.NewReader(r.data[r.pos:]))
+	r.dec.UseNumber()
 }
 
 // Offset returns how many bytes of data have been read.
-func (r *Reader) Offset() int { return int(r.dec.InputOffset()) }
+func (r *Reader) Offset() int {
+	if r.dec == nil {
+		return r.pos
+	}
+	return r.pos + int(r.dec.InputOffset())
+}
 
 // Path returns the JSON path of the value being read: "" at the top,
 // then keys joined by dots (a key that is not an identifier quoted in
 // brackets: _meta["io.modelcontextprotocol/protocolVersion"]) and [index]
 // for array elements.
-func (r *Reader) Path() string {
+func (r *Reader) Path() string { return pathOf(r.path) }
+
+func pathOf(steps []step) string {
 	var b strings.Builder
-	for _, s := range r.path {
+	for _, s := range steps {
 		if s.index >= 0 {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(s.index))
@@ -155,7 +177,7 @@ func (r *Reader) wrap(err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return &Error{Path: r.Path(), Offset: int(se.Offset), Msg: se.Error()}
+		return &Error{Path: r.Path(), Offset: r.pos + int(se.Offset), Msg: se.Error()}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &Error{Path: r.Path(), Offset: len(r.data), Msg: "unexpected end of JSON input"}
 	}
@@ -217,6 +239,63 @@ func (r *Reader) token() (json.Token, error) {
 	return t, nil
 }
 
+// delim reads the delimiter Next or more found.
+func (r *Reader) delim() error {
+	if r.dec == nil {
+		r.pos = r.start() + 1
+		return nil
+	}
+	_, err := r.token()
+	return err
+}
+
+// more reports whether the object or array being read has another member.
+func (r *Reader) more() bool {
+	if r.dec == nil {
+		c := r.data[r.start()] // valid JSON closes what it opens
+		return c != '}' && c != ']'
+	}
+	return r.dec.More()
+}
+
+// scalar reads the number or literal Next found.
+func (r *Reader) scalar() (json.Token, error) {
+	if r.dec != nil {
+		return r.token()
+	}
+	from := r.start()
+	r.pos = scalarEnd(r.data, from)
+	switch r.data[from] {
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	}
+	return json.Number(r.data[from:r.pos]), nil
+}
+
+// scalarEnd returns where the number or literal at data[i] ends: at the
+// first byte that may follow a value in valid JSON.
+func scalarEnd(data []byte, i int) int {
+	for i < len(data) && !isSpace(data[i]) && data[i] != ',' && data[i] != '}' && data[i] != ']' {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset of the quote that closes the string opening
+// at data[i], and whether the string holds an escape.
+func stringEnd(data []byte, i int) (int, bool) {
+	escaped := false
+	for i++; data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			escaped = true
+			i++
+		}
+	}
+	return i, escaped
+}
+
 // enter reads an opening delimiter, refusing it past the depth bound before
 // anything inside is read.
 func (r *Reader) enter(k Kind) error {
@@ -226,7 +305,7 @@ func (r *Reader) enter(k Kind) error {
 	if r.depth >= r.maxDepth {
 		return r.errorf("nested deeper than %d levels", r.maxDepth)
 	}
-	if _, err := r.token(); err != nil {
+	if err := r.delim(); err != nil {
 		return err
 	}
 	r.depth++
@@ -235,7 +314,7 @@ func (r *Reader) enter(k Kind) error {
 
 // leave reads a closing delimiter.
 func (r *Reader) leave() error {
-	if _, err := r.token(); err != nil {
+	if err := r.delim(); err != nil {
 		return err
 	}
 	r.depth--
@@ -257,7 +336,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 	var seen map[string]struct{}
 	var first [8]string // the keys of small objects, without a map
 	n := 0
-	for r.dec.More() {
+	for r.more() {
 		at := r.start()
 		key, err := r.stringToken()
 		if err != nil {
@@ -283,8 +362,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 			seen[key] = struct{}{}
 		}
 		n++
-		read := func() error { return fn(key) }
-		if err := r.member(step{key: key, index: -1}, read); err != nil {
+		if err := r.member(step{key: key, index: -1}, fn, nil); err != nil {
 			return err
 		}
 	}
@@ -301,9 +379,8 @@ func (r *Reader) Array(fn func(i int) error) error {
 	if fn == nil {
 		fn = func(int) error { return nil }
 	}
-	for i := 0; r.dec.More(); i++ {
-		read := func() error { return fn(i) }
-		if err := r.member(step{index: i}, read); err != nil {
+	for i := 0; r.more(); i++ {
+		if err := r.member(step{index: i}, nil, fn); err != nil {
 			return err
 		}
 	}
@@ -312,10 +389,15 @@ func (r *Reader) Array(fn func(i int) error) error {
 
 // member reads one member or element with read, and skips it if read
 // left it unread.
-func (r *Reader) member(s step, read func() error) error {
+func (r *Reader) member(s step, member func(string) error, element func(int) error) error {
 	r.path = append(r.path, s)
 	from := r.start()
-	err := read()
+	var err error
+	if member != nil {
+		err = member(s.key)
+	} else {
+		err = element(s.index)
+	}
 	if err == nil && r.Offset() <= from {
 		err = r.Skip()
 	}
@@ -330,11 +412,22 @@ func (r *Reader) member(s step, read func() error) error {
 // encoding/json would silently replace.
 func (r *Reader) stringToken() (string, error) {
 	from := r.start()
-	t, err := r.token()
-	if err != nil {
-		return "", err
+	var s string
+	if r.dec == nil {
+		end, escaped := stringEnd(r.data, from)
+		r.pos = end + 1
+		if !escaped {
+			s = string(r.data[from+1 : end])
+		} else if err := json.Unmarshal(r.data[from:r.pos], &s); err != nil {
+			return "", r.wrap(err) // not reached: the data is valid
+		}
+	} else {
+		t, err := r.token()
+		if err != nil {
+			return "", err
+		}
+		s, _ = t.(string) // the Decoder reads nothing else as a key, and String checked first
 	}
-	s, _ := t.(string) // the Decoder reads nothing else as a key, and String checked first
 	if !utf8.Valid(r.data[from:r.Offset()]) {
 		return "", r.errorAt(from, "invalid UTF-8 in string")
 	}
@@ -354,7 +447,7 @@ func (r *Reader) Number() (json.Number, error) {
 	if err := r.expect(Number); err != nil {
 		return "", err
 	}
-	t, err := r.token()
+	t, err := r.scalar()
 	if err != nil {
 		return "", err
 	}
@@ -366,7 +459,7 @@ func (r *Reader) Bool() (bool, error) {
 	if err := r.expect(Bool); err != nil {
 		return false, err
 	}
-	t, err := r.token()
+	t, err := r.scalar()
 	if err != nil {
 		return false, err
 	}
@@ -388,6 +481,9 @@ func (r *Reader) Raw() ([]byte, error) {
 		return nil, err
 	}
 	from, base := r.start(), r.depth
+	if r.dec == nil {
+		return r.rawValid(from)
+	}
 	for {
 		t, err := r.token()
 		if err != nil {
@@ -407,6 +503,42 @@ func (r *Reader) Raw() ([]byte, error) {
 		}
 	}
 	raw := r.data[from:r.Offset()]
+	if !utf8.Valid(raw) { // outside strings JSON is ASCII
+		return nil, r.errorAt(from, "invalid UTF-8 in string")
+	}
+	return raw, nil
+}
+
+// rawValid is Raw over valid data.
+func (r *Reader) rawValid(from int) ([]byte, error) {
+	i, base := from, r.depth
+	for {
+		switch c := r.data[i]; c {
+		case '{', '[':
+			if r.depth >= r.maxDepth {
+				r.pos = i
+				return nil, r.errorAt(i, "nested deeper than %d levels", r.maxDepth)
+			}
+			r.depth++
+			i++
+		case '}', ']':
+			r.depth--
+			i++
+		case '"':
+			end, _ := stringEnd(r.data, i)
+			i = end + 1
+		case ' ', '\t', '\r', '\n', ',', ':':
+			i++
+			continue
+		default:
+			i = scalarEnd(r.data, i)
+		}
+		if r.depth == base {
+			break
+		}
+	}
+	r.pos = i
+	raw := r.data[from:i]
 	if !utf8.Valid(raw) { // outside strings JSON is ASCII
 		return nil, r.errorAt(from, "invalid UTF-8 in string")
 	}
@@ -449,19 +581,18 @@ func (r *Reader) Value(v any) error {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
 	}
 	from := r.start()
-	path := r.Path()
+	path := len(r.path) // the steps to this value, read as a path only for an error
 	if err := r.check(rv.Type().Elem()); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.data[from:r.Offset()]))
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(r.data[from:r.Offset()], v); err != nil {
 		// check matched every kind and ran every UnmarshalJSON, so what
 		// is left is a number out of the range of its field.
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &Error{Path: joinPath(path, te.Field), Offset: from + int(te.Offset), Msg: te.Value + " is out of range"}
+			return &Error{Path: joinPath(pathOf(r.path[:path]), te.Field), Offset: from + int(te.Offset), Msg: te.Value + " is out of range"}
 		}
-		return &Error{Path: path, Offset: from, Msg: err.Error()}
+		return &Error{Path: pathOf(r.path[:path]), Offset: from, Msg: err.Error()}
 	}
 	return nil
 }
@@ -490,7 +621,7 @@ func (r *Reader) check(t reflect.Type) error {
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
 		// It reads its own value (strictly, if it is one of ours); run it
 		// here, where the path of its errors is known.
-		path, from := r.Path(), r.start()
+		path, from := len(r.path), r.start()
 		raw, err := r.Raw()
 		if err != nil {
 			return err
@@ -498,9 +629,9 @@ func (r *Reader) check(t reflect.Type) error {
 		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
-				return &Error{Path: joinPath(path, e.Path), Offset: from + e.Offset, Msg: e.Msg}
+				return &Error{Path: joinPath(pathOf(r.path[:path]), e.Path), Offset: from + e.Offset, Msg: e.Msg}
 			}
-			return &Error{Path: path, Offset: from, Msg: err.Error()}
+			return &Error{Path: pathOf(r.path[:path]), Offset: from, Msg: err.Error()}
 		}
 		return nil
 	}
@@ -518,11 +649,11 @@ func (r *Reader) check(t reflect.Type) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		fields, object := fieldsOf(t), r.Path()
+		fields, object := fieldsOf(t), len(r.path)
 		return r.Object(func(key string) error {
 			f, ok := fields[key]
 			if !ok {
-				return &Error{Path: object, Offset: r.start(), Msg: fmt.Sprintf("unknown field %q", key)}
+				return &Error{Path: pathOf(r.path[:object]), Offset: r.start(), Msg: fmt.Sprintf("unknown field %q", key)}
 			}
 			if f.quoted {
 				return r.expect(String)

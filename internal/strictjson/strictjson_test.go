@@ -550,3 +550,49 @@ func TestNestedErrorOffsets(t *testing.T) {
 		t.Errorf("foreign UnmarshalJSON: %#v", err)
 	}
 }
+
+// FuzzValidAndTokenWalksAgree checks the Reader's two walks — the split of
+// valid data and encoding/json's tokens — against each other: the same
+// values, the same errors at the same paths and offsets, the same spans.
+func FuzzValidAndTokenWalksAgree(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x\"y",null,true,{"b":-1.5e3}]}`, `[]`, `"\u00e9"`, `{"a":1,"a":2}`,
+		` [ [ [ 1 ] ] , { } ] `, "\"\xff\"", `{"k":"\\"}`, `[false,true,0,-0.1E+2]`, `{"a":{"b":{"c":{}}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		split := NewReader(data, 3)
+		if split.dec != nil {
+			t.Fatal("valid data walked with tokens")
+		}
+		tokens := NewReader(data, 3)
+		tokens.tokens()
+		v1, err1 := walk(split)
+		v2, err2 := walk(tokens)
+		if !reflect.DeepEqual(v1, v2) || !reflect.DeepEqual(err1, err2) || split.Offset() != tokens.Offset() {
+			t.Fatalf("split: %#v, %v at %d\ntokens: %#v, %v at %d", v1, err1, split.Offset(), v2, err2, tokens.Offset())
+		}
+		split, tokens = NewReader(data, 3), NewReader(data, 3)
+		tokens.tokens()
+		r1, err1 := split.Raw()
+		r2, err2 := tokens.Raw()
+		if !bytes.Equal(r1, r2) || !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("Raw: split %q, %v; tokens %q, %v", r1, err1, r2, err2)
+		}
+	})
+}
+
+// BenchmarkUnmarshal is encoding/json alone on BenchmarkDecode's input: the
+// price of strictness is the difference.
+func BenchmarkUnmarshal(b *testing.B) {
+	data := []byte(`{"a":"x","b":"y","n":2,"l":["p","q"],"p":{"b":"z"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v closed
+		if err := json.Unmarshal(data, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
