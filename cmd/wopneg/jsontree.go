@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -137,10 +138,7 @@ func readNode(r *strictjson.Reader, data []byte) (*jnode, error) {
 // valueStart returns where the value or key after offset at begins: past
 // white space and the ':' or ',' before it.
 func valueStart(data []byte, at int) int {
-	for at < len(data) && strings.IndexByte(" \t\r\n:,", data[at]) >= 0 {
-		at++
-	}
-	return at
+	return len(data) - len(bytes.TrimLeft(data[at:], " \t\r\n:,"))
 }
 
 // kindName names a node's JSON type for messages.

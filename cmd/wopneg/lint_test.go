@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -298,5 +299,19 @@ func TestMigrateEdits(t *testing.T) {
 				checkMigrated(t, tt.name, []byte(tt.in), out)
 			}
 		})
+	}
+}
+
+// TestLintOrder checks that findings about what the document lacks come
+// before those of its keys, which follow the keys' order.
+func TestLintOrder(t *testing.T) {
+	code, stdout, _ := runCLI(t, `{"grpc": {}, "supportedTransports": []}`, "lint", "--now", goldenNow, "-")
+	var rules []string
+	for line := range strings.Lines(stdout) {
+		rules = append(rules, strings.SplitN(line, ": ", 3)[1])
+	}
+	want := []string{"required", "required", "grpc-block", "supported-transports"}
+	if code != 1 || !slices.Equal(rules, want) {
+		t.Errorf("exit %d, rules %v, want %v\n%s", code, rules, want, stdout)
 	}
 }
