@@ -315,3 +315,16 @@ func TestLintOrder(t *testing.T) {
 		t.Errorf("exit %d, rules %v, want %v\n%s", code, rules, want, stdout)
 	}
 }
+
+// TestLintFlagAfterFile checks that a flag after the file still counts
+// when flags also come before it, and that after "--" everything is an
+// operand.
+func TestLintFlagAfterFile(t *testing.T) {
+	doc := "testdata/discovery/v2-clean.json"
+	if code, stdout, stderr := runCLI(t, "", "lint", "--now", goldenNow, doc, "--json"); code != 0 || stdout != "[]\n" {
+		t.Errorf("lint --now D FILE --json: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "lint", "--now", goldenNow, "--", doc, "--json"); code != 2 || !strings.Contains(stderr, "got 2") {
+		t.Errorf("lint --now D -- FILE --json: exit %d, stderr %q; want two operands refused", code, stderr)
+	}
+}
