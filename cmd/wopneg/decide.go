@@ -59,7 +59,7 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: wopneg decide < REQUEST.json (wopneg decide -h shows the request and answer)")
 		return 2
 	}
-	data, err := readAll(stdin)
+	data, err := readInput("-", stdin)
 	if err != nil {
 		return fail(stderr, 2, err)
 	}

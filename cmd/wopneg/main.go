@@ -106,14 +106,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 )
 
-// maxRequest bounds what decide reads from stdin.
+// maxRequest bounds what decide, lint and migrate read.
 const maxRequest = 1 << 20
 
 func main() {
@@ -170,15 +169,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func readAll(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxRequest+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxRequest {
-		return nil, errors.New("request is larger than 1 MiB")
-	}
-	return data, nil
 }

@@ -300,3 +300,16 @@ func TestVectorsReportsFailures(t *testing.T) {
 		t.Errorf("output:\n%s", got)
 	}
 }
+
+// TestDecideSizeBound checks the 1 MiB bound on the request: exactly
+// 1 MiB is read (and judged as JSON), one byte more is refused unread.
+func TestDecideSizeBound(t *testing.T) {
+	body := `{"facet": ` + wideFacet + `, "offer": {}, "now": "2026-11-29"}`
+	padded := body + strings.Repeat(" ", maxRequest-len(body))
+	if code, stdout, stderr := runCLI(t, padded, "decide"); code != 0 || stderr != "" || !strings.Contains(stdout, `"outcome": "accepted"`) {
+		t.Errorf("a 1 MiB request: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, padded+" ", "decide"); code != 2 || !strings.Contains(stderr, "larger than 1 MiB") {
+		t.Errorf("a request of 1 MiB and one byte: exit %d, stderr %q", code, stderr)
+	}
+}
