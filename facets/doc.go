@@ -61,8 +61,10 @@
 // most the 90-day window) it checks the offered versions against an
 // [Upstream] release list — by default [PublishedReleases], embedded here;
 // [FileUpstream] and [HTTPUpstream] read a host's own mirror — reports
-// versions upstream does not list or has superseded, returns a copy of
-// the facets with refreshedAt moved to the day of a check that passed,
+// versions upstream does not list (which fail the check) or has
+// superseded (which do not: a floor below preferred offers an older
+// release on purpose), returns a copy of the facets with refreshedAt
+// moved to the day of a check that passed,
 // and warns through a *slog.Logger before the window closes. It never
 // changes what a host offers. [DecodeRecord] serves tools such as
 // `wopneg lint`: the violations of [ParseRecord] together with what was

@@ -27,13 +27,13 @@ func ExampleRefresher_Check() {
 		fmt.Printf("%s: refreshed %v, refreshedAt %s, window %s, closes %s\n",
 			f.Protocol, f.Refreshed, f.RefreshedAt, f.Window, f.Closes.Format(time.DateOnly))
 		for _, s := range f.Superseded {
-			fmt.Printf("  %s is superseded by %s: drop it, and the check will pass\n", s.Version, s.SupersededBy)
+			fmt.Printf("  %s is superseded by %s (still published: the check passes)\n", s.Version, s.SupersededBy)
 		}
 	}
 	fmt.Println("the caller's a2a.refreshedAt:", set.A2A.RefreshedAt)
 	// Output:
-	// a2a: refreshed false, refreshedAt 2026-09-18, window closing, closes 2026-12-17
-	//   0.3 is superseded by 1.0: drop it, and the check will pass
+	// a2a: refreshed true, refreshedAt 2026-12-10, window open, closes 2027-03-10
+	//   0.3 is superseded by 1.0 (still published: the check passes)
 	// mcp: refreshed true, refreshedAt 2026-12-10, window open, closes 2027-03-10
 	// the caller's a2a.refreshedAt: 2026-09-18
 }

@@ -26,11 +26,16 @@ const (
 var ErrSchedule = errors.New("refresh schedule out of range")
 
 // Refresher keeps the refreshedAt of a host's facets honest (RFC 0175
-// §D.4): it re-checks the offered versions against an upstream release
+// §D.4): it re-evaluates the offered versions against an upstream release
 // list, moves refreshedAt to the day of the check when the check passes,
-// and warns before the 90-day window closes. It never changes what a host
-// offers: dropping a superseded version is the host's decision, and the
-// report and the log give it what it needs to make it.
+// and warns before the 90-day window closes. The check passes when
+// upstream still publishes every offered version. A version upstream has
+// superseded but still publishes passes, with a warning: a host whose
+// floor is below its preferred version (the posture the authenticated
+// downgrade of §D.1 needs) offers an older release on purpose, and it
+// must be able to refresh. It never changes what a host offers: dropping
+// a superseded version is the host's decision, and the report and the
+// log give it what it needs to make it.
 //
 // The zero Refresher is ready to use: it checks against
 // [PublishedReleases] daily, warns 14 days before the window closes, reads
@@ -110,11 +115,12 @@ type FacetReport struct {
 	// order offered.
 	Unlisted []string
 	// Superseded are upstream's entries for the offered versions it has
-	// superseded, in the order offered.
+	// superseded but still publishes, in the order offered. They do not
+	// fail the check; they are what the host may want to drop next.
 	Superseded []Release
-	// Refreshed is true when the check passed: upstream answered, and
-	// lists every offered version without superseding any. Then
-	// RefreshedAt is the day of the check.
+	// Refreshed is true when the check passed: upstream answered and
+	// lists every offered version (superseded or not). Then RefreshedAt
+	// is the day of the check.
 	Refreshed bool
 	// RefreshedAt is the facet's refreshedAt after the check.
 	RefreshedAt string
@@ -176,7 +182,7 @@ func (r *Refresher) Check(ctx context.Context, s Set) (Report, error) {
 						slog.String("supersededBy", found.SupersededBy))
 				}
 			}
-			fr.Refreshed = len(fr.Unlisted) == 0 && len(fr.Superseded) == 0
+			fr.Refreshed = len(fr.Unlisted) == 0
 		}
 		if fr.Refreshed {
 			rep.Set.setRefreshedAt(p, today)

@@ -90,9 +90,10 @@ func TestRefresherCheckPasses(t *testing.T) {
 	}
 }
 
-// TestRefresherCheckFindings checks that an offer upstream does not list,
-// or has superseded, keeps refreshedAt where it was, facet by facet, and
-// never touches the offered lists.
+// TestRefresherCheckFindings checks that an offer upstream does not list
+// keeps refreshedAt where it was, facet by facet, that a superseded one is
+// reported without failing the check, and that the offered lists are
+// never touched.
 func TestRefresherCheckFindings(t *testing.T) {
 	s := refSet()
 	s.A2A.Versions = []string{"0.3", "1.0", "1.1"}
@@ -104,7 +105,7 @@ func TestRefresherCheckFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Passed() {
-		t.Error("Passed with a superseded and an unlisted version")
+		t.Error("Passed with an unlisted version")
 	}
 	a2a, mcp := rep.Facets[0], rep.Facets[1]
 	if a2a.Refreshed || a2a.RefreshedAt != "2026-09-18" || rep.Set.A2A.RefreshedAt != "2026-09-18" {
@@ -125,6 +126,52 @@ func TestRefresherCheckFindings(t *testing.T) {
 	want := []string{
 		"WARN advertised version superseded upstream a2a 0.3",
 		"WARN advertised version not listed upstream a2a 1.1",
+		"INFO refresh check passed mcp",
+	}
+	if got := logs.lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("logged\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRefresherFloorBelowPreferredRefreshes is the regression test of
+// issue 9 item 7: a host whose floor is below its preferred version offers
+// a release upstream has superseded but still publishes, and its check
+// passes (with a warning naming the superseded version), so its window
+// does not close.
+func TestRefresherFloorBelowPreferredRefreshes(t *testing.T) {
+	rel := Releases{
+		A2A: []Release{{"1.0", "2026-03-12", "1.1"}, {"1.1", "2026-08-01", ""}},
+		MCP: []Release{{"2025-11-25", "2025-11-25", "2026-07-28"}, {"2026-07-28", "2026-07-28", ""}},
+	}
+	s := Set{
+		A2A: &A2A{Versions: []string{"1.0", "1.1"}, PreferredVersion: "1.1", MinimumVersion: "1.0", RefreshedAt: "2026-09-18"},
+		MCP: &MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-09-18"},
+	}
+	logs := new(logRecords)
+	r := &Refresher{Upstream: StaticUpstream(rel), Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
+	rep, err := r.Check(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed() {
+		t.Fatalf("a floor below preferred cannot refresh: %+v", rep.Facets)
+	}
+	for i, want := range []string{"1.0", "2025-11-25"} {
+		fr := rep.Facets[i]
+		if !fr.Refreshed || fr.RefreshedAt != "2026-12-10" || fr.Window != WindowOpen || fr.SLA != nil || fr.Unlisted != nil {
+			t.Errorf("%s: %+v, want refreshed on 2026-12-10 with the window open", fr.Protocol, fr)
+		}
+		if len(fr.Superseded) != 1 || fr.Superseded[0].Version != want {
+			t.Errorf("%s: superseded %+v, want %s reported", fr.Protocol, fr.Superseded, want)
+		}
+	}
+	if rep.Set.A2A.RefreshedAt != "2026-12-10" || rep.Set.MCP.RefreshedAt != "2026-12-10" {
+		t.Errorf("report set refreshedAt %s / %s", rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt)
+	}
+	want := []string{
+		"WARN advertised version superseded upstream a2a 1.0",
+		"INFO refresh check passed a2a",
+		"WARN advertised version superseded upstream mcp 2025-11-25",
 		"INFO refresh check passed mcp",
 	}
 	if got := logs.lines(); !reflect.DeepEqual(got, want) {

@@ -22,8 +22,9 @@ type Release struct {
 	// Published is the full-date upstream published the version on.
 	Published string `json:"published"`
 	// SupersededBy, when set, names the later version upstream says
-	// replaces this one; a host that still offers it has some migrating to
-	// do, so a refresh check that finds it advertised does not pass.
+	// replaces this one. Upstream still publishes it, so a host may go on
+	// offering it (below its preferred version, as §D.1's downgrade
+	// needs): a refresh check reports it and still passes.
 	SupersededBy string `json:"supersededBy,omitzero"`
 }
 

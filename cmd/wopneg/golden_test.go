@@ -240,29 +240,59 @@ func checkMigrated(t *testing.T, name string, data, out []byte) {
 			t.Errorf("%s: root %q did not come through byte for byte", name, m.key)
 		}
 	}
-	lint, err := lintDocument(out, mustNow(t))
+	checkAgree(t, name, data, out)
+	for _, row := range legacyRows {
+		rec := res.member(row.family)
+		if rec == nil || rec.kind != '{' {
+			continue
+		}
+		for _, field := range rec.members {
+			bad := field.key == row.floor && field.value.isString(row.version) ||
+				field.key == row.list && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.version) }) ||
+				field.key == "profiles" && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.profile) })
+			if bad {
+				t.Errorf("%s: migrated %s.%s still names the legacy %s", name, row.family, field.key, row.noun)
+			}
+		}
+	}
+}
+
+// migrateFixes are the rules whose findings migrate always fixes: none
+// may survive in its output.
+var migrateFixes = []string{"supported-transports", "grpc-block", "legacy-version"}
+
+// checkAgree holds lint and migrate to one view of a document that data
+// migrated into out (issue 9 item 7): every path migrate changed is one
+// lint reported in data, and lint of out reports nothing migrate could
+// have fixed — no finding of migrateFixes, no legacy profile C8.1 drops,
+// and no profile-version finding data did not already have (a profile
+// left naming a version migrate removed).
+func checkAgree(t *testing.T, name string, data, out []byte) {
+	t.Helper()
+	now := mustNow(t)
+	before, err := lintDocument(data, now)
+	if err != nil {
+		t.Fatalf("%s: lint of the input: %v", name, err)
+	}
+	_, changes, err := migrateDocument(data)
+	if err != nil {
+		t.Fatalf("%s: migrate: %v", name, err)
+	}
+	for _, c := range changes {
+		if !slices.ContainsFunc(before.findings, func(f finding) bool { return f.Path == c.path }) {
+			t.Errorf("%s: migrate changed %s (%s) where lint reports nothing", name, c.path, c.row)
+		}
+	}
+	after, err := lintDocument(out, now)
 	if err != nil {
 		t.Fatalf("%s: lint of the output: %v", name, err)
 	}
-	for _, f := range lint.findings {
-		if f.Rule == "supported-transports" || f.Rule == "grpc-block" ||
-			f.Rule == "legacy-profile" && (strings.Contains(f.Message, `"a2a-0.3-legacy"`) || strings.Contains(f.Message, `"mcp-2025-06-18-legacy"`)) {
-			t.Errorf("%s: migrated output still has %s", name, f)
-		}
-	}
-	for _, row := range legacyRows {
-		for _, m := range res.lookup(row.family) {
-			if m.value.kind != '{' {
-				continue
-			}
-			for _, field := range m.value.members {
-				bad := field.key == row.floor && field.value.isString(row.version) ||
-					field.key == row.list && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.version) }) ||
-					field.key == "profiles" && slices.ContainsFunc(field.value.elems, func(e *jnode) bool { return e.isString(row.profile) })
-				if bad {
-					t.Errorf("%s: migrated %s.%s still names the legacy %s", name, row.family, field.key, row.noun)
-				}
-			}
+	for _, f := range after.findings {
+		fixable := slices.Contains(migrateFixes, f.Rule) ||
+			f.Rule == "legacy-profile" && (strings.Contains(f.Message, `"a2a-0.3-legacy"`) || strings.Contains(f.Message, `"mcp-2025-06-18-legacy"`)) ||
+			f.Rule == "profile-version" && !slices.ContainsFunc(before.findings, func(b finding) bool { return b.Message == f.Message })
+		if fixable {
+			t.Errorf("%s: lint of migrate's output reports what migrate could have fixed: %s", name, f)
 		}
 	}
 }
@@ -274,4 +304,59 @@ func mustNow(t testing.TB) time.Time {
 		t.Fatal(err)
 	}
 	return now
+}
+
+// TestLintMigrateAgree is the regression test of issue 9 item 7: lint
+// reports every legacy version migrate strips (a document offering A2A
+// 0.3 or MCP 2025-06-18 used to lint clean), and lint of migrate's output
+// reports nothing migrate could have fixed (a profile "a2a-0.3" used to
+// be left naming the version migrate removed).
+func TestLintMigrateAgree(t *testing.T) {
+	record := func(family, list, floorKey, versions, pref, floor, profiles string) string {
+		return fmt.Sprintf(`{"protocolVersions": ["2.0"], "preferredVersion": "2.0", %q: {"status": "stable", "since": "2.0",
+			"witness": "seam-gated", %q: %s, "preferredVersion": %q, %q: %q, "refreshedAt": "2026-11-01", "profiles": %s}}`,
+			family, list, versions, pref, floorKey, floor, profiles)
+	}
+	tests := []struct {
+		name, doc string
+		lintRules []string // what lint reports on the input, in order
+	}{
+		{"a2a 0.3 offered", record("a2a", "versions", "minimumVersion", `["0.3", "1.0"]`, "1.0", "1.0", `["a2a-1.0"]`),
+			[]string{"legacy-version"}},
+		{"mcp 2025-06-18 offered", record("mcp", "revisions", "minimumRevision", `["2025-06-18", "2026-07-28"]`, "2026-07-28", "2026-07-28", `["mcp-2026-07-28"]`),
+			[]string{"legacy-version"}},
+		{"a2a profile of 0.3", record("a2a", "versions", "minimumVersion", `["0.3", "1.0"]`, "1.0", "0.3", `["a2a-0.3", "a2a-1.0"]`),
+			[]string{"legacy-version", "legacy-version", "legacy-version"}},
+		{"mcp profile of 2025-06-18", record("mcp", "revisions", "minimumRevision", `["2025-06-18", "2026-07-28"]`, "2026-07-28", "2025-06-18", `["mcp-2025-06-18"]`),
+			[]string{"legacy-version", "legacy-version", "legacy-version"}},
+		{"root profile of 0.3", `{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "profiles": ["a2a-0.3"],
+			"a2a": {"status": "stable", "since": "2.0", "witness": "seam-gated", "versions": ["0.3", "1.0"],
+			"preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}`,
+			[]string{"root-profiles", "legacy-version"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.doc)
+			res, err := lintDocument(data, mustNow(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, f := range res.findings {
+				rules = append(rules, f.Rule)
+			}
+			if !slices.Equal(rules, tt.lintRules) {
+				t.Errorf("lint reports %v, want %v: %v", rules, tt.lintRules, res.findings)
+			}
+			out, _, err := migrateDocument(data)
+			if err != nil {
+				t.Fatalf("migrate: %v", err)
+			}
+			checkAgree(t, tt.name, data, out)
+			after, _ := lintDocument(out, mustNow(t))
+			if len(after.findings) != 0 {
+				t.Errorf("lint of the migrated document: %v\n%s", after.findings, out)
+			}
+		})
+	}
 }

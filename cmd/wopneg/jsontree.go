@@ -1,15 +1,19 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
-	"unicode/utf8"
+	"strconv"
+	"strings"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // jnode is one JSON value of a document, in an order-preserving tree that
-// remembers where each part sits in the source bytes. migrate edits a
+// remembers where each part sits in the source bytes, read through the
+// module's strict reader (internal/strictjson). migrate edits a
 // document by splicing those bytes, so that every key, number, escape
 // and space it does not own comes out exactly as it went in.
 type jnode struct {
@@ -20,7 +24,7 @@ type jnode struct {
 	// array, start is the bracket that opens it and end-1 the one that
 	// closes it.
 	start, end int
-	members    []jmember // object members, in document order, repeats kept
+	members    []jmember // object members, in document order (a key is never repeated)
 	elems      []*jnode  // array elements
 	str        string    // a string's decoded value
 }
@@ -33,103 +37,108 @@ type jmember struct {
 }
 
 // notJSONError reports input that is not one well-formed JSON value in
-// UTF-8; both commands answer it with exit code 2.
+// UTF-8 (nested no deeper than strictjson.MaxDepth); both commands answer
+// it with exit code 2.
 type notJSONError struct{ reason string }
 
 func (e *notJSONError) Error() string { return "the input is not JSON: " + e.reason }
 
-// parseTree checks that data is one JSON value in UTF-8 and returns its
-// tree.
+// repeatedKeyError reports an object that gives a key twice. The module's
+// strict reader refuses such a document, since readers disagree on which
+// value counts; lint reports it as a duplicate-key finding and migrate
+// refuses it.
+type repeatedKeyError struct {
+	path string // the repeated member's path, e.g. "mcp.refreshedAt"
+	key  string
+}
+
+func (e *repeatedKeyError) Error() string {
+	return fmt.Sprintf("%s: key %q appears more than once", e.path, e.key)
+}
+
+// parseTree reads data, one JSON value, through the module's strict
+// reader and returns its tree. It fails with a *repeatedKeyError or a
+// *notJSONError.
 func parseTree(data []byte) (*jnode, error) {
-	if !utf8.Valid(data) {
-		return nil, &notJSONError{"it is not valid UTF-8"}
+	r := strictjson.NewReader(data, 0)
+	root, err := readNode(r, data)
+	if err == nil {
+		err = r.End()
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &notJSONError{err.Error()}
+	var se *strictjson.Error
+	if !errors.As(err, &se) {
+		return root, err // nil: the reader returns nothing but *strictjson.Error
 	}
-	p := treeParser{data: data}
-	return p.value(), nil
-}
-
-// treeParser walks input that json.Unmarshal has already accepted, so it
-// never meets a syntax error.
-type treeParser struct {
-	data []byte
-	pos  int
-}
-
-func (p *treeParser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+	if inner, ok := strings.CutPrefix(se.Msg, "the key "); ok {
+		if quoted, ok := strings.CutSuffix(inner, " appears twice"); ok && wellFormed(data) {
+			key, _ := strconv.Unquote(quoted)
+			path := key
+			if se.Path != "" {
+				path = se.Path + "." + key
+			}
+			return nil, &repeatedKeyError{path, key}
 		}
 	}
+	return nil, &notJSONError{se.Error()}
 }
 
-func (p *treeParser) value() *jnode {
-	p.space()
-	n := &jnode{kind: p.data[p.pos], start: p.pos}
-	switch n.kind {
-	case '{':
-		p.pos++
-		p.space()
-		for p.data[p.pos] != '}' {
-			p.space()
-			m := jmember{keyStart: p.pos}
-			m.key = p.string()
-			p.space()
-			p.pos++ // ':'
-			m.value = p.value()
+// wellFormed reports whether data is one JSON value the strict reader
+// accepts, repeated keys aside: a repeated key is reported as one only in
+// a document that is JSON, which one cut short after it is not.
+func wellFormed(data []byte) bool {
+	r := strictjson.NewReader(data, 0)
+	return r.Skip() == nil && r.End() == nil
+}
+
+// readNode reads the next value of r into a node. The reader gives the
+// offsets: a value starts past the white space and separator after the
+// offset it is read at, and ends at the offset after it; a key starts
+// past those after the value before it (or the brace).
+func readNode(r *strictjson.Reader, data []byte) (*jnode, error) {
+	k, err := r.Next()
+	if err != nil {
+		return nil, err
+	}
+	n := &jnode{start: valueStart(data, r.Offset())}
+	switch k {
+	case strictjson.Object:
+		n.kind = '{'
+		prev := n.start + 1
+		err = r.Object(func(key string) error {
+			m := jmember{key: key, keyStart: valueStart(data, prev)}
+			v, err := readNode(r, data)
+			if err != nil {
+				return err
+			}
+			m.value, prev = v, v.end
 			n.members = append(n.members, m)
-			p.space()
-			if p.data[p.pos] == ',' {
-				p.pos++
-			}
-		}
-		p.pos++
-	case '[':
-		p.pos++
-		p.space()
-		for p.data[p.pos] != ']' {
-			n.elems = append(n.elems, p.value())
-			p.space()
-			if p.data[p.pos] == ',' {
-				p.pos++
-			}
-		}
-		p.pos++
-	case '"':
-		n.str = p.string()
-	case 't', 'n':
-		p.pos += 4
-	case 'f':
-		p.pos += 5
-	default:
+			return nil
+		})
+	case strictjson.Array:
+		n.kind = '['
+		err = r.Array(func(int) error {
+			v, err := readNode(r, data)
+			n.elems = append(n.elems, v)
+			return err
+		})
+	case strictjson.String:
+		n.kind = '"'
+		n.str, err = r.String()
+	case strictjson.Number:
 		n.kind = '0'
-		for p.pos < len(p.data) && slices.Contains([]byte("+-.eE0123456789"), p.data[p.pos]) {
-			p.pos++
-		}
+		err = r.Skip()
+	default: // true, false, null: their first byte
+		n.kind = data[n.start]
+		err = r.Skip()
 	}
-	n.end = p.pos
-	return n
+	n.end = r.Offset()
+	return n, err
 }
 
-// string reads a string token and returns its decoded value.
-func (p *treeParser) string() string {
-	start := p.pos
-	for p.pos++; p.data[p.pos] != '"'; p.pos++ {
-		if p.data[p.pos] == '\\' {
-			p.pos++
-		}
-	}
-	p.pos++
-	var s string
-	_ = json.Unmarshal(p.data[start:p.pos], &s) // well-formed: cannot fail
-	return s
+// valueStart returns where the value or key after offset at begins: past
+// white space and the ':' or ',' before it.
+func valueStart(data []byte, at int) int {
+	return len(data) - len(bytes.TrimLeft(data[at:], " \t\r\n:,"))
 }
 
 // kindName names a node's JSON type for messages.
@@ -152,15 +161,14 @@ func (n *jnode) kindName() string {
 // isString reports whether n is the JSON string s.
 func (n *jnode) isString(s string) bool { return n.kind == '"' && n.str == s }
 
-// lookup returns the members of object n named key, in document order.
-func (n *jnode) lookup(key string) []jmember {
-	var ms []jmember
+// member returns the value of object n's member key, or nil.
+func (n *jnode) member(key string) *jnode {
 	for _, m := range n.members {
 		if m.key == key {
-			ms = append(ms, m)
+			return m.value
 		}
 	}
-	return ms
+	return nil
 }
 
 // edit replaces the source bytes in [start, end) with text.

@@ -2,11 +2,15 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 func TestParseTree(t *testing.T) {
-	src := ` {"a" : [1.50, -2e3, "x\"y"], "b\u0063": {"t": true, "f": false, "n": null}, "a": {}} `
+	src := ` {"a" : [1.50, -2e3, "x\"y"], "b\u0063": {"t": true, "f": false, "n": null}, "z": {}} `
 	root, err := parseTree([]byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -34,13 +38,42 @@ func TestParseTree(t *testing.T) {
 	if kinds != "boolean boolean null " {
 		t.Errorf("kinds %q", kinds)
 	}
-	if got := len(root.lookup("a")); got != 2 {
-		t.Errorf("lookup found %d members named a, want both", got)
+	if z := root.member("z"); z == nil || z.kind != '{' || src[z.start:z.end] != "{}" || root.member("y") != nil {
+		t.Errorf("member z = %+v, member y = %+v", z, root.member("y"))
 	}
-	for _, bad := range []string{``, `{`, `{"a":1,}`, "\"\xff\"", `1 2`} {
+	deep := strings.Repeat("[", strictjson.MaxDepth+1) + strings.Repeat("]", strictjson.MaxDepth+1)
+	for _, bad := range []string{``, `{`, `{"a":1,}`, "\"\xff\"", `1 2`, deep, `{"a": "x` + "\xff" + `"}`} {
 		var nj *notJSONError
 		if _, err := parseTree([]byte(bad)); !errors.As(err, &nj) {
 			t.Errorf("parseTree(%q) = %v, want *notJSONError", bad, err)
+		}
+	}
+}
+
+// TestParseTreeRepeatedKey checks that the strict reader's refusal of a
+// key given twice comes back as a *repeatedKeyError naming the member's
+// path, at the root and below it.
+func TestParseTreeRepeatedKey(t *testing.T) {
+	for _, tt := range []struct{ src, path, key string }{
+		{`{"a": 1, "a": 2}`, "a", "a"},
+		{`{"a": {"b": [], "c\n": 1, "c\n": 2}}`, "a.c\n", "c\n"},
+		{`{"x": [{"k": 1, "k": 1}]}`, "x[0].k", "k"},
+	} {
+		_, err := parseTree([]byte(tt.src))
+		var rk *repeatedKeyError
+		if !errors.As(err, &rk) || rk.path != tt.path || rk.key != tt.key {
+			t.Errorf("parseTree(%s) = %v, want key %q repeated at %s", tt.src, err, tt.key, tt.path)
+			continue
+		}
+		if want := fmt.Sprintf("%s: key %q appears more than once", tt.path, tt.key); rk.Error() != want {
+			t.Errorf("Error() = %q, want %q", rk.Error(), want)
+		}
+	}
+	// A document cut short after a repeated key is not JSON at all.
+	for _, src := range []string{`{"a": [], "a"`, `{"a": 1, "a": 2} x`, `{"a": 1, "a": "` + "\xff" + `"}`} {
+		var nj *notJSONError
+		if _, err := parseTree([]byte(src)); !errors.As(err, &nj) {
+			t.Errorf("parseTree(%q) = %v, want *notJSONError", src, err)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 // scripts and CI filter on them. Where package facets owns a rule, lint
 // reports facets' own id: it maps facets.Violation, it does not re-check.
 var lintRules = []string{
-	"supported-transports", "grpc-block", "root-profiles", "legacy-profile", "pattern", "date",
+	"supported-transports", "grpc-block", "root-profiles", "legacy-profile", "legacy-version", "pattern", "date",
 	"required", "type", "min-items", "duplicate", "duplicate-key", "unknown-field", "member",
 	"floor-above-preferred", "profile-version", "range", "const", "enum", "uri",
 	"until-forbidden", "until-required", "until-in-past", "refresh-stale", "refresh-future",
@@ -60,10 +60,18 @@ var rootKeys = []string{"protocolVersions", "preferredVersion", "supportedTransp
 var openwopVersion = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 
 // lintDocument checks a discovery document at time now. It fails only
-// when data is not JSON (a *notJSONError).
+// when data is not JSON (a *notJSONError). A key given twice stops it
+// with that one finding: the module's strict reader, as every strict
+// reader, refuses the document.
 func lintDocument(data []byte, now time.Time) (lintResult, error) {
 	var res lintResult
 	root, err := parseTree(data)
+	var rk *repeatedKeyError
+	if errors.As(err, &rk) {
+		res.findings = []finding{{rk.path, "duplicate-key", fmt.Sprintf(
+			"key %q appears more than once; strict readers refuse the document, so lint reads no further", rk.key)}}
+		return res, nil
+	}
 	if err != nil {
 		return res, err
 	}
@@ -80,10 +88,6 @@ func lintDocument(data []byte, now time.Time) (lintResult, error) {
 				passed[m.key] = true
 				res.passed = append(res.passed, m.key)
 			}
-			continue
-		}
-		if first[m.key] != nil {
-			add(m.key, "duplicate-key", fmt.Sprintf("key %q appears more than once", m.key))
 			continue
 		}
 		first[m.key] = m.value
@@ -134,43 +138,38 @@ func rootVersions(list, pref *jnode) []finding {
 	add := func(path, rule, msg string) { fs = append(fs, finding{path, rule, msg}) }
 	var versions []string
 	listOK := false
-	switch {
-	case list == nil:
+	if list == nil {
 		add("protocolVersions", "required", "protocolVersions is required")
-	case list.kind != '[':
+	} else if list.kind != '[' {
 		add("protocolVersions", "type", "must be an array of strings, not "+list.kindName())
-	case len(list.elems) == 0:
+	} else if len(list.elems) == 0 {
 		add("protocolVersions", "min-items", "protocolVersions must list at least one entry")
-	default:
+	} else {
 		listOK = true
 		firstAt := map[string]int{}
 		for i, e := range list.elems {
 			path := fmt.Sprintf("protocolVersions[%d]", i)
-			switch {
-			case e.kind != '"':
+			if e.kind != '"' {
 				listOK = false
 				add(path, "type", "must be a string, not "+e.kindName())
-			case !openwopVersion.MatchString(e.str):
+			} else if !openwopVersion.MatchString(e.str) {
 				listOK = false
 				add(path, "pattern", fmt.Sprintf("%q is not an OpenWOP version \"major.minor\" (no leading zeros)", e.str))
-			default:
-				if j, seen := firstAt[e.str]; seen {
-					add(path, "duplicate", fmt.Sprintf("%q is listed twice (first at protocolVersions[%d])", e.str, j))
-					continue
-				}
+			} else if j, seen := firstAt[e.str]; seen {
+				add(path, "duplicate", fmt.Sprintf("%q is listed twice (first at protocolVersions[%d])", e.str, j))
+			} else {
 				firstAt[e.str] = i
 				versions = append(versions, e.str)
 			}
 		}
 	}
-	switch {
-	case pref == nil:
+	if pref == nil {
 		add("preferredVersion", "required", "preferredVersion is required")
-	case pref.kind != '"':
+	} else if pref.kind != '"' {
 		add("preferredVersion", "type", "must be a string, not "+pref.kindName())
-	case !openwopVersion.MatchString(pref.str):
+	} else if !openwopVersion.MatchString(pref.str) {
 		add("preferredVersion", "pattern", fmt.Sprintf("%q is not an OpenWOP version \"major.minor\" (no leading zeros)", pref.str))
-	case listOK && !slices.Contains(versions, pref.str):
+	} else if listOK && !slices.Contains(versions, pref.str) {
 		add("preferredVersion", "member", fmt.Sprintf("%q is not one of the protocolVersions", pref.str))
 	}
 	return fs
@@ -204,6 +203,7 @@ func recordFindings(data []byte, first map[string]*jnode, now time.Time) []findi
 			fs = append(fs, finding{v.Path, rule, v.Message})
 		}
 	}
+	fs = append(fs, legacyVersions(first)...)
 	for _, p := range set.Protocols() {
 		adv, _ := set.Lookup(p)
 		var re *facets.RefreshError
@@ -228,6 +228,50 @@ func recordFindings(data []byte, first map[string]*jnode, now time.Time) []findi
 		if errors.As(r.CheckUntil(p, now), &until) {
 			for _, v := range until.Violations {
 				fs = append(fs, finding{v.Path, v.Rule, v.Message})
+			}
+		}
+	}
+	return fs
+}
+
+// legacyVersions reports every place a record names its family's legacy
+// version (A2A 0.3, MCP 2025-06-18): in the offered list, as the floor or
+// the preferred version, and as a profile id ("a2a-0.3"). RFC 0175 removed
+// it and migrate's row C8.1 rewrites each of these places (or, for the
+// preferred version, refuses), so lint reports what migrate changes.
+func legacyVersions(first map[string]*jnode) []finding {
+	var fs []finding
+	for _, row := range legacyRows {
+		rec := first[row.family]
+		if rec == nil {
+			continue
+		}
+		legacy := fmt.Sprintf("the legacy %s %s %q RFC 0175 removed", row.family, row.noun, row.version)
+		add := func(path, msg string) {
+			fs = append(fs, finding{row.family + "." + path, "legacy-version", msg})
+		}
+		for _, m := range rec.members {
+			switch m.key {
+			case row.list:
+				for i, e := range m.value.elems {
+					if e.isString(row.version) {
+						add(fmt.Sprintf("%s[%d]", m.key, i), legacy+" is offered; migrate drops it (C8.1)")
+					}
+				}
+			case row.floor:
+				if m.value.isString(row.version) {
+					add(m.key, "the floor is "+legacy+"; migrate moves it to the lowest "+row.noun+" still offered (C8.1)")
+				}
+			case "preferredVersion":
+				if m.value.isString(row.version) {
+					add(m.key, "the preferred "+row.noun+" is "+legacy+"; choose a v2 one (migrate cannot)")
+				}
+			case "profiles":
+				for i, e := range m.value.elems {
+					if e.isString(row.versionProfile()) {
+						add(fmt.Sprintf("%s[%d]", m.key, i), fmt.Sprintf("profile %q names %s; migrate drops it (C8.1)", e.str, legacy))
+					}
+				}
 			}
 		}
 	}

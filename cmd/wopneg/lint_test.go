@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestLintArguments(t *testing.T) {
 		{"help", "", []string{"lint", "-h"}, 0, "", "usage: wopneg lint"},
 		{"missing file", "", []string{"lint", "testdata/discovery/nope.json"}, 2, "", "nope.json"},
 		{"empty input", "", []string{"lint", "-"}, 2, "", "not JSON"},
-		{"not UTF-8", "\"\xff\"", []string{"lint", "-"}, 2, "", "not valid UTF-8"},
+		{"not UTF-8", "\"\xff\"", []string{"lint", "-"}, 2, "", "invalid UTF-8"},
 		{"JSON empty array", "", []string{"lint", "--json", "--now", goldenNow, cleanDoc}, 0, "[]\n", "no findings"},
 	}
 	for _, tt := range tests {
@@ -92,11 +93,28 @@ func TestLintDefaultClock(t *testing.T) {
 	}
 }
 
+// TestLintRepeatedKey checks that a key given twice, anywhere, is the one
+// finding lint reports (issue 8 item 6: the module reads every JSON the
+// same strict way, and a strict reader refuses such a document).
+func TestLintRepeatedKey(t *testing.T) {
+	for _, tt := range []struct{ doc, path string }{
+		{`{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "grpc": {}, "x": 1, "x": 2}`, "x"},
+		{`{"grpc": {}, "conformance": {"seams": [{"k": 1, "k": 1}]}}`, "conformance.seams[0].k"},
+		{`{"grpc": {}, "a2a": {"versions": ["1.0"], "versions": ["1.1"]}}`, "a2a.versions"},
+	} {
+		code, stdout, stderr := runCLI(t, tt.doc, "lint", "--now", goldenNow, "-")
+		if code != 1 || !strings.HasPrefix(stdout, tt.path+": duplicate-key: key ") || strings.Count(stdout, "\n") != 1 ||
+			stderr != "wopneg lint: 1 finding\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the one duplicate-key finding at %s", tt.doc, code, stdout, stderr, tt.path)
+		}
+	}
+}
+
 // TestLintPassesOverOtherFamilies checks that the note naming the root
 // keys lint does not own comes once, each key once, whatever the number
 // of findings.
 func TestLintPassesOverOtherFamilies(t *testing.T) {
-	doc := `{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "x": 1, "grpc": {}, "y": [], "x": 2,
+	doc := `{"protocolVersions": ["2.0"], "preferredVersion": "2.0", "x": 1, "grpc": {}, "y": [],
 		"hostEvents": {"supportedTransports": []}}`
 	code, stdout, stderr := runCLI(t, doc, "lint", "--now", goldenNow, "-")
 	if code != 1 || stdout != "grpc: grpc-block: the grpc block was removed by RFC 0175: v2 does not advertise transports\n" {
@@ -216,9 +234,10 @@ func TestMigrateRefusals(t *testing.T) {
 	tests := []struct{ name, doc, mention string }{
 		{"legacy preferred", `{"a2a": ` + rec(`"versions": ["0.3"], "preferredVersion": "0.3", "minimumVersion": "0.3"`) + `}`,
 			`a2a.preferredVersion is "0.3"`},
-		{"record twice", `{"mcp": {}, "mcp": {}}`, "mcp appears 2 times at the root"},
+		{"record twice", `{"mcp": {}, "mcp": {}}`, `mcp: key "mcp" appears more than once`},
 		{"owned key twice", `{"a2a": ` + rec(`"versions": ["0.3", "1.0"], "versions": ["1.0"], "preferredVersion": "1.0"`) + `}`,
-			"a2a.versions appears 2 times"},
+			`a2a.versions: key "versions" appears more than once`},
+		{"other family's key twice", `{"conformance": {"x": 1, "x": 2}, "grpc": {}}`, `conformance.x: key "x" appears more than once`},
 		{"nothing left", `{"mcp": ` + rec(`"revisions": ["2025-06-18"], "preferredVersion": "2026-07-28"`) + `}`,
 			"would leave mcp.revisions empty"},
 		{"no floor to move to", `{"a2a": ` + rec(`"versions": ["0.3", "one"], "preferredVersion": "one", "minimumVersion": "0.3"`) + `}`,
@@ -280,5 +299,32 @@ func TestMigrateEdits(t *testing.T) {
 				checkMigrated(t, tt.name, []byte(tt.in), out)
 			}
 		})
+	}
+}
+
+// TestLintOrder checks that findings about what the document lacks come
+// before those of its keys, which follow the keys' order.
+func TestLintOrder(t *testing.T) {
+	code, stdout, _ := runCLI(t, `{"grpc": {}, "supportedTransports": []}`, "lint", "--now", goldenNow, "-")
+	var rules []string
+	for line := range strings.Lines(stdout) {
+		rules = append(rules, strings.SplitN(line, ": ", 3)[1])
+	}
+	want := []string{"required", "required", "grpc-block", "supported-transports"}
+	if code != 1 || !slices.Equal(rules, want) {
+		t.Errorf("exit %d, rules %v, want %v\n%s", code, rules, want, stdout)
+	}
+}
+
+// TestLintFlagAfterFile checks that a flag after the file still counts
+// when flags also come before it, and that after "--" everything is an
+// operand.
+func TestLintFlagAfterFile(t *testing.T) {
+	doc := "testdata/discovery/v2-clean.json"
+	if code, stdout, stderr := runCLI(t, "", "lint", "--now", goldenNow, doc, "--json"); code != 0 || stdout != "[]\n" {
+		t.Errorf("lint --now D FILE --json: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "lint", "--now", goldenNow, "--", doc, "--json"); code != 2 || !strings.Contains(stderr, "got 2") {
+		t.Errorf("lint --now D -- FILE --json: exit %d, stderr %q; want two operands refused", code, stderr)
 	}
 }

@@ -14,15 +14,23 @@
 //
 //	{"subject": {...v2 Subject...} | null,
 //	 "facet": {"a2a": {...}} | {"mcp": {...}},
-//	 "offer": {"peer": "https://peer.example", "requested": "1.1",
+//	 "offer": {"protocol": "a2a", "peer": "https://peer.example", "requested": "1.1",
 //	           "peerVersions": ["1.0", "1.1"], "counterOffer": false},
 //	 "policy": {"denyDowngrade": false},
 //	 "now": "2026-11-29T12:00:00Z"}
 //
 // and its answer is {outcome, version, reason, rule, status, error, event},
-// with version, status and error only where they apply. decide exits 0 for
-// every decision, refusals included, and 2 with one line on stderr when the
-// request is malformed (bad JSON, an invalid facet or Subject).
+// with version, status and error only where they apply; `wopneg decide -h`
+// prints both shapes. offer.protocol may be left out when the facet
+// advertises one protocol. An offer without peerVersions is an inbound
+// request: the peer speaks what it requested, or the preferred version
+// when it requested nothing (negotiate.Inbound); an explicit [] is a peer
+// that speaks nothing. now is an RFC 3339 time or a date YYYY-MM-DD. The
+// request is read as every JSON of this module is: keys match exactly,
+// unknown and repeated keys and trailing bytes are refused. decide exits 0
+// for every decision, refusals included, and 2 with one line on stderr,
+// naming the JSON path at fault, when the request is malformed (bad JSON,
+// an invalid facet or Subject, a peer URL with no http(s) or ws(s) origin).
 //
 // # lint
 //
@@ -32,7 +40,12 @@
 // violation at once, one per line as "PATH: RULE: message" ("(root)" is
 // the document itself), or with --json the same findings as a JSON array
 // of {path, rule, message}. It exits 0 when there is none, 1 when there
-// are, and 2 when the input is not JSON (or cannot be read). --now sets
+// are, and 2 when the input is not JSON (or cannot be read). Both lint
+// and migrate read the document as every JSON of this module is read
+// (internal/strictjson): a syntax error, invalid UTF-8 or nesting deeper
+// than 64 levels is "not JSON", named by its JSON path, and a key given
+// twice anywhere is the one finding lint reports (duplicate-key), since
+// strict readers refuse such a document. --now sets
 // the clock the refresh SLA and until are judged by: a date YYYY-MM-DD
 // (its midnight UTC) or an RFC 3339 time; the default is now. lint checks
 // the root keys RFC 0175 and the a2a/mcp records concern; the root keys of
@@ -45,6 +58,7 @@
 //	grpc-block             a root grpc block (RFC 0175, C8.3)
 //	root-profiles          a root profiles key (legacy-profiles-absent, .no-root-profiles)
 //	legacy-profile         a profile id ending in -legacy (C8.1)
+//	legacy-version         the legacy A2A 0.3 or MCP 2025-06-18 in versions/revisions (C8.1)
 //	pattern                a value not matching its pattern: versions, profile ids, since, until,
 //	                       root protocolVersions/preferredVersion ("major.minor", no leading zeros)
 //	date                   a full-date or revision that is not a real calendar day
@@ -53,7 +67,7 @@
 //	type                   a value of the wrong JSON type, null included; a root that is not an object
 //	min-items              an empty versions, revisions or protocolVersions list
 //	duplicate              a version listed twice (uniqueItems)
-//	duplicate-key          a key given twice in one object
+//	duplicate-key          a key given twice in one object, anywhere (then the only finding)
 //	unknown-field          a key the closed a2a/mcp record does not allow
 //	member                 a preferred version or floor not in its list (root preferredVersion included)
 //	floor-above-preferred  minimumVersion/minimumRevision above preferredVersion
@@ -85,7 +99,7 @@
 // for byte, so migrating migrate's output changes nothing. It refuses,
 // exit 1 and nothing on stdout, when the preferred version is the legacy
 // one, or when a removal would leave no version offered or no floor, or a
-// key it would edit is repeated: each reason is a line on stderr. After
+// key is repeated anywhere: each reason is a line on stderr. After
 // migrating, it lints the result (at --now) and names on stderr what it
 // cannot decide, such as a stale refreshedAt. Exit 2 means the input is
 // not JSON or not an object.
@@ -104,14 +118,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 )
 
-// maxRequest bounds what decide reads from stdin.
+// maxRequest bounds what decide, lint and migrate read.
 const maxRequest = 1 << 20
 
 func main() {
@@ -126,7 +139,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "decide":
-		return decide(stdin, stdout, stderr)
+		return decide(args[1:], stdin, stdout, stderr)
 	case "demo":
 		return demo(stdout, stderr)
 	case "vectors":
@@ -148,7 +161,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  wopneg decide      read one JSON request on stdin, write the decision on stdout
+  wopneg decide      read one JSON request on stdin, write the decision on stdout (-h: its shape)
   wopneg demo        print the decision table of the built-in example facets
   wopneg vectors     run the shipped test vectors through the library (-v lists each)
   wopneg lint [--json] [--now DATE] FILE|-
@@ -172,15 +185,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func readAll(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxRequest+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxRequest {
-		return nil, errors.New("request is larger than 1 MiB")
-	}
-	return data, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -155,5 +157,159 @@ func TestUsage(t *testing.T) {
 	}
 	if code, stdout, _ := runCLI(t, "", "help"); code != 0 || !strings.Contains(stdout, "wopneg decide") {
 		t.Errorf("help: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// decideAnswer runs decide on request and returns the answer's fields,
+// failing unless it exits 0.
+func decideAnswer(t *testing.T, request string) map[string]any {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, request, "decide")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	return got
+}
+
+// TestDecideInbound is the regression test of issue 9 item 8's first
+// point: an offer without peerVersions is an inbound request, O =
+// {requested} or {preferred}, where it used to be refused below-floor; an
+// explicit [] still means a peer that speaks nothing.
+func TestDecideInbound(t *testing.T) {
+	user := `{"issuer":"https://idp.example","subjectId":"u-1","tenant":"acme","lane":"oidc","kind":"user"}`
+	tests := []struct {
+		name, subject, offer           string
+		outcome, version, reason, rule string
+	}{
+		{"nothing requested: preferred", "null", `{}`, "accepted", "1.2", "ok", "accept"},
+		{"requested preferred", "null", `{"requested": "1.2"}`, "accepted", "1.2", "ok", "accept"},
+		{"authenticated asks for less", user, `{"requested": "1.1"}`, "downgraded", "1.1", "ok", "accept"},
+		{"anonymous asks for less", "null", `{"requested": "1.1"}`, "refused", "", "unauthenticated", "authenticated"},
+		{"below the floor", user, `{"requested": "1.0"}`, "refused", "", "below-floor", "floor"},
+		{"null is absent", "null", `{"peerVersions": null}`, "accepted", "1.2", "ok", "accept"},
+		{"explicit empty list", "null", `{"peerVersions": []}`, "refused", "", "below-floor", "common"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decideAnswer(t, `{"subject": `+tt.subject+`, "facet": `+wideFacet+`, "offer": `+tt.offer+`, "now": "2026-11-29T12:00:00Z"}`)
+			version, _ := got["version"].(string)
+			if got["outcome"] != tt.outcome || version != tt.version || got["reason"] != tt.reason || got["rule"] != tt.rule {
+				t.Errorf("got %v %q %v %v, want %s %q %s %s", got["outcome"], version, got["reason"], got["rule"],
+					tt.outcome, tt.version, tt.reason, tt.rule)
+			}
+		})
+	}
+}
+
+// TestDecideDate is the regression test of issue 9 item 8's `now` point:
+// a date YYYY-MM-DD is its midnight UTC, as lint --now reads it.
+func TestDecideDate(t *testing.T) {
+	got := decideAnswer(t, `{"facet": `+wideFacet+`, "offer": {}, "now": "2026-11-29"}`)
+	event, _ := got["event"].(map[string]any)
+	if event["at"] != "2026-11-29T00:00:00Z" {
+		t.Errorf("event.at = %v, want 2026-11-29T00:00:00Z", event["at"])
+	}
+}
+
+// TestDecideHelp is the regression test of issue 9 item 8's -h point:
+// the help is on stdout, exit 0, and shows the request (offer.protocol
+// included) and the answer.
+func TestDecideHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		code, stdout, stderr := runCLI(t, "", "decide", arg)
+		if code != 0 || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", arg, code, stderr)
+		}
+		for _, want := range []string{`"offer":   {"protocol": "a2a" | "mcp"`, `"peerVersions"`, `"now":`, "Answer:", `"outcome"`, `"event"`} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: the help lacks %s:\n%s", arg, want, stdout)
+			}
+		}
+	}
+	for _, args := range [][]string{{"decide", "request.json"}, {"decide", "-x"}} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "wopneg decide -h") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and a pointer to -h", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestDecideStrictJSON is the regression test of issue 8 item 6 (CLI
+// part) and of issue 9 item 8's messages and peer points: decide reads its
+// request as the module's one strict reader does (keys match exactly,
+// repeated keys and trailing bytes are refused), and every refusal is exit
+// 2 with one line naming the JSON path, never a Go type.
+func TestDecideStrictJSON(t *testing.T) {
+	rest := `"facet": ` + wideFacet + `, "now": "2026-11-29T12:00:00Z"`
+	tests := []struct{ name, request, mention string }{
+		{"wrong-case key beside the right one", `{"OFFER": {"peerVersions": []}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"OFFER"`},
+		{"wrong-case key alone", `{"Offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"Offer"`},
+		{"wrong-case nested key", `{"offer": {"PeerVersions": ["1.2"]}, ` + rest + `}`, `offer: unknown field "PeerVersions"`},
+		{"repeated key", `{"offer": {}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"offer"`},
+		{"repeated nested key", `{"offer": {"requested": "1.1", "requested": "1.2"}, ` + rest + `}`, `"requested"`},
+		{"trailing bytes", `{"offer": {}, ` + rest + `} {}`, "request"},
+		{"wrong type", `{"offer": {"peerVersions": ["1.2", 2]}, ` + rest + `}`, "offer.peerVersions[1]"},
+		{"wrong type of offer", `{"offer": "a2a", ` + rest + `}`, "offer"},
+		{"wrong type of now", `{"offer": {}, "facet": ` + wideFacet + `, "now": 1}`, "now"},
+		{"malformed now", `{"offer": {}, "facet": ` + wideFacet + `, "now": "29/11/2026"}`, "now"},
+		{"peer without origin", `{"offer": {"peer": "ftp://peer.example"}, ` + rest + `}`, "offer.peer"},
+		{"relative peer", `{"offer": {"peer": "/peer"}, ` + rest + `}`, "/peer"},
+		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy.denyDowngradeTo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.request, "decide")
+			if code != 2 || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.mention) {
+				t.Errorf("stderr = %q, want one line naming %s", stderr, tt.mention)
+			}
+			for _, goName := range []string{"Go struct", "negotiate.", "negotiatetest.", "[]string", "cannot unmarshal", "time.Time"} {
+				if strings.Contains(stderr, goName) {
+					t.Errorf("stderr %q names Go (%s)", stderr, goName)
+				}
+			}
+		})
+	}
+}
+
+// TestVectorsReportsFailures checks the other half of the vectors
+// command: a vector the library does not meet is listed with what each
+// decider got wrong, counted, and makes the exit code 1.
+func TestVectorsReportsFailures(t *testing.T) {
+	vs, err := negotiatetest.Vectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := vs[0]
+	bad := good
+	bad.Name, bad.Source = "made/wrong", "this test"
+	bad.Want.Rule = "nonsense"
+	var out bytes.Buffer
+	if code := checkVectors([]negotiatetest.Vector{good, bad}, true, &out); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	want := "ok    " + good.Name + "\nFAIL  made/wrong (this test)\n      Decide: "
+	if got := out.String(); !strings.HasPrefix(got, want) || !strings.Contains(got, "\n      Negotiator: ") ||
+		!strings.HasSuffix(got, "\n1 passed, 1 failed\n") {
+		t.Errorf("output:\n%s", got)
+	}
+}
+
+// TestDecideSizeBound checks the 1 MiB bound on the request: exactly
+// 1 MiB is read (and judged as JSON), one byte more is refused unread.
+func TestDecideSizeBound(t *testing.T) {
+	body := `{"facet": ` + wideFacet + `, "offer": {}, "now": "2026-11-29"}`
+	padded := body + strings.Repeat(" ", maxRequest-len(body))
+	if code, stdout, stderr := runCLI(t, padded, "decide"); code != 0 || stderr != "" || !strings.Contains(stdout, `"outcome": "accepted"`) {
+		t.Errorf("a 1 MiB request: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, padded+" ", "decide"); code != 2 || !strings.Contains(stderr, "larger than 1 MiB") {
+		t.Errorf("a request of 1 MiB and one byte: exit %d, stderr %q", code, stderr)
 	}
 }

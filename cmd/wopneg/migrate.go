@@ -24,6 +24,11 @@ type legacyRow struct {
 	profilePfx string // what every profile id of the family starts with
 }
 
+// versionProfile is the profile id of the legacy version ("a2a-0.3"):
+// not a legacy id by its name, but it names the version C8.1 removes, so
+// it goes with it.
+func (r legacyRow) versionProfile() string { return r.profilePfx + r.version }
+
 var legacyRows = []legacyRow{
 	{"a2a", facets.ProtocolA2A, "versions", "minimumVersion", "version", "0.3", "a2a-0.3-legacy", "a2a-"},
 	{"mcp", facets.ProtocolMCP, "revisions", "minimumRevision", "revision", "2025-06-18", "mcp-2025-06-18-legacy", "mcp-"},
@@ -74,6 +79,10 @@ func (m *migration) changed(pos int, path, row, format string, args ...any) {
 // *refusedError.
 func migrateDocument(data []byte) ([]byte, []change, error) {
 	root, err := parseTree(data)
+	var rk *repeatedKeyError
+	if errors.As(err, &rk) {
+		return nil, nil, &refusedError{[]string{rk.Error() + "; migrate cannot tell which one is meant, and strict readers refuse the document"}}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,11 +102,8 @@ func migrateDocument(data []byte) ([]byte, []change, error) {
 		}
 	}
 	for _, row := range legacyRows {
-		switch occ := root.lookup(row.family); {
-		case len(occ) > 1:
-			m.refuse("%s appears %d times at the root; migrate cannot tell which record is meant", row.family, len(occ))
-		case len(occ) == 1 && occ[0].value.kind == '{':
-			m.record(row, occ[0].value)
+		if rec := root.member(row.family); rec != nil && rec.kind == '{' {
+			m.record(row, rec)
 		}
 	}
 	for i, mem := range root.members {
@@ -126,24 +132,10 @@ func migrateDocument(data []byte) ([]byte, []change, error) {
 // record applies C8.1 and C8.2 to one a2a or mcp record.
 func (m *migration) record(row legacyRow, rec *jnode) {
 	at := row.family + "."
-	refused := len(m.refusals)
-	for _, key := range []string{row.list, "preferredVersion", row.floor, "profiles"} {
-		if n := len(rec.lookup(key)); n > 1 {
-			m.refuse("%s%s appears %d times; migrate cannot tell which one is meant", at, key, n)
-		}
-	}
-	one := func(key string) *jnode {
-		if ms := rec.lookup(key); len(ms) == 1 {
-			return ms[0].value
-		}
-		return nil
-	}
-	pref, list, floor, profiles := one("preferredVersion"), one(row.list), one(row.floor), one("profiles")
+	pref, list, floor, profiles := rec.member("preferredVersion"), rec.member(row.list), rec.member(row.floor), rec.member("profiles")
 	if pref != nil && pref.isString(row.version) {
 		m.refuse("%spreferredVersion is %q, the legacy %s RFC 0175 removes: choose a v2 preferred %s (and floor) first",
 			at, row.version, row.noun, row.noun)
-	}
-	if len(m.refusals) > refused {
 		return
 	}
 
@@ -162,6 +154,9 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 			if e.isString(row.profile) {
 				gone = append(gone, i)
 				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the legacy profile %q", row.profile)
+			} else if e.isString(row.versionProfile()) {
+				gone = append(gone, i)
+				m.changed(e.start, fmt.Sprintf("%sprofiles[%d]", at, i), "C8.1", "removed the profile %q of the legacy %s", e.str, row.noun)
 			} else if e.kind == '"' {
 				m.kept[row.family][e.str] = true
 			}
@@ -208,7 +203,8 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 }
 
 // rootProfilesRedundant reports whether dropping a root profiles list
-// loses nothing: every id in it is a legacy id C8.1 removes, or is listed
+// loses nothing: every id in it is a legacy id C8.1 removes, the profile
+// of a legacy version, or is listed
 // in its family's profiles after migration. Anything else is for a person
 // to move, and lint goes on reporting it.
 func (m *migration) rootProfilesRedundant(n *jnode) bool {
@@ -221,7 +217,7 @@ func (m *migration) rootProfilesRedundant(n *jnode) bool {
 		}
 		ok := false
 		for _, row := range legacyRows {
-			ok = ok || e.str == row.profile ||
+			ok = ok || e.str == row.profile || e.str == row.versionProfile() ||
 				strings.HasPrefix(e.str, row.profilePfx) && m.kept[row.family][e.str]
 		}
 		if !ok {
@@ -242,14 +238,14 @@ func migrateCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	out, changes, err := migrateDocument(data)
 	var refused *refusedError
-	switch {
-	case errors.As(err, &refused):
+	if errors.As(err, &refused) {
 		for _, r := range refused.reasons {
 			fmt.Fprintf(stderr, "wopneg migrate: refused: %s\n", r)
 		}
 		fmt.Fprintln(stderr, "wopneg migrate: nothing written")
 		return 1
-	case err != nil:
+	}
+	if err != nil {
 		return failCmd(stderr, "migrate", 2, err)
 	}
 	if _, err := stdout.Write(out); err != nil {

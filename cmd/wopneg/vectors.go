@@ -22,6 +22,12 @@ func vectors(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, 2, err)
 	}
+	return checkVectors(vs, *verbose, stdout)
+}
+
+// checkVectors runs vs and reports them on stdout: exit 0 when every one
+// passes, 1 otherwise.
+func checkVectors(vs []negotiatetest.Vector, verbose bool, stdout io.Writer) int {
 	deciders := []struct {
 		name   string
 		decide negotiatetest.DecideFunc
@@ -36,7 +42,7 @@ func vectors(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(problems) == 0 {
 			passed++
-			if *verbose {
+			if verbose {
 				fmt.Fprintf(stdout, "ok    %s\n", v.Name)
 			}
 			continue

@@ -2,9 +2,11 @@ package negotiatetest_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -123,6 +125,13 @@ func TestLoadVectors(t *testing.T) {
 		{"unknown kind", `{"vectors": [{"name": "x", "kind": "vibes", "want": {"allowed": 1}}]}`, "unknown kind"},
 		{"unknown key", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "expect": {}, "want": {"allowed": 4}}]}`, "expect"},
 		{"no vectors", `{"vectors": []}`, "no vectors"},
+		// Issue 8 item 6: vectors are read by the module's one strict
+		// reader, so a wrong-case key, a repeated key and trailing bytes
+		// are refused, each named by its JSON path.
+		{"wrong-case key", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "Want": {"allowed": 4}, "want": {"allowed": 4}}]}`, `vectors[0]: unknown field "Want"`},
+		{"repeated key", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "maxRounds": 2, "want": {"allowed": 4}}]}`, `"maxRounds"`},
+		{"trailing bytes", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": 4, "want": {"allowed": 4}}]} []`, "bad.json"},
+		{"wrong type named by path", `{"vectors": [{"name": "x", "kind": "rounds", "maxRounds": "4", "want": {"allowed": 4}}]}`, "vectors[0].maxRounds"},
 	}
 	for _, tc := range refusals {
 		t.Run(tc.name, func(t *testing.T) {
@@ -384,6 +393,53 @@ func TestDecodeRequest(t *testing.T) {
 			t.Error("DecodeRequest accepted truncated JSON")
 		}
 	})
+	// Issue 8 item 6: keys match exactly and a repeated key is refused,
+	// where encoding/json folded case and let the last one win.
+	for _, tc := range []struct{ name, data, mention string }{
+		{"wrong-case key", `{"OFFER": {"peerVersions": []}, "offer": {"peerVersions": ["1.0"]}}`, `"OFFER"`},
+		{"repeated key", `{"offer": {"peerVersions": []}, "offer": {"peerVersions": ["1.0"]}}`, `"offer"`},
+		{"malformed now", `{"now": "2026-11-31"}`, "now"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := negotiatetest.DecodeRequest([]byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.mention) {
+				t.Errorf("DecodeRequest = %v, want an error naming %s", err, tc.mention)
+			}
+		})
+	}
+}
+
+// TestDecodeRequestInbound checks the offer an absent peerVersions
+// stands for (issue 9 item 8): negotiate.Inbound's, the requested version
+// or the preferred one; an explicit [] stays empty, and with no
+// advertised protocol to take a preferred version from, nothing is made
+// up.
+func TestDecodeRequestInbound(t *testing.T) {
+	const a2a = `"facet": {"a2a": {"versions": ["1.0", "1.1"], "preferredVersion": "1.1", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}`
+	tests := []struct {
+		name, offer string
+		want        []string
+	}{
+		{"nothing requested", `{}`, []string{"1.1"}},
+		{"requested", `{"requested": "1.0"}`, []string{"1.0"}},
+		{"explicit empty", `{"peerVersions": []}`, []string{}},
+		{"explicit list", `{"requested": "1.0", "peerVersions": ["1.1"]}`, []string{"1.1"}},
+		{"unadvertised protocol", `{"protocol": "mcp"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := negotiatetest.DecodeRequest([]byte(`{` + a2a + `, "offer": ` + tt.offer + `, "now": "2026-11-29"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(r.Offer.PeerVersions, tt.want) {
+				t.Errorf("peerVersions = %#v, want %#v", r.Offer.PeerVersions, tt.want)
+			}
+			if want := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC); !r.Now.Equal(want) {
+				t.Errorf("now = %v, want %v", r.Now, want)
+			}
+		})
+	}
 }
 
 func TestRequestValidate(t *testing.T) {
@@ -411,6 +467,20 @@ func TestRequestValidate(t *testing.T) {
 		t.Errorf("Validate = %v, want the subject's path named", err)
 	}
 
+	t.Run("peer without origin", func(t *testing.T) {
+		for _, peer := range []string{"ftp://peer.example", "/peer", "peer.example"} {
+			r, err := negotiatetest.DecodeRequest([]byte(`{
+				"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
+				"offer": {"peer": "` + peer + `"}, "now": "2026-11-29"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Validate()
+			if !errors.Is(err, events.ErrNoOrigin) || !strings.HasPrefix(err.Error(), "offer.peer: ") || !strings.Contains(err.Error(), peer) {
+				t.Errorf("Validate with peer %q = %v, want offer.peer named with the URL, wrapping ErrNoOrigin", peer, err)
+			}
+		}
+	})
 	t.Run("null subject is fine", func(t *testing.T) {
 		r, err := negotiatetest.DecodeRequest([]byte(`{
 			"subject": null,
@@ -434,4 +504,25 @@ func TestRequestValidate(t *testing.T) {
 			t.Errorf("Validate = %v, want an invalid facet and an unadvertised protocol", err)
 		}
 	})
+}
+
+// TestRoundsVectorCatchesWrongLimit checks that a rounds vector whose
+// expectation disagrees with the round counter fails, saying which round:
+// one that expects more rounds than the limit allows, and one that
+// expects the refusal before it comes.
+func TestRoundsVectorCatchesWrongLimit(t *testing.T) {
+	tests := []struct {
+		maxRounds, allowed int
+		mention            string
+	}{
+		{2, 3, "round 3 refused"},
+		{4, 2, "round 3 = <nil>, want mcp_mrtr_rounds_exceeded"},
+	}
+	for _, tt := range tests {
+		allowed := tt.allowed
+		v := negotiatetest.Vector{Name: "r", Kind: negotiatetest.KindRounds, MaxRounds: tt.maxRounds, Want: negotiatetest.Want{Allowed: &allowed}}
+		if err := v.Check(nil); err == nil || !strings.Contains(err.Error(), tt.mention) {
+			t.Errorf("maxRounds %d, want.allowed %d: Check = %v, want an error naming %q", tt.maxRounds, tt.allowed, err, tt.mention)
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package negotiatetest
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -75,30 +74,85 @@ type Request struct {
 	Now time.Time `json:"now"`
 }
 
-// DecodeRequest reads a Request strictly: every object is closed, so an
-// unknown key is an error naming it. It checks the JSON's shape, not its
-// values; see [Request.Validate].
+// requestJSON is a Request's wire form: an offer that may leave out
+// peerVersions, and a clock that may be a date.
+type requestJSON struct {
+	Subject *negotiate.Subject `json:"subject"`
+	Facet   facets.Set         `json:"facet"`
+	Offer   offerJSON          `json:"offer"`
+	Policy  PolicySpec         `json:"policy"`
+	Now     *string            `json:"now"`
+}
+
+// offerJSON is negotiate.Offer with peerVersions' absence kept: an absent
+// (or null) list makes the request inbound, an empty one is a peer that
+// speaks nothing.
+type offerJSON struct {
+	Protocol     facets.Protocol `json:"protocol"`
+	Peer         string          `json:"peer"`
+	Requested    string          `json:"requested"`
+	PeerVersions *[]string       `json:"peerVersions"`
+	CounterOffer bool            `json:"counterOffer"`
+}
+
+// DecodeRequest reads a Request through the module's one strict JSON
+// reader: keys match exactly (no case folding), every object is closed, a
+// repeated key, a second JSON value and nesting past the bound are
+// refused, and every error names the JSON path at fault. It checks the
+// JSON's shape, not its values; see [Request.Validate].
+//
+// When offer.protocol is absent and the facet advertises exactly one
+// protocol, that one is meant. When offer.peerVersions is absent (or
+// null) the request is inbound: the peer speaks what it requested, or the
+// preferred version when it requested nothing, as [negotiate.Inbound]
+// has it; an explicit [] is a peer that speaks nothing. now is an RFC
+// 3339 time or a date YYYY-MM-DD (its midnight UTC).
 func DecodeRequest(data []byte) (Request, error) {
-	var r Request
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	var w requestJSON
+	if err := strictjson.Decode(data, &w); err != nil {
 		return Request{}, fmt.Errorf("request: %w", err)
 	}
-	if dec.More() {
-		return Request{}, errors.New("request: more than one JSON value")
+	r := Request{Subject: w.Subject, Facet: w.Facet, Policy: w.Policy, Offer: negotiate.Offer{
+		Protocol: w.Offer.Protocol, Peer: w.Offer.Peer, Requested: w.Offer.Requested, CounterOffer: w.Offer.CounterOffer,
+	}}
+	if w.Now != nil {
+		now, err := parseClock(*w.Now)
+		if err != nil {
+			return Request{}, fmt.Errorf("request: now: %w", err)
+		}
+		r.Now = now
 	}
 	if r.Offer.Protocol == "" {
 		if ps := r.Facet.Protocols(); len(ps) == 1 {
 			r.Offer.Protocol = ps[0]
 		}
 	}
+	if w.Offer.PeerVersions != nil {
+		r.Offer.PeerVersions = *w.Offer.PeerVersions
+	} else if adv, ok := r.Facet.Lookup(r.Offer.Protocol); ok {
+		r.Offer.PeerVersions = negotiate.Inbound(adv, r.Offer.Peer, r.Offer.Requested).PeerVersions
+	}
 	return r, nil
 }
 
-// Validate reports what makes r unfit to decide on: an invalid facet, an
-// invalid Subject (a null one is fine: it is unauthenticated), an offer
-// for a protocol the facet does not advertise, or no clock.
+// parseClock reads a date YYYY-MM-DD as its midnight UTC, or an RFC 3339
+// time.
+func parseClock(s string) (time.Time, error) {
+	if d, err := facets.ParseDate(s); err == nil {
+		return d, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither a date YYYY-MM-DD nor an RFC 3339 time", s)
+	}
+	return t, nil
+}
+
+// Validate reports what makes r unfit to decide on, each problem under its
+// JSON path: an invalid facet, an invalid Subject (a null one is fine: it
+// is unauthenticated), an offer for a protocol the facet does not
+// advertise, a peer URL with no http(s) or ws(s) origin (its digest is
+// what the event records), or no clock.
 func (r Request) Validate() error {
 	var errs []error
 	if err := r.Facet.Validate(); err != nil {
@@ -110,7 +164,12 @@ func (r Request) Validate() error {
 		}
 	}
 	if _, ok := r.Facet.Lookup(r.Offer.Protocol); !ok {
-		errs = append(errs, fmt.Errorf("offer: protocol %q is not advertised by the facet", r.Offer.Protocol))
+		errs = append(errs, fmt.Errorf("offer.protocol: %q is not advertised by the facet", r.Offer.Protocol))
+	}
+	if r.Offer.Peer != "" {
+		if _, err := events.Origin(r.Offer.Peer); err != nil {
+			errs = append(errs, fmt.Errorf("offer.peer: %w", err))
+		}
 	}
 	if r.Now.IsZero() {
 		errs = append(errs, errors.New("now: required"))

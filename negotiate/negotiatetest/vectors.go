@@ -1,11 +1,9 @@
 package negotiatetest
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +15,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -128,9 +127,7 @@ func LoadVectors(fsys fs.FS, dir string) ([]Vector, error) {
 			return nil, err
 		}
 		var f File
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := strictjson.Decode(data, &f); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		base := strings.TrimSuffix(path.Base(name), ".json")
@@ -428,18 +425,23 @@ func (v Vector) checkSubject(c *checker, decide DecideFunc) {
 	checkAnswer(c, r, a, o)
 }
 
+// refreshKinds name the refresh SLA's verdicts as refresh vectors spell
+// them.
+var refreshKinds = []struct {
+	err  error
+	name string
+}{{facets.ErrRefreshStale, "stale"}, {facets.ErrRefreshFuture, "future"}, {facets.ErrMalformedDate, "malformed"}}
+
 func (v Vector) checkRefresh(c *checker) {
 	err := facets.CheckRefresh(facets.Advertised{Protocol: facets.ProtocolA2A, RefreshedAt: v.RefreshedAt}, v.Now)
 	got := "ok"
-	switch {
-	case errors.Is(err, facets.ErrRefreshStale):
-		got = "stale"
-	case errors.Is(err, facets.ErrRefreshFuture):
-		got = "future"
-	case errors.Is(err, facets.ErrMalformedDate):
-		got = "malformed"
-	case err != nil:
-		got = "error: " + err.Error()
+	if err != nil {
+		got = err.Error() // an error of no kind below reads as itself, never as ok
+		for _, k := range refreshKinds {
+			if errors.Is(err, k.err) {
+				got = k.name
+			}
+		}
 	}
 	c.eq("refresh", got, v.Want.Refresh)
 }
