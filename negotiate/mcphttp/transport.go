@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
@@ -101,7 +102,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
-	vs := req.Header.Values(HeaderProtocolVersion)
+	// Every spelling of the key: a hand-built header can hold
+	// "MCP-Protocol-Version" beside the canonical key, and the peer would
+	// read both.
+	vs := headerValues(req.Header, HeaderProtocolVersion)
 	if len(vs) > 1 {
 		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
@@ -109,7 +113,12 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
 		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
-	out.Header.Set(HeaderProtocolVersion, t.revision)
+	for k := range out.Header {
+		if strings.EqualFold(k, HeaderProtocolVersion) {
+			delete(out.Header, k)
+		}
+	}
+	out.Header[HeaderProtocolVersion] = []string{t.revision}
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
 		return out, nil
 	}

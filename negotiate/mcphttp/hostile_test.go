@@ -1,0 +1,424 @@
+package mcphttp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// blockedBody is a request body whose bytes never come: Read waits until
+// the body is released, and counts the readers waiting.
+type blockedBody struct {
+	waiting *sync.WaitGroup
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *blockedBody) Read([]byte) (int, error) {
+	b.once.Do(b.waiting.Done)
+	<-b.release
+	return 0, io.ErrUnexpectedEOF
+}
+
+func (*blockedBody) Close() error { return nil }
+
+// TestDeclaredLengthIsNotAllocated holds 100 requests that declare a body
+// of DefaultMaxBodyBytes and send none, and measures how much the heap grew
+// while they wait (the figure of issue 8 item 2; the goal is 8 MiB). A
+// buffer sized by the declaration would hold 400 MiB.
+func TestDeclaredLengthIsNotAllocated(t *testing.T) {
+	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	const conns = 100
+	var waiting, done sync.WaitGroup
+	release := make(chan struct{})
+	waiting.Add(conns)
+	done.Add(conns)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range conns {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header = http.Header{mcphttp.HeaderProtocolVersion: {"2026-07-28"}}
+		req.Body = &blockedBody{waiting: &waiting, release: release}
+		req.ContentLength = mcphttp.DefaultMaxBodyBytes
+		go func() {
+			defer done.Done()
+			r.h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	waiting.Wait()
+	var during runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&during)
+	close(release)
+	done.Wait()
+	grown := int64(during.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("heap growth with %d bodiless %d-byte declarations waiting: %.2f MiB", conns, mcphttp.DefaultMaxBodyBytes, float64(grown)/(1<<20))
+	if grown > 32<<20 {
+		t.Errorf("the heap grew %d bytes for bodies that never came", grown)
+	}
+}
+
+// TestTransportChecksEverySpelling sends requests whose MCP-Protocol-Version
+// is set under a key other than the canonical one, which net/http would
+// put on the wire beside the canonical key.
+func TestTransportChecksEverySpelling(t *testing.T) {
+	cases := []struct {
+		name   string
+		header http.Header
+		err    string // "" when sent
+	}{
+		{"another revision, another spelling", http.Header{"MCP-Protocol-Version": {"2025-06-18"}}, `mcphttp: the Mcp-Protocol-Version header names revision "2025-06-18", not the negotiated "2026-07-28"`},
+		{"the revision, another spelling", http.Header{"MCP-Protocol-Version": {"2026-07-28"}}, ""},
+		{"two spellings", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "mcp-protocol-version": {"2025-06-18"}}, `names revision "[2026-07-28 2025-06-18]", not the negotiated "2026-07-28"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, got, err := sendThrough(t, "2026-07-28", http.MethodGet, "", c.header)
+			if refusedToSend(t, err, got, c.err) {
+				return
+			}
+			if len(got) != 1 || len(got[0].header.Values(mcphttp.HeaderProtocolVersion)) != 1 {
+				t.Errorf("the peer read %+v, want one revision", got)
+			}
+		})
+	}
+
+	// Inbound, a hand-built header of another spelling is read too.
+	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	req := httptest.NewRequest(http.MethodGet, "/mcp", nil)
+	req.Header = http.Header{"MCP-Protocol-Version": {"2025-06-18"}}
+	w := httptest.NewRecorder()
+	r.h.ServeHTTP(w, req)
+	if got := payloads(t, r.events); w.Code != 400 || len(got) != 1 || got[0].Requested != "2025-06-18" {
+		t.Errorf("%d %s, recorded %+v; want 2025-06-18 refused", w.Code, w.Body, got)
+	}
+}
+
+// sendThrough sends a request with body and header to a test peer through
+// a Transport at revision, and returns the request, what the peer got and
+// the error.
+func sendThrough(t *testing.T, revision, method, body string, header http.Header) (*http.Request, []seen, error) {
+	t.Helper()
+	p := newPeer(t, jsonAnswer(200, `{}`))
+	tr, err := mcphttp.NewTransport(accepted(revision), p.Client().Transport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(method, p.URL, strings.NewReader(body))
+	req.Header = header
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	return req, p.seen(), err
+}
+
+// refusedToSend checks a Transport's refusal when want names one (the end
+// of its message), and otherwise that it sent; it reports whether the
+// request was to be refused.
+func refusedToSend(t *testing.T, err error, got []seen, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if !errors.Is(err, mcphttp.ErrRevision) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if len(got) != 0 {
+		t.Errorf("sent %+v", got)
+	}
+	return true
+}
+
+// initializeOn initializes a session for auth and returns its id.
+func initializeOn(t *testing.T, r *rig, rev, auth string) string {
+	t.Helper()
+	a := r.do(call{body: initialize(rev), headers: hdr("Authorization", auth)})
+	sid := a.header.Get(mcphttp.HeaderSessionID)
+	if a.status != 200 || sid == "" {
+		t.Fatalf("initialize %s: %d %s", rev, a.status, a.body)
+	}
+	return sid
+}
+
+// onSession is a tools/list on session sid at revision rev for auth.
+func onSession(sid, rev, auth string) call {
+	return call{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderSessionID, sid, mcphttp.HeaderProtocolVersion, rev, "Authorization", auth)}
+}
+
+// TestAnonymousCannotEvictAuthenticatedPins replays issue 8 item 11: with
+// MaxSessions 50, 60 anonymous initializes must not remove an
+// authenticated session's pin, and the session is never served at another
+// revision than its pin.
+func TestAnonymousCannotEvictAuthenticatedPins(t *testing.T) {
+	r := newRig(t, legacyFacets(), policy.Policy{}, true, func(o *mcphttp.Options) { o.MaxSessions = 50 })
+	sid := initializeOn(t, r, "2025-06-18", "Bearer user") // downgraded, pinned at 2025-06-18
+	for range 60 {
+		initializeOn(t, r, "2025-11-25", "")
+	}
+	if got := r.h.Sessions(); got != 50 {
+		t.Errorf("%d sessions, want the bound 50", got)
+	}
+	if a := r.do(onSession(sid, "2025-11-25", "Bearer user")); a.status != 400 || !strings.Contains(a.body, `"supported":["2025-06-18"]`) {
+		t.Errorf("the session at another revision: %d %s, want refused", a.status, a.body)
+	}
+	if a := r.do(onSession(sid, "2025-06-18", "Bearer user")); a.status != 200 {
+		t.Errorf("the session at its pin: %d %s", a.status, a.body)
+	}
+	_, outcomes := r.server.received()
+	for i, o := range outcomes[61:] {
+		if o.Version != "2025-06-18" {
+			t.Errorf("request %d on the session was served at %s", i, o.Version)
+		}
+	}
+}
+
+// TestForgottenPinIsRefused checks that a session whose pin an identified
+// caller's sessions pushed out is refused at any revision (404, initialize
+// again), and that anonymous sessions are not remembered when every pin
+// is an identified caller's.
+func TestForgottenPinIsRefused(t *testing.T) {
+	r := newRig(t, legacyFacets(), policy.Policy{}, true, func(o *mcphttp.Options) { o.MaxSessions = 1 })
+	first := initializeOn(t, r, "2025-06-18", "Bearer user")
+	second := initializeOn(t, r, "2025-11-25", "Bearer other")
+	for _, rev := range []string{"2025-06-18", "2025-11-25"} {
+		if a := r.do(onSession(first, rev, "Bearer user")); a.status != 404 || !strings.Contains(a.body, "initialize a new session") {
+			t.Errorf("evicted session at %s: %d %s", rev, a.status, a.body)
+		}
+	}
+	anonymous := initializeOn(t, r, "2025-11-25", "")
+	if a := r.do(onSession(anonymous, "2025-11-25", "")); a.status != 404 {
+		t.Errorf("an anonymous session over a full store of identified ones: %d %s", a.status, a.body)
+	}
+	if a := r.do(onSession(second, "2025-11-25", "Bearer other")); a.status != 200 {
+		t.Errorf("the identified session: %d %s", a.status, a.body)
+	}
+	// GET on a forgotten session is refused too; DELETE is decided and
+	// passed on, so that the server can end it.
+	if a := r.do(call{method: http.MethodGet, headers: hdr(mcphttp.HeaderSessionID, first, mcphttp.HeaderProtocolVersion, "2025-11-25")}); a.status != 404 {
+		t.Errorf("GET: %d %s", a.status, a.body)
+	}
+	if a := r.do(call{method: http.MethodDelete, headers: hdr(mcphttp.HeaderSessionID, first, mcphttp.HeaderProtocolVersion, "2025-11-25")}); a.status != http.StatusNoContent {
+		t.Errorf("DELETE: %d %s", a.status, a.body)
+	}
+}
+
+// TestLocalhostProtection mirrors the go-sdk v1.8.0 streamable handler's
+// DNS-rebinding rule (mcp/streamable.go: a request that arrived on a
+// loopback address with a Host that is not loopback is answered 403) and
+// adds the Origin, which the go-sdk leaves to CrossOriginProtection. A
+// refused request gets no negotiation answer and no record.
+func TestLocalhostProtection(t *testing.T) {
+	loop4 := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	loop6 := &net.TCPAddr{IP: net.IPv6loopback, Port: 8080}
+	lan := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 8080}
+	cases := []struct {
+		name      string
+		local     net.Addr
+		host      string
+		origin    string
+		disabled  bool
+		forbidden bool
+	}{
+		{"go-sdk: the conformance probe", loop4, "evil.example.com", "http://evil.example.com", false, true},
+		{"go-sdk: a foreign Host on loopback", loop4, "evil.example.com:8080", "", false, true},
+		{"go-sdk: a foreign Host on IPv6 loopback", loop6, "evil.example.com", "", false, true},
+		{"go-sdk: a name that only starts with localhost", loop4, "localhost.evil.example.com", "", false, true},
+		{"go-sdk: 127.0.0.1", loop4, "127.0.0.1:8080", "", false, false},
+		{"go-sdk: localhost", loop4, "localhost:8080", "", false, false},
+		{"go-sdk: [::1]", loop6, "[::1]:8080", "", false, false},
+		{"go-sdk: the loopback range", loop4, "127.1.2.3", "", false, false},
+		{"go-sdk: not a loopback listener", lan, "evil.example.com", "http://evil.example.com", false, false},
+		{"go-sdk: no listener known", nil, "evil.example.com", "", false, false},
+		{"go-sdk: disabled", loop4, "evil.example.com", "http://evil.example.com", true, false},
+		{"stricter: a foreign Origin with a loopback Host", loop4, "127.0.0.1:8080", "http://evil.example.com", false, true},
+		{"stricter: Origin null", loop4, "127.0.0.1:8080", "null", false, true},
+		{"stricter: a loopback Origin", loop4, "localhost:8080", "http://localhost:3000", false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) { o.DisableLocalhostProtection = c.disabled })
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25")))
+			req.Host = c.host
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			if c.local != nil {
+				req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, c.local))
+			}
+			w := httptest.NewRecorder()
+			r.h.ServeHTTP(w, req)
+			if got := w.Code == http.StatusForbidden; got != c.forbidden {
+				t.Fatalf("%d %s, want forbidden %t", w.Code, w.Body, c.forbidden)
+			}
+			if !c.forbidden {
+				return
+			}
+			if !strings.Contains(w.Body.String(), "DNS-rebinding protection") {
+				t.Errorf("answer %s", w.Body)
+			}
+			if bodies, _ := r.server.received(); len(bodies) != 0 || len(r.events.Events()) != 0 {
+				t.Errorf("forwarded %q, recorded %d", bodies, len(r.events.Events()))
+			}
+		})
+	}
+
+	// Over a real listener on 127.0.0.1, as the conformance suite drives it.
+	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	srv := httptest.NewServer(r.h)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(initialize("2025-11-25")))
+	req.Host = "evil.example.com"
+	req.Header.Set("Origin", "http://evil.example.com")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("over 127.0.0.1: %d", resp.StatusCode)
+	}
+}
+
+// rpcAnswer is a JSON-RPC error answer, decoded.
+type rpcAnswer struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Supported []string `json:"supported"`
+			Requested *string  `json:"requested"`
+			Reason    string   `json:"reason"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+func decodeAnswer(t *testing.T, body string) rpcAnswer {
+	t.Helper()
+	var a rpcAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return a
+}
+
+// TestNamedRefusalsAreRecorded checks issue 9 item 3: a refusal of a
+// request that names a revision is recorded, whatever refused it, and the
+// answer names the same revision as the record (a request without the
+// header names ImpliedRevision in both).
+func TestNamedRefusalsAreRecorded(t *testing.T) {
+	cases := []struct {
+		name      string
+		call      call
+		requested string
+	}{
+		{"initialize at a stateless revision", call{body: initialize("2026-07-28")}, "2026-07-28"},
+		{"header and _meta disagree", stateless("2026-07-28", "2025-06-18"), "2026-07-28"},
+		{"no header", call{body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`}, "2025-03-26"},
+		{"two header values", call{body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28, 2025-06-18")}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+			a := r.do(c.call)
+			got := payloads(t, r.events)
+			if len(got) != 1 || got[0].Outcome != events.Refused || got[0].Requested != c.requested {
+				t.Fatalf("recorded %+v, want the refusal of %q", got, c.requested)
+			}
+			if d := decodeAnswer(t, a.body).Error.Data; d.Requested != nil && *d.Requested != c.requested {
+				t.Errorf("the answer names %q, the record %q", *d.Requested, c.requested)
+			}
+		})
+	}
+}
+
+// TestRefusalsSayWhy checks issue 9 item 4: the message and data.reason
+// say why a revision was refused, and data.supported lists only what this
+// caller could be served: nothing below the floor, and for an anonymous
+// caller not the revision it was just refused.
+func TestRefusalsSayWhy(t *testing.T) {
+	denied := policy.Policy{DenyDowngrade: true}
+	cases := []struct {
+		name      string
+		p         policy.Policy
+		call      call
+		code      int
+		message   string
+		reason    string
+		supported []string
+	}{
+		{"below the floor", policy.Policy{}, stateless("2025-06-18", "2025-06-18"), -32022, "is below the minimum revision 2025-11-25", "below-floor", []string{"2026-07-28"}},
+		{"below the floor, authenticated", policy.Policy{}, call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-06-18", "Authorization", "Bearer user")}, -32022, "is below the minimum revision 2025-11-25", "below-floor", []string{"2025-11-25", "2026-07-28"}},
+		{"anonymous downgrade", policy.Policy{}, call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25")}, -32022, "is served only to an authenticated caller", "unauthenticated", []string{"2026-07-28"}},
+		{"anonymous initialize", policy.Policy{}, call{body: initialize("2025-11-25")}, -32602, "Unsupported protocol version: initialize's params.protocolVersion \"2025-11-25\" is below the preferred revision 2026-07-28 and is served only to an authenticated caller", "unauthenticated", []string{"2026-07-28"}},
+		{"denied by policy", denied, call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", "Authorization", "Bearer user")}, -32022, "is not served to this caller by the host's policy", "unsupported", []string{"2026-07-28"}},
+		{"unknown", policy.Policy{}, stateless("2099-01-01", "2099-01-01"), -32022, "is not a revision this server serves", "unsupported", []string{"2026-07-28"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, wideFacets(), c.p, false, nil)
+			a := decodeAnswer(t, r.do(c.call).body)
+			if a.Error.Code != c.code || !strings.Contains(a.Error.Message, c.message) || a.Error.Data.Reason != c.reason ||
+				strings.Join(a.Error.Data.Supported, ",") != strings.Join(c.supported, ",") {
+				t.Errorf("answer %+v\nwant %d %q reason %s supported %v", a.Error, c.code, c.message, c.reason, c.supported)
+			}
+		})
+	}
+
+	// A host whose policy lets nobody be served lists nothing.
+	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	a := decodeAnswer(t, r.do(stateless("2025-06-18", "2025-06-18")).body)
+	if a.Error.Data.Supported == nil {
+		t.Errorf("supported is null, want a list")
+	}
+}
+
+// TestInvalidSubject checks issue 9 item 6: an invalid Subject is logged
+// through ErrorLog and decided as unauthenticated, or with StrictSubject
+// refused (-32603, HTTP 500) before any negotiation.
+func TestInvalidSubject(t *testing.T) {
+	bad := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "users/42", Tenant: "Acme Corp", Lane: policy.LaneOIDC, Kind: policy.KindUser}
+	const violation = `subject.subjectId: "users/42" contains whitespace or '/'; subject.tenant: "Acme Corp" may hold only A-Z a-z 0-9 . _ ~ -`
+	for _, strict := range []bool{false, true} {
+		var log bytes.Buffer
+		r := newRig(t, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) {
+			o.Subject = func(*http.Request) *negotiate.Subject { return bad }
+			o.StrictSubject = strict
+			o.ErrorLog = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime}))
+		})
+		a := r.do(call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25")})
+		if want := "level=ERROR msg=\"wopneg: invalid Subject: " + strings.ReplaceAll(violation, `"`, `\"`) + "\"\n"; log.String() != want {
+			t.Errorf("strict %t: log %q\nwant %q", strict, log.String(), want)
+		}
+		got := payloads(t, r.events)
+		if strict {
+			want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"invalid Subject: ` + strings.ReplaceAll(violation, `"`, `\"`) + `"}}`
+			if a.status != 500 || compact(t, a.body) != want || len(got) != 0 {
+				t.Errorf("strict: %d %s, recorded %+v\nwant 500 %s", a.status, a.body, got, want)
+			}
+			continue
+		}
+		if a.status != 400 || len(got) != 1 || got[0].Reason != events.ReasonUnauthenticated {
+			t.Errorf("not strict: %d %s, recorded %+v; want refused as unauthenticated", a.status, a.body, got)
+		}
+	}
+}
