@@ -71,10 +71,18 @@
 //
 // The body reaches the wrapped handler byte for byte. It is read whole,
 // up to Options.MaxBodyBytes (a larger one is answered 413 and nothing is
-// forwarded), and checked: a body that is not JSON (-32700), not a message
-// or batch, or that spells a key the middleware reads twice or in another
-// case (-32600: servers with case-folding or last-key-wins parsers would
-// read it otherwise) never reaches the wrapped handler.
+// forwarded), into a buffer that grows as bytes arrive, never to a size a
+// Content-Length merely declares; then it is scanned through the module's
+// strict JSON reader, one message at a time, so that a request costs a
+// small constant times the bound and no more. A body that is not JSON
+// (-32700), not a message or batch, that repeats a key in an object the
+// middleware reads, or spells a key it reads in another case (-32600:
+// servers with case-folding or last-key-wins parsers would read it
+// otherwise) never reaches the wrapped handler. Batches exist only at MCP
+// 2025-03-26 (2025-06-18 removed them): a batch at a later revision is
+// refused (-32600, recorded), and a batch of more than
+// Options.MaxBatchMembers messages (100 by default) is refused at the
+// first member past the bound, unread.
 //
 // The one deliberate change to a body is the counter-offer: the go-sdk and
 // mcp-go servers answer initialize with the revision they are asked for

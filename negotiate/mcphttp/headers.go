@@ -42,7 +42,10 @@ const (
 	ImpliedRevision = "2025-03-26"
 )
 
-var statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
+var (
+	statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
+	impliedRevision   = facets.MustParseVersion(facets.ProtocolMCP, ImpliedRevision)
+)
 
 // isStateless reports whether rev is a revision at or after
 // StatelessRevision. A malformed revision is not: it is decided, and

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -420,5 +422,90 @@ func TestInvalidSubject(t *testing.T) {
 		if a.status != 400 || len(got) != 1 || got[0].Reason != events.ReasonUnauthenticated {
 			t.Errorf("not strict: %d %s, recorded %+v; want refused as unauthenticated", a.status, a.body, got)
 		}
+	}
+}
+
+// hostileBatch is issue 8 item 1's body: a batch of empty objects filling
+// DefaultMaxBodyBytes (about 1.4 million members).
+func hostileBatch() string {
+	n := (mcphttp.DefaultMaxBodyBytes - 2) / 3
+	return "[" + strings.Repeat("{},", n-1) + "{}]"
+}
+
+// peakHeap serves req through h while sampling the live heap, and returns
+// how far it rose above where it stood before.
+func peakHeap(h http.Handler, req *http.Request) (peak uint64, w *httptest.ResponseRecorder) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	runtime.GC()
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	stop := make(chan struct{})
+	done := make(chan uint64)
+	go func() {
+		var high uint64
+		for {
+			metrics.Read(sample)
+			high = max(high, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				done <- high
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	close(stop)
+	high := <-done
+	if high < base {
+		return 0, w
+	}
+	return high - base, w
+}
+
+// TestBatchPeakHeap measures the peak heap of the middleware on issue 8
+// item 1's 4 MiB batch of empty objects (the goal is 2 × MaxBodyBytes),
+// with the default member bound, which refuses it at member 101, and with
+// a bound it never reaches, so that the whole body is scanned.
+func TestBatchPeakHeap(t *testing.T) {
+	body := hostileBatch()
+	for _, bound := range []int{0, 1 << 21} {
+		r := newRig(t, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = bound })
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-03-26")
+		peak, w := peakHeap(r.h, req)
+		t.Logf("MaxBatchMembers %d: %d-byte batch answered %d; peak heap %.2f MiB (%.2f × the body)", bound, len(body), w.Code, float64(peak)/(1<<20), float64(peak)/float64(len(body)))
+		if w.Code != http.StatusBadRequest {
+			t.Errorf("answered %d %s", w.Code, w.Body)
+		}
+		if peak > 8*mcphttp.DefaultMaxBodyBytes {
+			t.Errorf("the heap rose %d bytes for a %d-byte body", peak, len(body))
+		}
+	}
+}
+
+// BenchmarkHostileBatch is the middleware's cost on issue 8 item 1's body:
+// refused at the default member bound, and scanned whole under a bound it
+// never reaches.
+func BenchmarkHostileBatch(b *testing.B) {
+	body := hostileBatch()
+	for _, bound := range []int{0, 1 << 21} {
+		b.Run("bound="+strconv.Itoa(bound), func(b *testing.B) {
+			r := newRig(b, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = bound })
+			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-03-26")
+			rd := strings.NewReader(body)
+			w := &nopWriter{h: http.Header{}}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				rd.Reset(body)
+				req.Body = io.NopCloser(rd)
+				req.ContentLength = int64(len(body))
+				r.h.ServeHTTP(w, req)
+			}
+		})
 	}
 }

@@ -27,6 +27,10 @@ import (
 // zero: 4 MiB, the go-sdk streamable handler's own default.
 const DefaultMaxBodyBytes = 4 << 20
 
+// defaultMaxBatchMembers bounds a batch when Options.MaxBatchMembers is
+// zero: far more than a client batches, far fewer than a body can hold.
+const defaultMaxBatchMembers = 100
+
 // Options configures a [Handler]. The zero Options is safe: no caller is
 // authenticated, bodies are bounded by DefaultMaxBodyBytes, sessions by
 // DefaultMaxSessions, and every decision is a durable host event; only
@@ -56,6 +60,12 @@ type Options struct {
 	// MaxSessions bounds how many legacy sessions are remembered. Zero means
 	// DefaultMaxSessions; negative is an error.
 	MaxSessions int
+
+	// MaxBatchMembers bounds how many messages a JSON-RPC batch may hold
+	// (batches exist only at MCP 2025-03-26); a larger one is refused with
+	// -32600 at the first member past the bound, unread. Zero means 100;
+	// negative is an error.
+	MaxBatchMembers int
 
 	// ByteExact forbids the one change the middleware otherwise makes to a
 	// body: rewriting a counter-offered initialize's params.protocolVersion
@@ -104,6 +114,7 @@ type settings struct {
 	opts      Options
 	maxBody   int64
 	maxSess   int
+	maxBatch  int
 	counter   bool // the preferred revision can be counter-offered at initialize
 	supported []string
 	log       *slog.Logger
@@ -126,6 +137,8 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		return nil, fmt.Errorf("mcphttp: Options.MaxBodyBytes is %d; want 0 (the default) or more", opts.MaxBodyBytes)
 	case opts.MaxSessions < 0:
 		return nil, fmt.Errorf("mcphttp: Options.MaxSessions is %d; want 0 (the default) or more", opts.MaxSessions)
+	case opts.MaxBatchMembers < 0:
+		return nil, fmt.Errorf("mcphttp: Options.MaxBatchMembers is %d; want 0 (the default) or more", opts.MaxBatchMembers)
 	}
 	adv, ok := n.Facets().Lookup(facets.ProtocolMCP)
 	if !ok {
@@ -137,6 +150,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		opts:      opts,
 		maxBody:   opts.MaxBodyBytes,
 		maxSess:   opts.MaxSessions,
+		maxBatch:  opts.MaxBatchMembers,
 		supported: slices.Clone(adv.Versions),
 		// The handshake can only settle a revision before
 		// StatelessRevision, so only such a preferred revision can be
@@ -149,6 +163,9 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	}
 	if m.maxSess == 0 {
 		m.maxSess = DefaultMaxSessions
+	}
+	if m.maxBatch == 0 {
+		m.maxBatch = defaultMaxBatchMembers
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -259,79 +276,101 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
 		return
 	}
-	b, err := parseBody(raw)
-	if err != nil {
-		var shape *shapeError
-		if errors.As(err, &shape) {
-			writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
-			return
+	requested := rh.revision()
+	stateless := isStateless(requested)
+	var (
+		first      message // the message, or the batch member that stopped the scan
+		initialize bool
+		mismatch   error
+	)
+	batch, err := scanBody(raw, h.maxBatch, func(i int, m *message) error {
+		if i == 0 && !batchesAllowed(requested) {
+			return errBatchRevision
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
-		return
-	}
+		if i < 0 {
+			first = *m
+		}
+		if m.hasMethod && m.method == methodInitialize {
+			first, initialize = *m, true
+			return errStopScan
+		}
+		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
+			return errStopScan
+		}
+		return nil
+	})
 	var id json.RawMessage // the id a refusal answers, when there is exactly one
-	if !b.batch && b.messages[0].hasID {
-		m := b.messages[0]
-		id = json.RawMessage(raw[m.id.start:m.id.end])
+	if !batch {
+		id = first.id
 	}
-	for i := range b.messages {
-		if b.messages[i].method == methodInitialize && b.messages[i].hasMethod {
-			if b.batch {
-				h.refuse(w, r, subject, b.messages[i].protocolVersion, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
-				return
-			}
-			h.serveInitialize(w, r, subject, rh, raw, &b.messages[0], id)
-			return
-		}
+	var shape *shapeError
+	switch {
+	case initialize && batch:
+		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
+	case initialize:
+		h.serveInitialize(w, r, subject, rh, raw, &first, id)
+	case mismatch != nil:
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(mismatch.Error()))
+	case err == errBatchRevision:
+		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
+	case errors.As(err, &shape):
+		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
+	case err != nil:
+		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+	default:
+		h.serveDecided(w, r, subject, rh, raw, id)
 	}
-	if err := checkAgreement(rh, b); err != nil {
-		h.refuse(w, r, subject, rh.revision(), id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
-		return
-	}
-	h.serveDecided(w, r, subject, rh, raw, id)
+}
+
+// errStopScan ends a body's scan at a message that settles the answer;
+// errBatchRevision, at a batch under a revision that has none.
+var (
+	errStopScan      = errors.New("stop")
+	errBatchRevision = errors.New("batch at a revision without batches")
+)
+
+// batchesAllowed reports whether a request at rev may be a JSON-RPC batch:
+// MCP 2025-03-26 has them, 2025-06-18 removed them (the go-sdk refuses one
+// at a later revision). A malformed revision is left to the decision.
+func batchesAllowed(rev string) bool {
+	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
+	return err != nil || v.Compare(impliedRevision) <= 0
 }
 
 const methodInitialize = "initialize"
 
 // checkAgreement is the header/body check that comes before any version is
-// decided (MCP 2026-07-28, HeaderMismatchError): MCP-Protocol-Version
-// against every _meta revision, Mcp-Method against every method, and
-// Mcp-Name against the name it mirrors.
-func checkAgreement(rh requestHeaders, b body) error {
-	stateless := isStateless(rh.version)
+// decided (MCP 2026-07-28, HeaderMismatchError), for one message m of a
+// request whose headers are rh (stateless when they name a stateless
+// revision): MCP-Protocol-Version against the _meta revision, Mcp-Method
+// against the method, and Mcp-Name against the name it mirrors.
+func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 	// A header that names no stateless revision still decides the request,
 	// but a body that declares a revision must declare the same one; a
 	// missing header reads as ImpliedRevision, which no body declares.
-	header := rh.version
-	if header == "" {
-		header = ImpliedRevision
+	switch {
+	case m.hasMetaVersion && !m.metaVersionStr:
+		return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
+	case m.hasMetaVersion && m.metaVersion != rh.revision():
+		return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
+	case stateless && m.isRequest() && !m.hasMetaVersion:
+		return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
 	}
-	for i := range b.messages {
-		m := &b.messages[i]
-		switch {
-		case m.hasMetaVersion && !m.metaVersionStr:
-			return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
-		case m.hasMetaVersion && m.metaVersion != header:
-			return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
-		case stateless && m.isRequest() && !m.hasMetaVersion:
-			return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
-		}
-		if !m.hasMethod {
-			continue
-		}
-		switch {
-		case rh.method != "" && rh.method != m.method:
-			return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
-		case stateless && rh.method == "":
-			return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
-		}
-		want, named, present := mirroredName(m)
-		switch {
-		case rh.hasName && named && (!present || rh.name != want):
-			return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
-		case stateless && named && !rh.hasName && m.isRequest():
-			return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
-		}
+	if !m.hasMethod {
+		return nil
+	}
+	switch {
+	case rh.method != "" && rh.method != m.method:
+		return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
+	case stateless && rh.method == "":
+		return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
+	}
+	want, named, present := mirroredName(m)
+	switch {
+	case rh.hasName && named && (!present || rh.name != want):
+		return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
+	case stateless && named && !rh.hasName && m.isRequest():
+		return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
 	}
 	return nil
 }
@@ -641,16 +680,37 @@ func (h *Handler) readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > h.maxBody {
 		return nil, &http.MaxBytesError{Limit: h.maxBody}
 	}
-	// A declared length is only a claim: the buffer grows as bytes arrive,
-	// so a request that declares 4 MiB and sends nothing holds nothing.
-	raw, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
-	if err != nil {
-		return nil, err
+	return readGrowing(r.Body, r.ContentLength, h.maxBody)
+}
+
+// readGrowing reads body whole, up to limit bytes (more is an
+// *http.MaxBytesError). A declared length is only a claim, so the buffer
+// grows as bytes arrive, doubling: a request that declares 4 MiB and sends
+// nothing holds 512 bytes. The claim only caps a growth: when it is honest
+// the last buffer is the body's size (one byte more, to see its end), so
+// the read peaks at the body and the half of it the buffer held before,
+// not at twice the body, as doubling past it would.
+func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			next := 2 * int64(cap(buf))
+			if declared >= int64(len(buf)) && declared < next {
+				next = declared + 1
+			}
+			buf = slices.Grow(buf, int(min(next, limit+1))-len(buf))
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case int64(len(buf)) > limit:
+			return nil, &http.MaxBytesError{Limit: limit}
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return nil, err
+		}
 	}
-	if int64(len(raw)) > h.maxBody {
-		return nil, &http.MaxBytesError{Limit: h.maxBody}
-	}
-	return raw, nil
 }
 
 // serveBodiless serves GET (a legacy session's event stream) and DELETE

@@ -441,11 +441,11 @@ func TestBodies(t *testing.T) {
 		{"a JSON string", `"tools/list"`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the body is not a JSON-RPC message object or batch"}}`, ""},
 		{"an empty batch", ` [ ] `, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch is empty"}}`, ""},
 		{"a batch of numbers", `[1,2]`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch member is not a JSON-RPC message object"}}`, ""},
-		{"method twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key method appears twice"}}`, ""},
+		{"method twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"method\" appears twice"}}`, ""},
 		{"method in capitals", `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"Method\" is not spelled method but a server may read it as method"}}`, ""},
 		{"params with a long s", `{"jsonrpc":"2.0","id":1,"method":"tools/list","paramſ":{}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"paramſ\" is not spelled params but a server may read it as params"}}`, ""},
-		{"method escaped", `{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key method appears twice"}}`, ""},
-		{"_meta revision twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key _meta.io.modelcontextprotocol/protocolVersion appears twice"}}`, ""},
+		{"method escaped", `{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"method\" appears twice"}}`, ""},
+		{"_meta revision twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"params._meta: the key \"io.modelcontextprotocol/protocolVersion\" appears twice"}}`, ""},
 		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":7}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"method is not a string"}}`, ""},
 		{"initialize in a batch", `[` + initialize("2025-11-25") + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"initialize must not be batched"}}`, "2025-11-25"},
 		{"initialize without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string","data":{"supported":["2026-07-28"],"requested":null}}}`, ""},
@@ -474,25 +474,59 @@ func TestBodies(t *testing.T) {
 	}
 }
 
-// TestBatch decides a batch once, from its header, and forwards it whole.
+// TestBatch decides a batch once, from its header, and forwards it whole;
+// batches exist at 2025-03-26 only, and hold at most MaxBatchMembers
+// messages.
 func TestBatch(t *testing.T) {
-	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	batchFacets := legacyFacets()
+	batchFacets.MCP.MinimumRevision = "2025-03-26"
+	r := newRig(t, batchFacets, policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = 3 })
 	body := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":5,"result":{}}]`
-	a := r.do(call{body: body, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", "Authorization", "Bearer user")})
+	a := r.do(call{body: body, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-03-26", "Authorization", "Bearer user")})
 	if a.status != 202 && a.status != 200 {
 		t.Fatalf("status %d %s", a.status, a.body)
 	}
 	if bodies, _ := r.server.received(); len(bodies) != 1 || string(bodies[0]) != body {
 		t.Errorf("forwarded %q", bodies)
 	}
-	if got := payloads(t, r.events); len(got) != 1 || got[0].Version != "2025-11-25" {
+	if got := payloads(t, r.events); len(got) != 1 || got[0].Version != "2025-03-26" {
 		t.Errorf("recorded %+v", got)
 	}
-	// A batch whose members declare different revisions is a mismatch.
-	mixed := `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}]`
-	a = r.do(call{body: mixed, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28", mcphttp.HeaderMethod, "tools/list")})
-	if a.status != 400 || !strings.Contains(a.body, `"code":-32020`) || !strings.Contains(a.body, `"id":null`) {
-		t.Errorf("mixed batch: %d %s", a.status, a.body)
+	cases := []struct {
+		name, body, header string
+		answer             string
+		recorded           string // the refusal recorded; "" for none
+	}{
+		{
+			"members that declare different revisions",
+			`[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-03-26"}}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}]`,
+			"2025-03-26",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version \"2025-03-26\" does not match params._meta[\"io.modelcontextprotocol/protocolVersion\"] \"2025-06-18\""}}`,
+			"2025-03-26",
+		},
+		{
+			"a batch at a later revision", body, "2025-06-18",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a JSON-RPC batch is not allowed at Mcp-Protocol-Version \"2025-06-18\"; MCP has batches only at 2025-03-26"}}`,
+			"2025-06-18",
+		},
+		{
+			"more members than the bound", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","method":"c"},{"jsonrpc":"2.0","method":"d"}]`, "",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch has more than 3 members"}}`,
+			"",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, batchFacets, policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = 3 })
+			a := r.do(call{body: c.body, headers: hdr(mcphttp.HeaderProtocolVersion, c.header, "Authorization", "Bearer user")})
+			if a.status != 400 || compact(t, a.body) != c.answer {
+				t.Errorf("%d %s\nwant 400 %s", a.status, a.body, c.answer)
+			}
+			got := payloads(t, r.events)
+			if c.recorded == "" && len(got) != 0 || c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded) {
+				t.Errorf("recorded %+v, want %q", got, c.recorded)
+			}
+		})
 	}
 }
 
@@ -674,6 +708,7 @@ func TestOptions(t *testing.T) {
 		{"nil sink", n, mcphttp.Options{}, "mcphttp: Options.Sink is nil; every negotiation must be recorded"},
 		{"negative body bound", n, mcphttp.Options{Sink: sink, MaxBodyBytes: -1}, "mcphttp: Options.MaxBodyBytes is -1; want 0 (the default) or more"},
 		{"negative session bound", n, mcphttp.Options{Sink: sink, MaxSessions: -1}, "mcphttp: Options.MaxSessions is -1; want 0 (the default) or more"},
+		{"negative batch bound", n, mcphttp.Options{Sink: sink, MaxBatchMembers: -1}, "mcphttp: Options.MaxBatchMembers is -1; want 0 (the default) or more"},
 		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the negotiator does not advertise the mcp facet"},
 	}
 	for _, c := range cases {

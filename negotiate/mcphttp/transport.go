@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -150,47 +149,49 @@ type edit struct {
 // revision, inserts the revision into the _meta of each request that
 // lacks it.
 func (t *Transport) stampBody(raw []byte) ([]byte, error) {
-	b, err := parseBody(raw)
-	if err != nil {
-		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
-	}
 	quoted := strconv.Quote(t.revision)
 	metaMember := strconv.Quote(MetaProtocolVersion) + ":" + quoted
 	var edits []edit
-	for i := range b.messages {
-		m := &b.messages[i]
+	_, err := scanBody(raw, 0, func(_ int, m *message) error {
 		if !m.hasMethod {
-			continue // a response to the server carries no revision
+			return nil // a response to the server carries no revision
 		}
 		if m.method == methodInitialize && m.hasProtocolVersion && (!m.protocolVersionStr || m.protocolVersion != t.revision) {
-			return nil, &RevisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
+			return &RevisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
 		}
 		if m.hasMetaVersion {
 			if !m.metaVersionStr || m.metaVersion != t.revision {
-				return nil, &RevisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
+				return &RevisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
 			}
-			continue
+			return nil
 		}
 		if !t.stateless || !m.isRequest() {
-			continue
+			return nil
 		}
 		switch {
 		case !m.hasParams:
 			edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + metaMember + `}},`})
 		case !m.paramsObject:
-			return nil, &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
+			return &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
 		case !m.hasMeta:
 			edits = append(edits, edit{m.params.start + 1, `"_meta":{` + metaMember + `}` + commaUnlessEmpty(raw, m.params.start)})
 		case !m.metaObject:
-			return nil, &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
+			return &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
 		default:
 			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
 		}
+		return nil
+	})
+	var re *RevisionError
+	switch {
+	case errors.As(err, &re):
+		return nil, err
+	case err != nil:
+		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if len(edits) == 0 {
 		return raw, nil
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return a.pos - b.pos })
 	size := len(raw)
 	for _, e := range edits {
 		size += len(e.text)
