@@ -251,11 +251,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// JSON-RPC codes the middleware answers with besides the version errors.
+// JSON-RPC codes the middleware answers with besides the version errors,
+// written as errors/wire.go writes its codes (^n is -n-1).
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeInternalError  = -32603
+	codeParseError     = ^32699 // -32700
+	codeInvalidRequest = ^32599 // -32600
+	codeInternalError  = ^32602 // -32603
 )
 
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
