@@ -128,17 +128,19 @@ type settings struct {
 // server.WithStreamableHTTPProtocolVersions), so that their
 // server/discover answer lists what the host advertises.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	switch {
-	case n == nil:
+	if n == nil {
 		return nil, errors.New("mcphttp: the negotiator is nil")
-	case opts.Sink == nil:
+	}
+	if opts.Sink == nil {
 		return nil, errors.New("mcphttp: Options.Sink is nil; every negotiation must be recorded")
-	case opts.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("mcphttp: Options.MaxBodyBytes is %d; want 0 (the default) or more", opts.MaxBodyBytes)
-	case opts.MaxSessions < 0:
-		return nil, fmt.Errorf("mcphttp: Options.MaxSessions is %d; want 0 (the default) or more", opts.MaxSessions)
-	case opts.MaxBatchMembers < 0:
-		return nil, fmt.Errorf("mcphttp: Options.MaxBatchMembers is %d; want 0 (the default) or more", opts.MaxBatchMembers)
+	}
+	for _, bound := range []struct {
+		name  string
+		value int64
+	}{{"MaxBodyBytes", opts.MaxBodyBytes}, {"MaxSessions", int64(opts.MaxSessions)}, {"MaxBatchMembers", int64(opts.MaxBatchMembers)}} {
+		if bound.value < 0 {
+			return nil, fmt.Errorf("mcphttp: Options.%s is %d; want 0 (the default) or more", bound.name, bound.value)
+		}
 	}
 	adv, ok := n.Facets().Lookup(facets.ProtocolMCP)
 	if !ok {
@@ -305,20 +307,19 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		id = first.id
 	}
 	var shape *shapeError
-	switch {
-	case initialize && batch:
+	if initialize && batch {
 		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
-	case initialize:
+	} else if initialize {
 		h.serveInitialize(w, r, subject, rh, raw, &first, id)
-	case mismatch != nil:
+	} else if mismatch != nil {
 		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(mismatch.Error()))
-	case err == errBatchRevision:
+	} else if err == errBatchRevision {
 		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
-	case errors.As(err, &shape):
+	} else if errors.As(err, &shape) {
 		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
-	case err != nil:
+	} else if err != nil {
 		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
-	default:
+	} else {
 		h.serveDecided(w, r, subject, rh, raw, id)
 	}
 }
@@ -349,28 +350,29 @@ func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 	// A header that names no stateless revision still decides the request,
 	// but a body that declares a revision must declare the same one; a
 	// missing header reads as ImpliedRevision, which no body declares.
-	switch {
-	case m.hasMetaVersion && !m.metaVersionStr:
+	if m.hasMetaVersion && !m.metaVersionStr {
 		return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
-	case m.hasMetaVersion && m.metaVersion != rh.revision():
+	}
+	if m.hasMetaVersion && m.metaVersion != rh.revision() {
 		return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
-	case stateless && m.isRequest() && !m.hasMetaVersion:
+	}
+	if stateless && m.isRequest() && !m.hasMetaVersion {
 		return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
 	}
 	if !m.hasMethod {
 		return nil
 	}
-	switch {
-	case rh.method != "" && rh.method != m.method:
+	if rh.method != "" && rh.method != m.method {
 		return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
-	case stateless && rh.method == "":
+	}
+	if stateless && rh.method == "" {
 		return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
 	}
 	want, named, present := mirroredName(m)
-	switch {
-	case rh.hasName && named && (!present || rh.name != want):
+	if rh.hasName && named && (!present || rh.name != want) {
 		return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
-	case stateless && named && !rh.hasName && m.isRequest():
+	}
+	if stateless && named && !rh.hasName && m.isRequest() {
 		return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
 	}
 	return nil
@@ -403,8 +405,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
 		s, ok := h.sessions.get(rh.session)
-		switch {
-		case !ok && r.Method != http.MethodDelete:
+		if !ok && r.Method != http.MethodDelete {
 			// The pin is gone (evicted, or never made here): serving the
 			// session at whatever its header names now could differ from
 			// what its server settled, so the client must initialize again,
@@ -414,10 +415,12 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
 			})
 			return
-		case ok && s.outcome.Version != requested:
+		}
+		if ok && s.outcome.Version != requested {
 			h.refuse(w, r, subject, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
 			return
-		case ok && sameSubject(s.subject, subject):
+		}
+		if ok && sameSubject(s.subject, subject) {
 			h.forward(w, r, raw, &s.outcome, false)
 			return
 		}
@@ -699,16 +702,19 @@ func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
 			if declared >= int64(len(buf)) && declared < next {
 				next = declared + 1
 			}
-			buf = slices.Grow(buf, int(min(next, limit+1))-len(buf))
+			grown := make([]byte, len(buf), min(next, limit+1))
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		switch {
-		case int64(len(buf)) > limit:
+		if int64(len(buf)) > limit {
 			return nil, &http.MaxBytesError{Limit: limit}
-		case err == io.EOF:
+		}
+		if err == io.EOF {
 			return buf, nil
-		case err != nil:
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -121,13 +121,14 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
 		return out, nil
 	}
-	raw, err := io.ReadAll(io.LimitReader(req.Body, DefaultMaxBodyBytes+1))
+	raw, err := readGrowing(req.Body, req.ContentLength, DefaultMaxBodyBytes)
 	req.Body.Close()
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &RevisionError{Where: "a body over " + strconv.Itoa(DefaultMaxBodyBytes) + " bytes", Want: t.revision}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: reading the request body: %w", err)
-	}
-	if len(raw) > DefaultMaxBodyBytes {
-		return nil, &RevisionError{Where: "a body over " + strconv.Itoa(DefaultMaxBodyBytes) + " bytes", Want: t.revision}
 	}
 	stamped, err := t.stampBody(raw)
 	if err != nil {
@@ -168,25 +169,24 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 		if !t.stateless || !m.isRequest() {
 			return nil
 		}
-		switch {
-		case !m.hasParams:
+		if !m.hasParams {
 			edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + metaMember + `}},`})
-		case !m.paramsObject:
+		} else if !m.paramsObject {
 			return &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
-		case !m.hasMeta:
+		} else if !m.hasMeta {
 			edits = append(edits, edit{m.params.start + 1, `"_meta":{` + metaMember + `}` + commaUnlessEmpty(raw, m.params.start)})
-		case !m.metaObject:
+		} else if !m.metaObject {
 			return &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
-		default:
+		} else {
 			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
 		}
 		return nil
 	})
 	var re *RevisionError
-	switch {
-	case errors.As(err, &re):
+	if errors.As(err, &re) {
 		return nil, err
-	case err != nil:
+	}
+	if err != nil {
 		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if len(edits) == 0 {

@@ -1,0 +1,51 @@
+package mcphttp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestReadGrowing checks how the body buffer grows: doubling from 512
+// bytes as bytes arrive, a declared length capping a growth only when the
+// body is at least that long so far, and never past the bound.
+func TestReadGrowing(t *testing.T) {
+	cases := []struct {
+		name     string
+		size     int
+		declared int64
+		limit    int64
+		cap      int // the buffer's capacity at the end; 0 when refused
+	}{
+		{"small, declared", 100, 100, 1 << 20, 512},
+		{"declared honestly: the last growth lands on it", 1000, 1000, 1 << 20, 1001},
+		{"declared exactly a doubling", 1024, 1024, 1 << 20, 1025},
+		{"not declared: doubling", 1000, -1, 1 << 20, 1024},
+		{"declared short: doubling past it", 1000, 10, 1 << 20, 1024},
+		{"declared long: doubling, never to the claim", 1000, 4 << 20, 1 << 20, 1024},
+		{"the bound caps a growth", 700, -1, 700, 701},
+		{"one byte over the bound", 701, -1, 700, 0},
+		{"the bound exactly, declared", 700, 700, 700, 701},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			body := strings.Repeat("x", c.size)
+			buf, err := readGrowing(iotest.HalfReader(strings.NewReader(body)), c.declared, c.limit)
+			if c.cap == 0 {
+				var tooBig *http.MaxBytesError
+				if !errors.As(err, &tooBig) || tooBig.Limit != c.limit || buf != nil {
+					t.Errorf("%q, %v; want refused over %d", buf, err, c.limit)
+				}
+				return
+			}
+			if err != nil || string(buf) != body || cap(buf) != c.cap {
+				t.Errorf("%d bytes, cap %d, %v; want %d bytes, cap %d", len(buf), cap(buf), err, c.size, c.cap)
+			}
+		})
+	}
+	if _, err := readGrowing(iotest.ErrReader(errors.New("reset")), -1, 10); err == nil || err.Error() != "reset" {
+		t.Errorf("a failed read: %v", err)
+	}
+}
