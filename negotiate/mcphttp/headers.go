@@ -74,7 +74,7 @@ func singleHeader(h http.Header, name string, commasAllowed bool) (string, error
 		return "", &headerError{"more than one " + name + " header"}
 	}
 	v := strings.Trim(vs[0], " \t")
-	if !commasAllowed && strings.IndexByte(v, ',') >= 0 {
+	if !commasAllowed && strings.ContainsRune(v, ',') {
 		return "", &headerError{name + " holds a list; one value is allowed"}
 	}
 	return v, nil

@@ -207,14 +207,49 @@ func TestAnonymousCannotEvictAuthenticatedPins(t *testing.T) {
 	if a := r.do(onSession(sid, "2025-11-25", "Bearer user")); a.status != 400 || !strings.Contains(a.body, `"supported":["2025-06-18"]`) {
 		t.Errorf("the session at another revision: %d %s, want refused", a.status, a.body)
 	}
+	before := len(r.events.Events())
 	if a := r.do(onSession(sid, "2025-06-18", "Bearer user")); a.status != 200 {
 		t.Errorf("the session at its pin: %d %s", a.status, a.body)
+	}
+	if n := len(r.events.Events()); n != before {
+		t.Errorf("%d events for the caller that negotiated the session, want none: it is served at the pin", n-before)
+	}
+	// Another caller, anonymous, is decided at the pin: a downgrade it
+	// cannot have.
+	if a := r.do(onSession(sid, "2025-06-18", "")); a.status != 400 || !strings.Contains(a.body, "authenticated caller") {
+		t.Errorf("an anonymous caller on the session: %d %s", a.status, a.body)
+	}
+	// An identified caller's new session evicts an anonymous one, not the
+	// identified pin.
+	initializeOn(t, r, "2025-06-18", "Bearer other")
+	if a := r.do(onSession(sid, "2025-06-18", "Bearer user")); a.status != 200 {
+		t.Errorf("the session after another identified one: %d %s", a.status, a.body)
 	}
 	_, outcomes := r.server.received()
 	for i, o := range outcomes[61:] {
 		if o.Version != "2025-06-18" {
 			t.Errorf("request %d on the session was served at %s", i, o.Version)
 		}
+	}
+	// A stateless request carries no session: its Mcp-Session-Id is not
+	// looked up.
+	c := stateless("2026-07-28", "2026-07-28")
+	c.headers[mcphttp.HeaderSessionID] = "unknown"
+	if a := r.do(c); a.status == http.StatusNotFound {
+		t.Errorf("a request at a stateless revision was refused for its session: %s", a.body)
+	}
+}
+
+// TestRecordRequiredForEveryRefusal fails closed (500) when a refusal that
+// the middleware records for something other than the decision cannot be
+// recorded under RequireAudit.
+func TestRecordRequiredForEveryRefusal(t *testing.T) {
+	r := newRig(t, wideFacets(), policy.Policy{RequireAudit: true}, false, nil)
+	r.events.Fail(errors.New("event store down"))
+	a := r.do(stateless("2026-07-28", "2025-06-18"))
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the negotiation could not be recorded; retry"}}`
+	if a.status != 500 || compact(t, a.body) != want {
+		t.Errorf("%d %s, want 500 %s", a.status, a.body, want)
 	}
 }
 
@@ -408,13 +443,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 				t.Errorf("answer %+v\nwant %d %q reason %s supported %v", a.Error, c.code, c.message, c.reason, c.supported)
 			}
 		})
-	}
-
-	// A host whose policy lets nobody be served lists nothing.
-	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
-	a := decodeAnswer(t, r.do(stateless("2025-06-18", "2025-06-18")).body)
-	if a.Error.Data.Supported == nil {
-		t.Errorf("supported is null, want a list")
 	}
 }
 

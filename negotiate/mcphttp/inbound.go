@@ -282,7 +282,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	requested := rh.revision()
 	stateless := isStateless(requested)
 	var (
-		first      message // the message, or the batch member that stopped the scan
+		first      message // the message, or the batch member last read
 		initialize bool
 		mismatch   error
 	)
@@ -290,11 +290,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		if i == 0 && !batchesAllowed(requested) {
 			return errBatchRevision
 		}
-		if i < 0 {
-			first = *m
-		}
+		first = *m
 		if m.hasMethod && m.method == methodInitialize {
-			first, initialize = *m, true
+			initialize = true
 			return errStopScan
 		}
 		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
@@ -475,10 +473,9 @@ func why(o *negotiate.Outcome, adv facets.Advertised) string {
 	return " is not a revision this server serves"
 }
 
+// servedList ends a refusal's message with what the caller could be
+// served: never nothing, since the preferred revision is served to anyone.
 func servedList(servable []string) string {
-	if len(servable) == 0 {
-		return "; nothing is served to this caller"
-	}
 	return "; this caller can be served " + strings.Join(servable, ", ")
 }
 

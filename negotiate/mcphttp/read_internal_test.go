@@ -20,6 +20,8 @@ func TestReadGrowing(t *testing.T) {
 		cap      int // the buffer's capacity at the end; 0 when refused
 	}{
 		{"small, declared", 100, 100, 1 << 20, 512},
+		{"declared the first buffer's size", 512, 512, 1 << 20, 513},
+		{"declared a doubling, sent less", 600, 1024, 1 << 20, 1024},
 		{"declared honestly: the last growth lands on it", 1000, 1000, 1 << 20, 1001},
 		{"declared exactly a doubling", 1024, 1024, 1 << 20, 1025},
 		{"not declared: doubling", 1000, -1, 1 << 20, 1024},

@@ -248,10 +248,12 @@ func readString(r *strictjson.Reader) (string, bool, error) {
 }
 
 // valueStart returns the offset in b of r's next value: what r has read,
-// then the white space and the separator before the value.
+// then the white space and the separator before the value. It is called
+// only when a value follows, which the body passed json.Valid to promise,
+// so the walk stops inside b.
 func valueStart(r *strictjson.Reader, b []byte) int {
 	i := r.Offset()
-	for i < len(b) && (isWS(b[i]) || b[i] == ':' || b[i] == ',') {
+	for isWS(b[i]) || b[i] == ':' || b[i] == ',' {
 		i++
 	}
 	return i
