@@ -114,7 +114,9 @@
 //     protection (unread), and one refused for an invalid Subject under
 //     StrictSubject (before any negotiation).
 //   - More than one MCP-Protocol-Version, Mcp-Method or Mcp-Session-Id
-//     value, or a list in one, is refused (-32020), never guessed between.
+//     value, or a list in one, is refused (-32020), never guessed between;
+//     values are gathered under every spelling of the header's key, which
+//     a hand-built http.Header can hold beside the canonical one.
 //   - The wrapped server must itself answer with the revision decided. It
 //     does when it serves the facet's revisions; when it does not, its
 //     answer and the record disagree, and the session's next request, which

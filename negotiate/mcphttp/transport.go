@@ -42,9 +42,9 @@ func (e *RevisionError) Unwrap() error { return ErrRevision }
 // Transport is an http.RoundTripper for a host's requests to one MCP
 // server after [Negotiate]: it stamps every request with the negotiated
 // revision, and refuses (sends nothing, returns a [*RevisionError]) a
-// request that names another. So a client library that would retry at a
-// revision of its own choosing, or an initialize that asks for another,
-// never reaches the server.
+// request that names another, under any spelling of the header's key. So
+// a client library that would retry at a revision of its own choosing, or
+// an initialize that asks for another, never reaches the server.
 //
 // At a revision from StatelessRevision on, the revision goes in the
 // MCP-Protocol-Version header and in params._meta of every JSON-RPC
