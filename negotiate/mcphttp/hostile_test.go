@@ -58,11 +58,13 @@ func TestDeclaredLengthIsNotAllocated(t *testing.T) {
 	for range conns {
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		req.Header = http.Header{mcphttp.HeaderProtocolVersion: {"2026-07-28"}}
-		req.Body = &blockedBody{waiting: &waiting, release: release}
+		body := &blockedBody{waiting: &waiting, release: release}
+		req.Body = body
 		req.ContentLength = mcphttp.DefaultMaxBodyBytes
 		go func() {
 			defer done.Done()
 			r.h.ServeHTTP(httptest.NewRecorder(), req)
+			body.once.Do(waiting.Done) // answered without reading: not waiting either
 		}()
 	}
 	waiting.Wait()
@@ -237,6 +239,31 @@ func TestAnonymousCannotEvictAuthenticatedPins(t *testing.T) {
 	c.headers[mcphttp.HeaderSessionID] = "unknown"
 	if a := r.do(c); a.status == http.StatusNotFound {
 		t.Errorf("a request at a stateless revision was refused for its session: %s", a.body)
+	}
+}
+
+// TestInvalidSubjectDefaultLog logs an invalid Subject through
+// slog.Default() when Options.ErrorLog is nil.
+func TestInvalidSubjectDefaultLog(t *testing.T) {
+	var log bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime})))
+	r := newRig(t, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) {
+		o.Subject = func(*http.Request) *negotiate.Subject { return &negotiate.Subject{} }
+	})
+	r.do(stateless("2026-07-28", "2026-07-28"))
+	if !strings.HasPrefix(log.String(), `level=ERROR msg="wopneg: invalid Subject: subject.issuer:`) {
+		t.Errorf("default log %q", log.String())
+	}
+}
+
+// TestInitializeWithItsRevisionInMeta accepts an initialize whose _meta
+// names the revision its protocolVersion does.
+func TestInitializeWithItsRevisionInMeta(t *testing.T) {
+	r := newRig(t, legacyFacets(), policy.Policy{}, false, nil)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`
+	if a := r.do(call{body: body}); a.status != 200 || strings.Contains(a.body, "error") {
+		t.Errorf("%d %s", a.status, a.body)
 	}
 }
 
@@ -534,8 +561,8 @@ func TestBatchPeakHeap(t *testing.T) {
 		req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-03-26")
 		peak, w := peakHeap(r.h, req)
 		t.Logf("MaxBatchMembers %d: %d-byte batch answered %d; peak heap %.2f MiB (%.2f × the body)", bound, len(body), w.Code, float64(peak)/(1<<20), float64(peak)/float64(len(body)))
-		if w.Code != http.StatusBadRequest {
-			t.Errorf("answered %d %s", w.Code, w.Body)
+		if want := "the batch has more than 100 members"; w.Code != http.StatusBadRequest || bound == 0 && !strings.Contains(w.Body.String(), want) {
+			t.Errorf("answered %d %s, want 400 (%q by default)", w.Code, w.Body, want)
 		}
 		if peak > 8*mcphttp.DefaultMaxBodyBytes {
 			t.Errorf("the heap rose %d bytes for a %d-byte body", peak, len(body))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
@@ -260,42 +259,19 @@ func valueStart(r *strictjson.Reader, b []byte) int {
 }
 
 // matchKey returns which of names the key is. A key that equals one of
-// them under Unicode case folding but is spelled otherwise is refused, as
-// encoding/json would read it as that member. A key that is none of them
-// returns "".
+// them under Unicode case folding (as encoding/json matches struct fields:
+// "METHOD", "paramſ") but is spelled otherwise is refused, as encoding/json
+// would read it as that member. A key that is none of them returns "".
 func matchKey(key string, names ...string) (string, error) {
 	for _, n := range names {
 		if key == n {
 			return n, nil
 		}
-		if foldEqual(key, n) {
+		if strings.EqualFold(key, n) {
 			return "", shapef("the key " + strconv.Quote(key) + " is not spelled " + n + " but a server may read it as " + n)
 		}
 	}
 	return "", nil
-}
-
-// foldEqual reports whether key equals name (ASCII) under Unicode simple
-// case folding, as encoding/json matches struct fields.
-func foldEqual(key, name string) bool {
-	for i := 0; i < len(key); i++ {
-		if key[i] >= utf8.RuneSelf {
-			return strings.EqualFold(key, name)
-		}
-	}
-	if len(key) != len(name) {
-		return false
-	}
-	for i := 0; i < len(key); i++ {
-		c, d := key[i], name[i]
-		if c == d {
-			continue
-		}
-		if lc := c | 0x20; lc < 'a' || lc > 'z' || lc != d|0x20 {
-			return false
-		}
-	}
-	return true
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
