@@ -51,3 +51,14 @@ func TestReadGrowing(t *testing.T) {
 		t.Errorf("a failed read: %v", err)
 	}
 }
+
+// TestSessionIDCharacters takes a session id of visible ASCII, its ends
+// included, and refuses one with any other byte.
+func TestSessionIDCharacters(t *testing.T) {
+	for id, ok := range map[string]bool{"!": true, "~": true, "a-b_c": true, "a b": false, "a\x7f": false, "é": false} {
+		_, err := readHeaders(http.Header{HeaderSessionID: {id}})
+		if (err == nil) != ok {
+			t.Errorf("session id %q: %v, want accepted %t", id, err, ok)
+		}
+	}
+}
