@@ -22,6 +22,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -591,5 +592,62 @@ func BenchmarkHostileBatch(b *testing.B) {
 				r.h.ServeHTTP(w, req)
 			}
 		})
+	}
+}
+
+// TestRecorderStatuses pins a session only on a successful answer to its
+// initialize (informational answers come first and settle nothing), and
+// forgets one only when its DELETE succeeds or the server no longer knows
+// it.
+func TestRecorderStatuses(t *testing.T) {
+	answer := func(statuses ...int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(mcphttp.HeaderSessionID, "s")
+			for _, s := range statuses {
+				w.WriteHeader(s)
+			}
+		})
+	}
+	cases := []struct {
+		name     string
+		statuses []int
+		pinned   bool
+	}{
+		{"200", []int{200}, true},
+		{"299", []int{299}, true},
+		{"300", []int{300}, false},
+		{"103 then 200", []int{103, 200}, true},
+		{"199 then 400", []int{199, 400}, false},
+		{"nothing written", nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := mcphttp.New(compile(t, legacyFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := m.Wrap(answer(c.statuses...))
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
+			if got := h.Sessions() == 1; got != c.pinned {
+				t.Errorf("pinned %t, want %t", got, c.pinned)
+			}
+		})
+	}
+	for status, forgotten := range map[int]bool{200: true, 204: true, 299: true, 300: false, 403: false, 404: true, 500: false} {
+		m, _ := mcphttp.New(compile(t, legacyFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+		h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				w.WriteHeader(status)
+				return
+			}
+			w.Header().Set(mcphttp.HeaderSessionID, "s")
+		}))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
+		req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+		req.Header = http.Header{mcphttp.HeaderSessionID: {"s"}, mcphttp.HeaderProtocolVersion: {"2025-11-25"}}
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if got := h.Sessions() == 0; got != forgotten {
+			t.Errorf("DELETE answered %d: forgotten %t, want %t", status, got, forgotten)
+		}
 	}
 }
