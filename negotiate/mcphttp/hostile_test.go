@@ -651,3 +651,53 @@ func TestRecorderStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardedLength checks what the wrapped handler is told of the body
+// it gets: its length, in the header too when the client sent one or the
+// body was rewritten, and a GetBody that gives it again.
+func TestForwardedLength(t *testing.T) {
+	type seenReq struct {
+		header   string
+		length   int64
+		body     string
+		again    string
+		hasAgain bool
+	}
+	var got seenReq
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = seenReq{header: r.Header.Get("Content-Length"), length: r.ContentLength, body: string(b)}
+		if r.GetBody != nil {
+			rc, _ := r.GetBody()
+			again, _ := io.ReadAll(rc)
+			got.again, got.hasAgain = string(again), true
+		}
+	})
+	m, err := mcphttp.New(compile(t, legacyFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(next)
+	rewritten := initialize("2025-11-25")
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	cases := []struct {
+		name, body, header string
+		want               seenReq
+	}{
+		{"counter-offered: rewritten", initialize("2025-06-18"), "", seenReq{strconv.Itoa(len(rewritten)), int64(len(rewritten)), rewritten, rewritten, true}},
+		{"a client's Content-Length", list, strconv.Itoa(len(list)), seenReq{strconv.Itoa(len(list)), int64(len(list)), list, list, true}},
+		{"no Content-Length header", list, "", seenReq{"", int64(len(list)), list, list, true}},
+	}
+	for _, c := range cases {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+		req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-11-25")
+		if c.header != "" {
+			req.Header.Set("Content-Length", c.header)
+		}
+		got = seenReq{}
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if got != c.want {
+			t.Errorf("%s: the handler saw %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
