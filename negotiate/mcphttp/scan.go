@@ -127,7 +127,7 @@ func scanBody(b []byte, maxMembers int, fn func(i int, m *message) error) (batch
 		}
 		return false, fn(-1, &m)
 	case strictjson.Array:
-		n := 0
+		empty := true
 		err := r.Array(func(i int) error {
 			if maxMembers > 0 && i == maxMembers {
 				return shapef("the batch has more than " + strconv.Itoa(maxMembers) + " members")
@@ -139,10 +139,10 @@ func scanBody(b []byte, maxMembers int, fn func(i int, m *message) error) (batch
 			if err := readMessage(r, b, &m); err != nil {
 				return err
 			}
-			n++
+			empty = false
 			return fn(i, &m)
 		})
-		if err == nil && n == 0 {
+		if err == nil && empty {
 			err = shapef("the batch is empty")
 		}
 		return true, readerError(err)
@@ -275,10 +275,3 @@ func matchKey(key string, names ...string) (string, error) {
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isWS(b[i]) {
-		i++
-	}
-	return i
-}

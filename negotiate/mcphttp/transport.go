@@ -207,9 +207,14 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 }
 
 // commaUnlessEmpty returns "," unless the object that opens at b[open] is
-// empty, so that a member inserted first keeps the object valid.
+// empty, so that a member inserted first keeps the object valid. The body
+// is JSON, so a key or the closing brace follows within b.
 func commaUnlessEmpty(b []byte, open int) string {
-	if i := skipWS(b, open+1); i < len(b) && b[i] == '}' {
+	i := open + 1
+	for isWS(b[i]) {
+		i++
+	}
+	if b[i] == '}' {
 		return ""
 	}
 	return ","
