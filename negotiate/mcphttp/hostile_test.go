@@ -488,7 +488,7 @@ func TestInvalidSubject(t *testing.T) {
 			o.ErrorLog = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime}))
 		})
 		a := r.do(call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25")})
-		if want := "level=ERROR msg=\"wopneg: invalid Subject: " + strings.ReplaceAll(violation, `"`, `\"`) + "\"\n"; log.String() != want {
+		if want := "level=ERROR msg=\"wopneg: invalid Subject: " + strings.ReplaceAll(violation, `"`, `\"`) + "\" refused=" + strconv.FormatBool(strict) + "\n"; log.String() != want {
 			t.Errorf("strict %t: log %q\nwant %q", strict, log.String(), want)
 		}
 		got := payloads(t, r.events)

@@ -605,7 +605,7 @@ func (h *Handler) caller(w http.ResponseWriter, r *http.Request) (subject *negot
 		return s, true
 	}
 	violation := strings.TrimPrefix(err.Error(), "invalid subject: ")
-	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation)
+	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation, slog.Bool("refused", h.opts.StrictSubject))
 	if h.opts.StrictSubject {
 		writeRPCError(w, http.StatusInternalServerError, nil, wperrors.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
 		return nil, false
