@@ -11,31 +11,41 @@ import (
 // DefaultAsyncBuffer is the buffer of an [Async] whose options name none.
 const DefaultAsyncBuffer = 1024
 
+// asyncDefaultMaxWait is the wait of a blocking Emit whose options name
+// none. It is long enough to ride out a store's hiccup (a checkpoint, a
+// failover) and short against any request deadline, so that a stalled
+// store costs each request at most this much rather than its deadline.
+const asyncDefaultMaxWait time.Duration = 100_000_000 // 100 ms
+
 // Overflow is what [Async.Emit] does when the buffer is full. The zero
 // Overflow is Block: losing an audit record is something a host must ask
 // for.
 type Overflow uint8
 
 const (
-	// Block waits for room, for at most AsyncOptions.MaxWait (when it is
-	// not zero) and never past the context; an event that found no room
-	// in time is dropped, counted, and refused with ErrDropped or
-	// ctx.Err().
+	// Block waits for room, for at most AsyncOptions.MaxWait and never
+	// past the context; an event that found no room in time is dropped,
+	// counted, and refused with ErrDropped or ctx.Err().
 	Block Overflow = iota
 	// Drop refuses the event at once with ErrDropped and counts it.
 	Drop
 )
 
 // AsyncOptions configures an [Async]. The zero value is a buffer of
-// DefaultAsyncBuffer events that blocks, bounded only by the context.
+// DefaultAsyncBuffer events that blocks for at most 100 ms.
 type AsyncOptions struct {
-	// Buffer is how many accepted events may wait to be recorded, those
-	// being recorded included; zero or less means DefaultAsyncBuffer.
+	// Buffer is how many accepted events may wait to be recorded, the one
+	// being recorded included; zero or less means DefaultAsyncBuffer. A
+	// Buffer of 1 queues nothing: an event is accepted only when the
+	// recording goroutine is free to take it.
 	Buffer int
 	// Overflow is what Emit does when the buffer is full.
 	Overflow Overflow
-	// MaxWait bounds how long a blocking Emit waits for room; zero means
-	// until its context is done. It is ignored under Drop.
+	// MaxWait bounds how long a blocking Emit waits for room; zero or less
+	// means 100 ms. The context can only shorten the wait: an audit record
+	// is never worth holding a request for long, and a drop is counted and
+	// refused, so a host that requires the audit fails closed on it. It is
+	// ignored under Drop.
 	MaxWait time.Duration
 	// OnError, when set, is called from the recording goroutine with each
 	// accepted event the wrapped sink failed to record, so that a host can
@@ -57,30 +67,39 @@ type AsyncStats struct {
 	// once under Drop, or when MaxWait or the context ran out under Block.
 	Dropped uint64
 	// Rejected is the number of events refused before queueing: invalid,
-	// a context already done, no wrapped sink, or Emit after Close.
+	// a context already done, no wrapped sink, Emit after Close or after
+	// the recording goroutine stopped.
 	Rejected uint64
 	// Recorded is the number of accepted events the wrapped sink recorded.
 	Recorded uint64
 	// Failed is the number of accepted events the wrapped sink failed to
-	// record.
+	// record, those left queued when the recording goroutine stopped
+	// included.
 	Failed uint64
 	// Pending is the number of accepted events not yet recorded or failed.
 	Pending uint64
 }
 
 // Async takes events off the request path: Emit validates the event and
-// queues it in a bounded buffer, and one goroutine records the queue, in
-// order, in the sink it wraps. On the request path Emit never waits longer
-// than its [Overflow] policy says and, when there is room, allocates
-// nothing and wakes nobody: the recording goroutine polls while events keep
-// coming and is woken only when it has gone to sleep or the buffer is half
-// full. Every event it does not queue is counted ([Async.Stats]) and
-// refused with an error, so that a policy requiring the audit can fail
-// closed on a drop.
+// queues it on a buffered channel, and one goroutine records the queue, in
+// order, in the sink it wraps. Emit never waits longer than its [Overflow]
+// policy says, which is at most MaxWait (100 ms unless set) even with the
+// zero options, and with room in the buffer it allocates nothing. Every
+// event it does not queue is counted ([Async.Stats]) and refused with an
+// error, so that a policy requiring the audit fails closed on a drop.
+//
+// Emit validates the event in full, as every sink does, before queueing
+// it: a caller must learn of an invalid event from Emit, because one that
+// failed later, on the recording goroutine, would have been reported as
+// accepted to a host that requires the audit.
 //
 // The recording goroutine emits with the caller's context stripped of its
 // cancellation (its values, such as a trace id, are kept): the request an
-// event came from is usually over by the time it is written.
+// event came from is usually over by the time it is written. If the
+// wrapped sink stops that goroutine (runtime.Goexit, as testing.T.FailNow
+// does), the Async stops too: the event being recorded and those queued
+// behind it count as failed, later Emits are refused with an error that
+// wraps [ErrClosed], and Close reports it.
 //
 // Close stops accepting events, records everything already accepted,
 // closes the wrapped sink when it is an io.Closer, and returns the first
@@ -88,30 +107,27 @@ type AsyncStats struct {
 // returns. A zero Async records nothing and refuses every event; use
 // [NewAsync].
 type Async struct {
-	next Sink
-	opts AsyncOptions
+	next    Sink
+	maxWait time.Duration
+	drop    bool
+	onError func(Event, error)
 
-	mu sync.Mutex
-	// ring holds the queue: count items from head, wrapping.
-	ring        []asyncItem
-	head, count int
-	closed      bool
-	// asleep is set while the recording goroutine waits for a wake-up
-	// rather than polling, so that only the Emit that finds it so pays for
-	// waking it.
-	asleep bool
-	// room is closed (and replaced) when the recording goroutine frees
-	// room while Emits are blocked waiting for it; nil when none are.
-	room chan struct{}
-
-	wake chan struct{} // capacity 1: a wake-up is never lost or waited on
+	queue chan asyncItem
+	// mu makes closing queue safe: an Emit holds it for reading from its
+	// check of closed to the end of its send, and stopping takes it for
+	// writing to set closed, so no send is in flight once closed is set.
+	mu     sync.RWMutex
+	closed bool
+	// quit is closed when the Async stops accepting events, to release
+	// the Emits blocked for room; stopErr, set just before, is what they
+	// and every later Emit return.
+	quit     chan struct{}
+	stopErr  error
+	stopOnce sync.Once
+	// done is closed when the recording goroutine has exited.
 	done chan struct{}
 
-	// The request path's counters and the recording goroutine's sit on
-	// different cache lines, so that counting does not make the two
-	// sides take turns with the line.
 	accepted, dropped, rejected atomic.Uint64
-	_                           [64]byte
 	recorded, failed            atomic.Uint64
 
 	closeOnce sync.Once
@@ -124,21 +140,12 @@ type asyncItem struct {
 	e   Event
 }
 
-// How the recording goroutine waits for work: it polls every asyncPoll
-// while events keep arriving, and sleeps until woken after asyncIdle
-// without one. A busy sink (an event every few milliseconds or more) thus
-// wakes nobody from the request path, and an idle one costs nothing; below
-// that rate the first Emit after a pause pays for one wake-up. The poll
-// bounds how long an accepted event waits, unless the buffer fills to half
-// first, which wakes the goroutine at once.
-const (
-	asyncPoll  = 200 * time.Microsecond
-	asyncIdle  = 2 * time.Millisecond
-	asyncBatch = 64
-)
-
 // errZeroAsync is returned by a zero Async, which has no buffer.
 var errZeroAsync = fmt.Errorf("events: Async was not made by NewAsync: %w", ErrNoSink)
+
+// errAsyncStopped is what an Async reports once the sink it wraps, or its
+// OnError, ended the recording goroutine: there is nobody left to record.
+var errAsyncStopped = fmt.Errorf("events: the asynchronous sink stopped: its sink or OnError called runtime.Goexit on the recording goroutine: %w", ErrClosed)
 
 // NewAsync starts the goroutine that records into next and returns the
 // Async that feeds it. Call Close to stop it.
@@ -146,12 +153,19 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 	if opts.Buffer <= 0 {
 		opts.Buffer = DefaultAsyncBuffer
 	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = asyncDefaultMaxWait
+	}
 	a := &Async{
-		next: next,
-		opts: opts,
-		ring: make([]asyncItem, opts.Buffer),
-		wake: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		next:    next,
+		maxWait: opts.MaxWait,
+		drop:    opts.Overflow == Drop,
+		onError: opts.OnError,
+		// The recording goroutine holds the event it records outside the
+		// channel: that event is the Buffer's last slot.
+		queue: make(chan asyncItem, opts.Buffer-1),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 	go a.run()
 	return a
@@ -161,181 +175,142 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 // accepted; a failure to record it later is reported by Close (and
 // OnError). It returns the [*FieldError] of an invalid event, ctx.Err()
 // for a context already done or done while waiting for room, [ErrDropped]
-// when there was no room within the policy, and [ErrClosed] after Close.
+// when there was no room within the policy, [ErrClosed] after Close, and
+// an error wrapping ErrClosed once the recording goroutine was stopped.
 func (a *Async) Emit(ctx context.Context, e Event) error {
-	if a == nil || a.ring == nil {
+	if a == nil || a.queue == nil {
 		return errZeroAsync
 	}
-	if a.next == nil {
-		// Accepting would promise a recording that can never happen.
-		a.rejected.Add(1)
-		return ErrNoSink
-	}
-	if err := ctx.Err(); err != nil {
+	if err := a.check(ctx, &e); err != nil {
 		a.rejected.Add(1)
 		return err
 	}
-	if err := e.Validate(); err != nil {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.closed {
 		a.rejected.Add(1)
-		return err
+		return a.stopErr
 	}
-	a.mu.Lock()
-	if done, err := a.tryPush(ctx, &e); done {
-		return err
+	select {
+	case a.queue <- asyncItem{ctx, e}:
+		a.accepted.Add(1)
+		return nil
+	default:
 	}
-	if a.opts.Overflow == Drop {
-		a.mu.Unlock()
+	if a.drop {
 		a.dropped.Add(1)
 		return ErrDropped
 	}
 	return a.wait(ctx, &e)
 }
 
-// push queues the event, unlocks a.mu and wakes the recording goroutine
-// when it sleeps or the buffer is half full. a.mu must be held and the
-// buffer must have room.
-func (a *Async) push(ctx context.Context, e *Event) {
-	i := a.head + a.count
-	if i >= len(a.ring) {
-		i -= len(a.ring)
+// check is what Emit refuses before queueing.
+func (a *Async) check(ctx context.Context, e *Event) error {
+	if a.next == nil {
+		// Accepting would promise a recording that can never happen.
+		return ErrNoSink
 	}
-	a.ring[i] = asyncItem{ctx, *e}
-	a.count++
-	wake := a.asleep || a.count == (len(a.ring)+1)/2
-	a.asleep = false
-	a.mu.Unlock()
-	a.accepted.Add(1)
-	if wake {
-		a.signal()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-}
-
-func (a *Async) signal() {
-	select {
-	case a.wake <- struct{}{}:
-	default:
-	}
+	return e.Validate()
 }
 
 // wait is the slow path of a blocking Emit: the buffer is full. a.mu must
-// be held; wait releases it.
+// be held for reading.
 func (a *Async) wait(ctx context.Context, e *Event) error {
-	var expired <-chan time.Time
-	if a.opts.MaxWait > 0 {
-		t := time.NewTimer(a.opts.MaxWait)
-		defer t.Stop()
-		expired = t.C
-	}
-	for {
-		if a.room == nil {
-			a.room = make(chan struct{})
-		}
-		room := a.room
-		a.mu.Unlock()
-		// A full buffer must be drained now, whatever the goroutine is doing.
-		a.signal()
-		select {
-		case <-room:
-		case <-ctx.Done():
-			a.dropped.Add(1)
-			return ctx.Err()
-		case <-expired:
-			a.dropped.Add(1)
-			return ErrDropped
-		}
-		// Close waits for nobody blocked here: it takes a.mu only to set
-		// closed, and the events already queued are still recorded.
-		a.mu.Lock()
-		if done, err := a.tryPush(ctx, e); done {
-			return err
-		}
-	}
-}
-
-// tryPush refuses the event after Close or queues it when there is room,
-// releasing a.mu and reporting done; otherwise it keeps a.mu held and
-// reports not done. a.mu must be held.
-func (a *Async) tryPush(ctx context.Context, e *Event) (done bool, err error) {
-	if a.closed {
-		a.mu.Unlock()
+	t := time.NewTimer(a.maxWait)
+	defer t.Stop()
+	select {
+	case a.queue <- asyncItem{ctx, *e}:
+		a.accepted.Add(1)
+		return nil
+	case <-ctx.Done():
+		a.dropped.Add(1)
+		return ctx.Err()
+	case <-t.C:
+		a.dropped.Add(1)
+		return ErrDropped
+	case <-a.quit:
 		a.rejected.Add(1)
-		return true, ErrClosed
+		return a.stopErr
 	}
-	if a.count < len(a.ring) {
-		a.push(ctx, e)
-		return true, nil
-	}
-	return false, nil
 }
 
-// run records the queue until Close, then records what is left and exits.
-// It records events in place in the ring: the slots from head to head+n
-// stay counted in count, so no Emit writes to them, and the lock is held
-// only to move the indices, never while an event is copied or recorded.
+// stop makes every later Emit, and every Emit blocked for room, return
+// err, and returns once no Emit is sending. Only the first call's err is
+// kept.
+func (a *Async) stop(err error) {
+	a.stopOnce.Do(func() {
+		a.stopErr = err
+		close(a.quit)
+		a.mu.Lock()
+		a.closed = true
+		a.mu.Unlock()
+	})
+}
+
+// run records the queue until Close has closed it and it is empty. If the
+// wrapped sink (or OnError) ends the goroutine with runtime.Goexit, the
+// deferred call stops the Async and fails what was left, so that nothing
+// waits for a goroutine that is gone.
+//
+// It takes one event at a time; a store that writes in batches can be fed
+// from here by taking what is queued (len(a.queue)) at once, without a
+// change to Emit, since the buffer's bound and counting are the channel's.
 func (a *Async) run() {
 	defer close(a.done)
-	poll := time.NewTimer(asyncPoll)
-	defer poll.Stop()
-	idleSince := time.Now()
-	for {
-		a.mu.Lock()
-		head, n := a.head, min(a.count, asyncBatch)
-		if n == 0 {
-			if a.closed {
-				a.mu.Unlock()
+	var it asyncItem
+	settled := true // whether it has been counted as recorded or failed
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		// Stop first: OnError, called below, may end the goroutine again,
+		// and Emits must not queue for nobody whatever it does.
+		a.stop(errAsyncStopped)
+		a.noteErr(errAsyncStopped)
+		if !settled {
+			a.fail(it.e, errAsyncStopped)
+		}
+		// No Emit is sending now, so what is queued is all there will be.
+		for {
+			select {
+			case it, ok := <-a.queue:
+				if !ok {
+					return
+				}
+				a.fail(it.e, errAsyncStopped)
+			default:
 				return
 			}
-			a.asleep = time.Since(idleSince) >= asyncIdle
-			asleep := a.asleep
-			a.mu.Unlock()
-			if asleep {
-				<-a.wake
-			} else {
-				poll.Reset(asyncPoll)
-				select {
-				case <-a.wake:
-				case <-poll.C:
-				}
-			}
-			continue
 		}
-		a.mu.Unlock()
-
-		for i := range n {
-			j := head + i
-			if j >= len(a.ring) {
-				j -= len(a.ring)
-			}
-			a.record(&a.ring[j])
-			a.ring[j] = asyncItem{} // let the context and strings be collected
+	}()
+	for it = range a.queue {
+		settled = false
+		ctx := it.ctx
+		if ctx.Done() != nil { // only a context that can be cancelled needs detaching
+			ctx = context.WithoutCancel(ctx)
 		}
-
-		a.mu.Lock()
-		a.head = (head + n) % len(a.ring)
-		a.count -= n
-		if a.room != nil {
-			close(a.room)
-			a.room = nil
+		err := emitSafely(ctx, a.next, it.e)
+		settled = true
+		if err == nil {
+			a.recorded.Add(1)
+		} else {
+			a.noteErr(err)
+			a.fail(it.e, err)
 		}
-		a.mu.Unlock()
-		idleSince = time.Now()
+		it = asyncItem{} // let the context and strings be collected
 	}
+	finished = true
 }
 
-func (a *Async) record(it *asyncItem) {
-	ctx := it.ctx
-	if ctx.Done() != nil { // only a context that can be cancelled needs detaching
-		ctx = context.WithoutCancel(ctx)
-	}
-	err := emitSafely(ctx, a.next, it.e)
-	if err == nil {
-		a.recorded.Add(1)
-		return
-	}
+// fail counts e as failed and hands it to OnError.
+func (a *Async) fail(e Event, err error) {
 	a.failed.Add(1)
-	a.noteErr(err)
-	if a.opts.OnError != nil {
-		a.callOnError(it.e, err)
+	if a.onError != nil {
+		a.callOnError(e, err)
 	}
 }
 
@@ -349,11 +324,11 @@ func (a *Async) noteErr(err error) {
 
 // callOnError keeps a panicking OnError from killing the recording
 // goroutine, and so every event queued behind it. The panic is dropped:
-// record has already noted err, so Close has its first error whatever
+// the caller has already noted err, so Close has its first error whatever
 // OnError does.
 func (a *Async) callOnError(e Event, err error) {
 	defer func() { _ = recover() }()
-	a.opts.OnError(e, err)
+	a.onError(e, err)
 }
 
 // Close stops accepting events, waits until every accepted event has been
@@ -361,18 +336,12 @@ func (a *Async) callOnError(e Event, err error) {
 // and returns the first error of all that. An Emit still blocked for room
 // returns ErrClosed. Later calls return the same error.
 func (a *Async) Close() error {
-	if a == nil || a.ring == nil {
+	if a == nil || a.queue == nil {
 		return nil
 	}
 	a.closeOnce.Do(func() {
-		a.mu.Lock()
-		a.closed = true
-		if a.room != nil {
-			close(a.room)
-			a.room = nil
-		}
-		a.mu.Unlock()
-		a.signal()
+		a.stop(ErrClosed)
+		close(a.queue) // no Emit is sending, and none will
 		<-a.done
 		if err := closeIfCloser(a.next); err != nil {
 			a.noteErr(err)

@@ -3,14 +3,20 @@ package events_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // gate is a store that holds every Emit until it is opened, and tells when
@@ -307,4 +313,127 @@ func TestAsyncEmitAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Emit allocates %.2f times per event, want 0", allocs)
 	}
+}
+
+// stalled returns an Async with the zero options whose store has stopped:
+// its recording goroutine is held inside the store and the buffer is full,
+// as a host's is when its database stalls. release lets it go and closes.
+func stalled(t *testing.T) (a *events.Async, release func()) {
+	t.Helper()
+	a, g := parkedAsync(t, events.AsyncOptions{})
+	for range events.DefaultAsyncBuffer - 1 {
+		if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, func() {
+		close(g.open)
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Issue 8 item 5: with the options the README wires (none), request 1,026
+// against a stalled store waited until its own deadline. The zero options
+// bound the wait (100 ms, documented on MaxWait): the event is dropped,
+// counted, and refused with ErrDropped, however long the context would
+// have let it wait. In a synctest bubble the clock only moves when every
+// goroutine waits, so the hour below is reached at once if nothing else
+// ends the wait.
+func TestAsyncZeroOptionsBoundTheWaitOnAStalledStore(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		a, release := stalled(t)
+		defer release()
+		ctx, cancel := context.WithTimeout(sinkCtx, time.Hour)
+		defer cancel()
+		if err := a.Emit(ctx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrDropped) {
+			t.Errorf("Emit into a stalled store with the zero options = %v, want ErrDropped before the context's deadline", err)
+		}
+		if s := a.Stats(); s.Dropped != 1 || s.Accepted != events.DefaultAsyncBuffer {
+			t.Errorf("Stats = %+v, want the %d accepted and 1 dropped", s, events.DefaultAsyncBuffer)
+		}
+	})
+}
+
+// Issue 8 item 5: under RequireAudit, that drop is a refusal with
+// internal_error by the audit rule, and the AuditError says it was a drop.
+func TestAsyncDropOnAStalledStoreIsAnInternalErrorUnderRequireAudit(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		a, release := stalled(t)
+		defer release()
+		set := facets.Set{A2A: &facets.A2A{
+			Versions: []string{"1.0", "1.1", "1.2"}, PreferredVersion: "1.2", MinimumVersion: "1.1", RefreshedAt: "2026-11-01",
+		}}
+		p := policy.Policy{RequireAudit: true, Now: func() time.Time { return sinkAt }}
+		offer := negotiate.Offer{Protocol: facets.ProtocolA2A, PeerVersions: []string{"1.2"}}
+		ctx, cancel := context.WithTimeout(sinkCtx, time.Hour)
+		defer cancel()
+		o, err := negotiate.DecideAndRecord(ctx, a, negotiate.Destination{}, nil, set, offer, p)
+		var ae *negotiate.AuditError
+		if !errors.As(err, &ae) || !errors.Is(err, events.ErrDropped) {
+			t.Fatalf("DecideAndRecord = %v, want an AuditError for ErrDropped", err)
+		}
+		if !ae.Decided.Accepted() {
+			t.Errorf("the decision itself was %v, want accepted (only the audit refused it)", ae.Decided.Kind)
+		}
+		if o.Accepted() || o.Rule != negotiate.RuleAudit || !errors.Is(o.Error, wperrors.Internal) {
+			t.Errorf("outcome = %v by %v (%v), want refused with internal_error by the audit rule", o.Kind, o.Rule, o.Error)
+		}
+		if s := a.Stats(); s.Dropped != 1 {
+			t.Errorf("Stats = %+v, want the drop counted", s)
+		}
+	})
+}
+
+// goexitSink stops the goroutine that calls it, as testing.T.FailNow or a
+// log.Fatal-style helper does, on the events for which stop returns true.
+type goexitSink struct {
+	sinkMemory
+	calls atomic.Int32
+	stop  func(n int32) bool
+}
+
+func (s *goexitSink) Emit(ctx context.Context, e events.Event) error {
+	if s.stop(s.calls.Add(1)) {
+		runtime.Goexit()
+	}
+	return s.sinkMemory.Emit(ctx, e)
+}
+
+// Issue 8 item 5: a sink that calls runtime.Goexit ended the recording
+// goroutine, after which Emits queued into a buffer nobody read and Close
+// returned nil. Now the Async stops with it: later Emits are refused with
+// an error that wraps ErrClosed, and Close reports it.
+func TestAsyncSinkThatCallsGoexitStopsTheAsyncLoudly(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := &goexitSink{stop: func(n int32) bool { return n == 2 }}
+		var failed []error
+		a := events.NewAsync(s, events.AsyncOptions{OnError: func(_ events.Event, err error) { failed = append(failed, err) }})
+		for range 2 {
+			if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the first is recorded, the second stops the goroutine
+		err := a.Emit(sinkCtx, sinkHost("", sinkAccepted()))
+		if err == nil || !errors.Is(err, events.ErrClosed) {
+			t.Errorf("Emit after the recording goroutine stopped = %v, want an error wrapping ErrClosed", err)
+		}
+		if err := a.Close(); err == nil || !errors.Is(err, events.ErrClosed) {
+			t.Errorf("Close = %v, want the stopped goroutine reported", err)
+		}
+		if got, want := a.Stats(), (events.AsyncStats{Emitted: 3, Accepted: 2, Rejected: 1, Recorded: 1, Failed: 1}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+		if len(failed) != 1 || !errors.Is(failed[0], events.ErrClosed) {
+			t.Errorf("OnError saw %v, want the event that stopped the goroutine", failed)
+		}
+		if n := len(s.all()); n != 1 {
+			t.Errorf("the store recorded %d events, want 1", n)
+		}
+	})
 }

@@ -52,8 +52,13 @@
 //     github.com/samber/slog-multi's Fanout, Failover and Router;
 //   - [Fanout]: several sinks, every failure reported with errors.Join;
 //   - [Async]: a bounded buffer off the request path, with a policy for a
-//     full buffer ([Block], bounded by MaxWait and the context, or [Drop]),
-//     every drop counted ([AsyncStats]) and refused with [ErrDropped];
+//     full buffer ([Block], bounded by MaxWait, 100 ms unless set, and the
+//     context; or [Drop]), every drop counted ([AsyncStats]) and refused
+//     with [ErrDropped], so that a host requiring the audit refuses the
+//     decision; it validates each event in full before queueing it, so
+//     that an invalid one is refused to its caller rather than failed
+//     later, and it stops, refusing later events, if its sink ends the
+//     recording goroutine with runtime.Goexit;
 //   - [Sequencer]: the numbering of run events for stores that cannot
 //     number them themselves.
 //

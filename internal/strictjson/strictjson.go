@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -40,7 +41,8 @@ type Kind uint8
 
 // The kinds of JSON values.
 const (
-	Object Kind = iota + 1
+	_ Kind = iota
+	Object
 	Array
 	String
 	Number
@@ -61,7 +63,7 @@ func (k Kind) String() string {
 // Error is every error this package returns.
 type Error struct {
 	Path   string // JSON path of the value at fault, e.g. offer.peerVersions[2]; "" for the whole document
-	Offset int    // bytes of input read when the error was found
+	Offset int    // where in the input the fault was found: the start of the value at fault, or where the syntax broke
 	Msg    string
 }
 
@@ -78,10 +80,10 @@ func (e *Error) Error() string {
 // without consuming anything.
 type Reader struct {
 	data     []byte
-	dec      *json.Decoder
+	pos      int           // bytes read, when data is valid JSON
+	dec      *json.Decoder // the reader of data that is not: it finds and names the fault
 	maxDepth int
 	depth    int
-	reads    int // values read so far, to see whether an Object/Array callback read its value
 	path     []step
 }
 
@@ -93,36 +95,56 @@ type step struct {
 // NewReader returns a Reader of data with the given nesting bound
 // (MaxDepth when maxDepth <= 0). The Reader does not copy data; Raw returns
 // subslices of it.
+//
+// Data that encoding/json finds valid (json.Valid, one linear pass with no
+// allocation per value) is then walked by splitting it at its delimiters,
+// which valid JSON makes unambiguous; other data is walked with
+// encoding/json's Decoder.Token, which finds and names the fault. Both
+// walks give the same answers up to the fault (FuzzValidAndTokenWalksAgree).
 func NewReader(data []byte, maxDepth int) *Reader {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return &Reader{data: data, dec: dec, maxDepth: maxDepth}
+	r := &Reader{data: data, maxDepth: maxDepth}
+	if !json.Valid(data) {
+		r.tokens()
+	}
+	return r
+}
+
+// tokens makes r walk with encoding/json's Decoder from where it stands.
+func (r *Reader) tokens() {
+	r.dec = json.NewDecoder(bytes.NewReader(r.data[r.pos:]))
+	r.dec.UseNumber()
 }
 
 // Offset returns how many bytes of data have been read.
-func (r *Reader) Offset() int { return int(r.dec.InputOffset()) }
+func (r *Reader) Offset() int {
+	if r.dec == nil {
+		return r.pos
+	}
+	return r.pos + int(r.dec.InputOffset())
+}
 
 // Path returns the JSON path of the value being read: "" at the top,
 // then keys joined by dots (a key that is not an identifier quoted in
 // brackets: _meta["io.modelcontextprotocol/protocolVersion"]) and [index]
 // for array elements.
-func (r *Reader) Path() string {
+func (r *Reader) Path() string { return pathOf(r.path) }
+
+func pathOf(steps []step) string {
 	var b strings.Builder
-	for _, s := range r.path {
-		switch {
-		case s.index >= 0:
+	for _, s := range steps {
+		if s.index >= 0 {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(s.index))
 			b.WriteByte(']')
-		case isIdentifier(s.key):
+		} else if isIdentifier(s.key) {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(s.key)
-		default:
+		} else {
 			b.WriteByte('[')
 			b.WriteString(strconv.Quote(s.key))
 			b.WriteByte(']')
@@ -155,7 +177,7 @@ func (r *Reader) wrap(err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return &Error{Path: r.Path(), Offset: int(se.Offset), Msg: se.Error()}
+		return &Error{Path: r.Path(), Offset: r.pos + int(se.Offset), Msg: se.Error()}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &Error{Path: r.Path(), Offset: len(r.data), Msg: "unexpected end of JSON input"}
 	}
@@ -180,28 +202,22 @@ func (r *Reader) start() int {
 	return i
 }
 
+// firstByte maps the first byte of a value to its kind.
+var firstByte = [256]Kind{'{': Object, '[': Array, '"': String, 't': Bool, 'f': Bool, 'n': Null,
+	'-': Number, '0': Number, '1': Number, '2': Number, '3': Number, '4': Number, '5': Number,
+	'6': Number, '7': Number, '8': Number, '9': Number}
+
 // Next returns the kind of the next value without reading it.
 func (r *Reader) Next() (Kind, error) {
 	i := r.start()
 	if i == len(r.data) {
 		return 0, &Error{Path: r.Path(), Offset: i, Msg: "unexpected end of JSON input"}
 	}
-	switch c := r.data[i]; {
-	case c == '{':
-		return Object, nil
-	case c == '[':
-		return Array, nil
-	case c == '"':
-		return String, nil
-	case c == 't' || c == 'f':
-		return Bool, nil
-	case c == 'n':
-		return Null, nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		return Number, nil
-	default:
-		return 0, &Error{Path: r.Path(), Offset: i, Msg: "invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of value"}
+	k := firstByte[r.data[i]]
+	if k == 0 {
+		return 0, &Error{Path: r.Path(), Offset: i, Msg: "invalid character " + strconv.QuoteRune(rune(r.data[i])) + " looking for beginning of value"}
 	}
+	return k, nil
 }
 
 func (r *Reader) expect(want Kind) error {
@@ -223,16 +239,73 @@ func (r *Reader) token() (json.Token, error) {
 	return t, nil
 }
 
+// delim reads the delimiter Next or more found.
+func (r *Reader) delim() error {
+	if r.dec == nil {
+		r.pos = r.start() + 1
+		return nil
+	}
+	_, err := r.token()
+	return err
+}
+
+// more reports whether the object or array being read has another member.
+func (r *Reader) more() bool {
+	if r.dec == nil {
+		c := r.data[r.start()] // valid JSON closes what it opens
+		return c != '}' && c != ']'
+	}
+	return r.dec.More()
+}
+
+// scalar reads the number or literal Next found.
+func (r *Reader) scalar() (json.Token, error) {
+	if r.dec != nil {
+		return r.token()
+	}
+	from := r.start()
+	r.pos = scalarEnd(r.data, from)
+	switch r.data[from] {
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	}
+	return json.Number(r.data[from:r.pos]), nil
+}
+
+// scalarEnd returns where the number or literal at data[i] ends: at the
+// first byte that may follow a value in valid JSON.
+func scalarEnd(data []byte, i int) int {
+	for i < len(data) && !isSpace(data[i]) && data[i] != ',' && data[i] != '}' && data[i] != ']' {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset of the quote that closes the string opening
+// at data[i], and whether the string holds an escape.
+func stringEnd(data []byte, i int) (int, bool) {
+	escaped := false
+	for i++; data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			escaped = true
+			i++
+		}
+	}
+	return i, escaped
+}
+
 // enter reads an opening delimiter, refusing it past the depth bound before
 // anything inside is read.
 func (r *Reader) enter(k Kind) error {
 	if err := r.expect(k); err != nil {
 		return err
 	}
-	if r.depth == r.maxDepth {
+	if r.depth >= r.maxDepth {
 		return r.errorf("nested deeper than %d levels", r.maxDepth)
 	}
-	if _, err := r.token(); err != nil {
+	if err := r.delim(); err != nil {
 		return err
 	}
 	r.depth++
@@ -241,26 +314,29 @@ func (r *Reader) enter(k Kind) error {
 
 // leave reads a closing delimiter.
 func (r *Reader) leave() error {
-	if _, err := r.token(); err != nil {
+	if err := r.delim(); err != nil {
 		return err
 	}
 	r.depth--
-	r.reads++
 	return nil
 }
 
 // Object reads an object, calling fn with each key in document order. fn
 // reads the member's value with any method of r; a value fn leaves unread
-// is skipped. A key that appears twice is an error naming it, returned
-// before fn sees it again. The first error, fn's included, ends the walk.
+// is skipped, and a nil fn skips them all. A key that appears twice is an
+// error naming it, returned before fn sees it again. The first error, fn's
+// included, ends the walk.
 func (r *Reader) Object(fn func(key string) error) error {
 	if err := r.enter(Object); err != nil {
 		return err
 	}
+	if fn == nil {
+		fn = func(string) error { return nil }
+	}
 	var seen map[string]struct{}
 	var first [8]string // the keys of small objects, without a map
 	n := 0
-	for r.dec.More() {
+	for r.more() {
 		at := r.start()
 		key, err := r.stringToken()
 		if err != nil {
@@ -275,7 +351,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 			first[n] = key
 		} else {
 			if seen == nil {
-				seen = make(map[string]struct{}, 2*len(first))
+				seen = make(map[string]struct{})
 				for _, k := range first {
 					seen[k] = struct{}{}
 				}
@@ -286,7 +362,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 			seen[key] = struct{}{}
 		}
 		n++
-		if err := r.member(step{key: key, index: -1}, func() error { return fn(key) }); err != nil {
+		if err := r.member(step{key: key, index: -1}, fn, nil); err != nil {
 			return err
 		}
 	}
@@ -294,24 +370,35 @@ func (r *Reader) Object(fn func(key string) error) error {
 }
 
 // Array reads an array, calling fn with each element's index. fn reads the
-// element with any method of r; an element fn leaves unread is skipped.
+// element with any method of r; an element fn leaves unread is skipped,
+// and a nil fn skips them all.
 func (r *Reader) Array(fn func(i int) error) error {
 	if err := r.enter(Array); err != nil {
 		return err
 	}
-	for i := 0; r.dec.More(); i++ {
-		if err := r.member(step{index: i}, func() error { return fn(i) }); err != nil {
+	if fn == nil {
+		fn = func(int) error { return nil }
+	}
+	for i := 0; r.more(); i++ {
+		if err := r.member(step{index: i}, nil, fn); err != nil {
 			return err
 		}
 	}
 	return r.leave()
 }
 
-func (r *Reader) member(s step, read func() error) error {
+// member reads one member or element with read, and skips it if read
+// left it unread.
+func (r *Reader) member(s step, member func(string) error, element func(int) error) error {
 	r.path = append(r.path, s)
-	before := r.reads
-	err := read()
-	if err == nil && r.reads == before {
+	from := r.start()
+	var err error
+	if member != nil {
+		err = member(s.key)
+	} else {
+		err = element(s.index)
+	}
+	if err == nil && r.Offset() <= from {
 		err = r.Skip()
 	}
 	if err != nil {
@@ -325,13 +412,21 @@ func (r *Reader) member(s step, read func() error) error {
 // encoding/json would silently replace.
 func (r *Reader) stringToken() (string, error) {
 	from := r.start()
-	t, err := r.token()
-	if err != nil {
-		return "", err
-	}
-	s, ok := t.(string)
-	if !ok {
-		return "", r.errorf("want a string, got %v", kindOf(t))
+	var s string
+	if r.dec == nil {
+		end, escaped := stringEnd(r.data, from)
+		r.pos = end + 1
+		if !escaped {
+			s = string(r.data[from+1 : end])
+		} else if err := json.Unmarshal(r.data[from:r.pos], &s); err != nil {
+			return "", r.wrap(err) // not reached: the data is valid
+		}
+	} else {
+		t, err := r.token()
+		if err != nil {
+			return "", err
+		}
+		s, _ = t.(string) // the Decoder reads nothing else as a key, and String checked first
 	}
 	if !utf8.Valid(r.data[from:r.Offset()]) {
 		return "", r.errorAt(from, "invalid UTF-8 in string")
@@ -339,33 +434,12 @@ func (r *Reader) stringToken() (string, error) {
 	return s, nil
 }
 
-func kindOf(t json.Token) Kind {
-	switch t := t.(type) {
-	case json.Delim:
-		if t == '{' || t == '}' {
-			return Object
-		}
-		return Array
-	case string:
-		return String
-	case json.Number:
-		return Number
-	case bool:
-		return Bool
-	}
-	return Null
-}
-
 // String reads a string.
 func (r *Reader) String() (string, error) {
 	if err := r.expect(String); err != nil {
 		return "", err
 	}
-	s, err := r.stringToken()
-	if err == nil {
-		r.reads++
-	}
-	return s, err
+	return r.stringToken()
 }
 
 // Number reads a number, as written.
@@ -373,11 +447,10 @@ func (r *Reader) Number() (json.Number, error) {
 	if err := r.expect(Number); err != nil {
 		return "", err
 	}
-	t, err := r.token()
+	t, err := r.scalar()
 	if err != nil {
 		return "", err
 	}
-	r.reads++
 	return t.(json.Number), nil
 }
 
@@ -386,11 +459,10 @@ func (r *Reader) Bool() (bool, error) {
 	if err := r.expect(Bool); err != nil {
 		return false, err
 	}
-	t, err := r.token()
+	t, err := r.scalar()
 	if err != nil {
 		return false, err
 	}
-	r.reads++
 	return t.(bool), nil
 }
 
@@ -409,6 +481,9 @@ func (r *Reader) Raw() ([]byte, error) {
 		return nil, err
 	}
 	from, base := r.start(), r.depth
+	if r.dec == nil {
+		return r.rawValid(from)
+	}
 	for {
 		t, err := r.token()
 		if err != nil {
@@ -416,7 +491,7 @@ func (r *Reader) Raw() ([]byte, error) {
 		}
 		switch t {
 		case json.Delim('{'), json.Delim('['):
-			if r.depth == r.maxDepth {
+			if r.depth >= r.maxDepth {
 				return nil, r.errorAt(r.Offset()-1, "nested deeper than %d levels", r.maxDepth)
 			}
 			r.depth++
@@ -431,7 +506,42 @@ func (r *Reader) Raw() ([]byte, error) {
 	if !utf8.Valid(raw) { // outside strings JSON is ASCII
 		return nil, r.errorAt(from, "invalid UTF-8 in string")
 	}
-	r.reads++
+	return raw, nil
+}
+
+// rawValid is Raw over valid data.
+func (r *Reader) rawValid(from int) ([]byte, error) {
+	i, base := from, r.depth
+	for {
+		switch c := r.data[i]; c {
+		case '{', '[':
+			if r.depth >= r.maxDepth {
+				r.pos = i
+				return nil, r.errorAt(i, "nested deeper than %d levels", r.maxDepth)
+			}
+			r.depth++
+			i++
+		case '}', ']':
+			r.depth--
+			i++
+		case '"':
+			end, _ := stringEnd(r.data, i)
+			i = end + 1
+		case ' ', '\t', '\r', '\n', ',', ':':
+			i++
+			continue
+		default:
+			i = scalarEnd(r.data, i)
+		}
+		if r.depth == base {
+			break
+		}
+	}
+	r.pos = i
+	raw := r.data[from:i]
+	if !utf8.Valid(raw) { // outside strings JSON is ASCII
+		return nil, r.errorAt(from, "invalid UTF-8 in string")
+	}
 	return raw, nil
 }
 
@@ -471,30 +581,24 @@ func (r *Reader) Value(v any) error {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
 	}
 	from := r.start()
-	path := r.Path()
+	path := len(r.path) // the steps to this value, read as a path only for an error
 	if err := r.check(rv.Type().Elem()); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.data[from:r.Offset()]))
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(r.data[from:r.Offset()], v); err != nil {
 		// check matched every kind and ran every UnmarshalJSON, so what
 		// is left is a number out of the range of its field.
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &Error{Path: joinPath(path, te.Field), Offset: from + int(te.Offset), Msg: te.Value + " is out of range"}
+			return &Error{Path: joinPath(pathOf(r.path[:path]), te.Field), Offset: from + int(te.Offset), Msg: te.Value + " is out of range"}
 		}
-		return &Error{Path: path, Offset: from, Msg: err.Error()}
+		return &Error{Path: pathOf(r.path[:path]), Offset: from, Msg: err.Error()}
 	}
 	return nil
 }
 
 func joinPath(outer, inner string) string {
-	switch {
-	case outer == "":
-		return inner
-	case inner == "":
-		return outer
-	case inner[0] == '[':
+	if outer == "" || inner == "" || inner[0] == '[' {
 		return outer + inner
 	}
 	return outer + "." + inner
@@ -517,7 +621,7 @@ func (r *Reader) check(t reflect.Type) error {
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
 		// It reads its own value (strictly, if it is one of ours); run it
 		// here, where the path of its errors is known.
-		path, from := r.Path(), r.start()
+		path, from := len(r.path), r.start()
 		raw, err := r.Raw()
 		if err != nil {
 			return err
@@ -525,9 +629,9 @@ func (r *Reader) check(t reflect.Type) error {
 		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
-				return &Error{Path: joinPath(path, e.Path), Offset: from + e.Offset, Msg: e.Msg}
+				return &Error{Path: joinPath(pathOf(r.path[:path]), e.Path), Offset: from + e.Offset, Msg: e.Msg}
 			}
-			return &Error{Path: path, Offset: from, Msg: err.Error()}
+			return &Error{Path: pathOf(r.path[:path]), Offset: from, Msg: err.Error()}
 		}
 		return nil
 	}
@@ -545,14 +649,11 @@ func (r *Reader) check(t reflect.Type) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		fields := fieldsOf(t)
+		fields, object := fieldsOf(t), len(r.path)
 		return r.Object(func(key string) error {
 			f, ok := fields[key]
 			if !ok {
-				r.path = r.path[:len(r.path)-1] // name the object, not the key
-				err := r.errorf("unknown field %q", key)
-				r.path = append(r.path, step{key: key, index: -1})
-				return err
+				return &Error{Path: pathOf(r.path[:object]), Offset: r.start(), Msg: fmt.Sprintf("unknown field %q", key)}
 			}
 			if f.quoted {
 				return r.expect(String)
@@ -608,14 +709,9 @@ func fieldsOf(t reflect.Type) map[string]field {
 		f := t.Field(i)
 		full := f.Tag.Get("json")
 		tag, opts, _ := strings.Cut(full, ",")
-		switch {
-		case full == "-":
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			for k, v := range fieldsOf(f.Type) {
-				m[k] = v
-			}
-		case !f.IsExported():
-		default:
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			maps.Copy(m, fieldsOf(f.Type))
+		} else if full != "-" && f.IsExported() {
 			name := tag
 			if name == "" {
 				name = f.Name

@@ -486,3 +486,113 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+func TestSiblingsAtTheBound(t *testing.T) {
+	// Leaving a container gives its level back: siblings at the bound are fine.
+	r := NewReader([]byte(`[[1],[2],{"a":1},{}]`), 2)
+	err := r.Array(func(i int) error {
+		if k, _ := r.Next(); k == Object {
+			return r.Object(nil)
+		}
+		return r.Array(nil)
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	if err := NewReader([]byte(`[[1],[2],[[3]]]`), 2).Skip(); err == nil || err.Error() != "nested deeper than 2 levels" {
+		t.Errorf("Skip: %v", err)
+	}
+}
+
+func TestEmptyContainersAreRead(t *testing.T) {
+	// fn that reads an empty object or array has read the member: nothing
+	// after it may be skipped in its place.
+	var keys []string
+	r := NewReader([]byte(`{"a":{},"b":[],"c":1}`), 0)
+	err := r.Object(func(key string) error {
+		keys = append(keys, key)
+		switch key {
+		case "a":
+			return r.Object(nil)
+		case "b":
+			return r.Array(nil)
+		}
+		return nil
+	})
+	if err != nil || strings.Join(keys, ",") != "a,b,c" || r.End() != nil {
+		t.Errorf("keys %v, err %v, End %v", keys, err, r.End())
+	}
+}
+
+func TestIdentifierKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"a": true, "z": true, "A": true, "Z": true, "_": true, "a0": true, "a9": true, "aZ_z": true,
+		"0": false, "9a": false, "`": false, "{": false, "@": false, "[": false, "/": false, ":": false,
+		"a`": false, "a{": false, "a@": false, "a[": false, "a/": false, "a:": false, "a-b": false, "": false,
+	} {
+		if got := isIdentifier(key); got != want {
+			t.Errorf("isIdentifier(%q) = %v", key, got)
+		}
+	}
+}
+
+func TestNestedErrorOffsets(t *testing.T) {
+	var e *Error
+	var o outer
+	if err := Decode([]byte(`{"ins":[{}, {"v":1}]}`), &o); !errors.As(err, &e) || e.Offset != 17 || e.Path != "ins[1].v" {
+		t.Errorf("nested: %#v", err)
+	}
+	var c closed
+	if err := Decode([]byte(`{"a":"x", "u":256}`), &c); !errors.As(err, &e) || e.Offset != 17 || e.Path != "u" {
+		t.Errorf("out of range: %#v", err)
+	}
+	if err := Decode([]byte(`{"a":"x", "at":"x"}`), &c); !errors.As(err, &e) || e.Offset != 15 || e.Path != "at" {
+		t.Errorf("foreign UnmarshalJSON: %#v", err)
+	}
+}
+
+// FuzzValidAndTokenWalksAgree checks the Reader's two walks — the split of
+// valid data and encoding/json's tokens — against each other: the same
+// values, the same errors at the same paths and offsets, the same spans.
+func FuzzValidAndTokenWalksAgree(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x\"y",null,true,{"b":-1.5e3}]}`, `[]`, `"\u00e9"`, `{"a":1,"a":2}`,
+		` [ [ [ 1 ] ] , { } ] `, "\"\xff\"", `{"k":"\\"}`, `[false,true,0,-0.1E+2]`, `{"a":{"b":{"c":{}}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		split := NewReader(data, 3)
+		if split.dec != nil {
+			t.Fatal("valid data walked with tokens")
+		}
+		tokens := NewReader(data, 3)
+		tokens.tokens()
+		v1, err1 := walk(split)
+		v2, err2 := walk(tokens)
+		if !reflect.DeepEqual(v1, v2) || !reflect.DeepEqual(err1, err2) || split.Offset() != tokens.Offset() {
+			t.Fatalf("split: %#v, %v at %d\ntokens: %#v, %v at %d", v1, err1, split.Offset(), v2, err2, tokens.Offset())
+		}
+		split, tokens = NewReader(data, 3), NewReader(data, 3)
+		tokens.tokens()
+		r1, err1 := split.Raw()
+		r2, err2 := tokens.Raw()
+		if !bytes.Equal(r1, r2) || !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("Raw: split %q, %v; tokens %q, %v", r1, err1, r2, err2)
+		}
+	})
+}
+
+// BenchmarkUnmarshal is encoding/json alone on BenchmarkDecode's input: the
+// price of strictness is the difference.
+func BenchmarkUnmarshal(b *testing.B) {
+	data := []byte(`{"a":"x","b":"y","n":2,"l":["p","q"],"p":{"b":"z"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v closed
+		if err := json.Unmarshal(data, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,19 +26,38 @@
 // second use of the same state fails ([ErrReplayed]) while a state
 // presented by the wrong caller does not burn the right caller's.
 //
+// Exactly one byte sequence opens a state: the MAC part is compared, in
+// constant time, with the base64url MAC as the Sealer writes it, never
+// decoded (a base64 decoder skips CR and LF, and would let many spellings
+// of one state through).
+//
 // Keys rotate: the first key seals, every key opens ([Sealer.SetKeys]), so
 // states issued before a rotation stay good until they expire. Nonces are
-// kept by a [NonceStore]; [MemoryNonces] is a bounded in-memory one that
-// refuses new states rather than forget a live nonce.
+// kept by a [NonceStore], which Open gives the opened claims and which
+// fails closed: any error it returns refuses the state. [MemoryNonces] is
+// a bounded in-memory one that refuses new states rather than forget a
+// live nonce, keeps each principal to a share of it (by default a
+// hundredth), forgets expired nonces in expiry order, and reads the
+// Sealer's clock.
+//
+// # Stricter readings
+//
+// Every JSON this package reads, it reads with the module's one strict
+// reader: keys in exact case, a repeated key refused, nothing after the
+// value, nesting at most 64 deep. So [Guard.Observe] counts
+// {"resultType":"input_required","ResultType":"complete"} as a round, as
+// the SDKs do, refuses a result whose resultType is null (not a string)
+// or repeated, and [Digest] refuses arguments with a repeated key (their
+// meaning differs between readers) rather than digest one reading of them.
 package mrtr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -78,19 +97,33 @@ func GuardFor(f *facets.MCP) (*Guard, error) {
 // result object) and says whether to retry: true for an input_required
 // result whose round may be retried. From round maxRounds+1 on it returns
 // false and an mcp_mrtr_rounds_exceeded error (HTTP 422, details
-// {rounds, maxRounds}), and the retry must not be sent. A result that is
-// not a JSON object, or whose resultType is not a string, is an error: a
-// guard that cannot read a result cannot count it.
+// {rounds, maxRounds}), and the retry must not be sent.
+//
+// The result is read strictly, as an SDK reads it: the key is exactly
+// "resultType" ("ResultType" is another member, and ignored), and a
+// result that is not one JSON object, that repeats a key, that nests
+// deeper than 64 levels, or whose resultType is not a string (null
+// included) is an error: a guard that cannot read a result cannot count
+// it. A result without resultType is complete (servers before 2026-07-28
+// send none).
 func (g *Guard) Observe(result []byte) (retry bool, err error) {
-	var r struct {
-		ResultType *string `json:"resultType"`
+	var resultType string
+	r := strictjson.NewReader(result, 0)
+	err = r.Object(func(key string) error {
+		if key != "resultType" {
+			return nil
+		}
+		var err error
+		resultType, err = r.String()
+		return err
+	})
+	if err == nil {
+		err = r.End()
 	}
-	if err := json.Unmarshal(result, &r); err != nil {
+	if err != nil {
 		return false, fmt.Errorf("mrtr: the result is not a JSON object with a string resultType: %w", err)
 	}
-	if r.ResultType == nil || *r.ResultType != ResultInputRequired {
-		// A result without resultType is complete (servers before
-		// 2026-07-28 send none).
+	if resultType != ResultInputRequired {
 		return false, nil
 	}
 	if err := g.rounds.Next(); err != nil {

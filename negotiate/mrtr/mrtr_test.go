@@ -42,7 +42,7 @@ func newSealer(t *testing.T, c *clock, maxRounds int, keys ...mrtr.Key) *mrtr.Se
 	t.Helper()
 	s, err := mrtr.NewSealer(mrtr.SealerOptions{
 		Keys: keys, MaxRounds: maxRounds, Now: c.now,
-		Nonces: mrtr.NewMemoryNonces(16).WithClock(c.now),
+		Nonces: mrtr.NewMemoryNonces(16, 16).WithClock(c.now),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -152,11 +152,9 @@ func TestOpenRefuses(t *testing.T) {
 		}
 		return st
 	}
-	forge := func(claims string) string {
-		head := base64.RawURLEncoding.EncodeToString([]byte(claims))
-		// Signed with the right key: only the claims are wrong.
-		return head + "." + sign(key("k1", 1).Secret, head)
-	}
+	// Signed with the right key: only the claims are wrong.
+	signed := func(head string) string { return head + "." + sign(key("k1", 1).Secret, head) }
+	forge := func(claims string) string { return signed(base64.RawURLEncoding.EncodeToString([]byte(claims))) }
 	with := func(f func(*mrtr.Binding)) mrtr.Binding { b := binding; f(&b); return b }
 	exp := t0.Add(time.Hour).UnixMilli()
 	claims := func(n int, e int64, j string) string {
@@ -174,8 +172,11 @@ func TestOpenRefuses(t *testing.T) {
 		{"a flipped claim byte", func() string { st := fresh(); return "f" + st[1:] }(), binding, mrtr.ErrSignature, ""},
 		{"no MAC", strings.Split(fresh(), ".")[0], binding, mrtr.ErrMalformed, ""},
 		{"three parts", fresh() + ".x", binding, mrtr.ErrMalformed, ""},
-		{"a MAC not base64url", strings.Split(fresh(), ".")[0] + ".+/==", binding, mrtr.ErrMalformed, ""},
+		{"a MAC not base64url", strings.Split(fresh(), ".")[0] + ".+/==", binding, mrtr.ErrSignature, ""},
+		{"claims not base64url", signed("e30!"), binding, mrtr.ErrMalformed, ""},
+		{"claims not JSON", forge("{"), binding, mrtr.ErrMalformed, ""},
 		{"too long", strings.Repeat("a", mrtr.MaxStateBytes+1), binding, mrtr.ErrMalformed, ""},
+		{"as long as may be", strings.Repeat("a", mrtr.MaxStateBytes-2) + ".a", binding, mrtr.ErrSignature, ""},
 		{"another principal", fresh(), with(func(b *mrtr.Binding) { b.Principal = "https://idp.example|u-43" }), mrtr.ErrBinding, "principal"},
 		{"another tenant", fresh(), with(func(b *mrtr.Binding) { b.Tenant = "globex" }), mrtr.ErrBinding, "tenant"},
 		{"another run", fresh(), with(func(b *mrtr.Binding) { b.RunID = "acme/run-fedcba9876543210" }), mrtr.ErrBinding, "run"},
@@ -196,7 +197,7 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatalf("%v, want %v", err, c.want)
 			}
 			var be *mrtr.BindingError
-			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim) {
+			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim || err.Error() != "mrtr: requestState is bound to another "+c.claim) {
 				t.Errorf("%v, want the %s named", err, c.claim)
 			}
 		})
@@ -289,46 +290,6 @@ func TestRotation(t *testing.T) {
 	}
 }
 
-func TestNonces(t *testing.T) {
-	c := &clock{t: t0}
-	m := mrtr.NewMemoryNonces(2).WithClock(c.now)
-	ctx := context.Background()
-	if err := m.Consume(ctx, "a", t0.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Consume(ctx, "a", t0.Add(time.Minute)); !errors.Is(err, mrtr.ErrReplayed) {
-		t.Errorf("replay: %v", err)
-	}
-	if err := m.Consume(ctx, "b", t0.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	// Full of live nonces: refuse rather than forget one.
-	if err := m.Consume(ctx, "c", t0.Add(time.Hour)); !errors.Is(err, mrtr.ErrNonceStoreFull) {
-		t.Errorf("full: %v", err)
-	}
-	// Once "a" has expired it can be forgotten to make room.
-	c.add(2 * time.Minute)
-	if err := m.Consume(ctx, "c", t0.Add(time.Hour)); err != nil || m.Len() != 2 {
-		t.Errorf("after expiry: %v, %d held", err, m.Len())
-	}
-	done, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := m.Consume(done, "d", t0.Add(time.Hour)); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v", err)
-	}
-	// A store that cannot answer makes Open refuse.
-	s, _ := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 1, Now: c.now,
-		Nonces: failing{errors.New("redis down")}})
-	st, _ := s.Seal(binding, 1)
-	if _, err := s.Open(ctx, st, binding); err == nil || err.Error() != "redis down" {
-		t.Errorf("failing store: %v", err)
-	}
-}
-
-type failing struct{ err error }
-
-func (f failing) Consume(context.Context, string, time.Time) error { return f.err }
-
 func TestSealerOptions(t *testing.T) {
 	for _, c := range []struct {
 		opts mrtr.SealerOptions
@@ -344,9 +305,11 @@ func TestSealerOptions(t *testing.T) {
 			t.Errorf("%v, want %q", err, c.want)
 		}
 	}
-	s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: 4})
-	if err != nil || s.MaxRounds() != 4 {
-		t.Fatal(err)
+	for _, rounds := range []int{1, 4, 16} {
+		s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{key("k", 1)}, MaxRounds: rounds})
+		if err != nil || s.MaxRounds() != rounds {
+			t.Fatal(rounds, err)
+		}
 	}
 }
 
@@ -368,8 +331,12 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s %s gave the same digest", other.name, other.args)
 		}
 	}
-	if n, _ := mrtr.Digest("echo", nil); n == a {
-		t.Error("no arguments gave the same digest")
+	n, err := mrtr.Digest("echo", nil)
+	if null, _ := mrtr.Digest("echo", json.RawMessage("null")); err != nil || n == a || n != null {
+		t.Errorf("no arguments: %s, %v; null: %s", n, err, null)
+	}
+	if empty, err := mrtr.Digest("echo", json.RawMessage{}); err != nil || empty != n {
+		t.Errorf("empty arguments: %s, %v; want %s", empty, err, n)
 	}
 	for _, bad := range []string{`{`, `{} {}`, `{}}`} {
 		if _, err := mrtr.Digest("echo", json.RawMessage(bad)); err == nil {

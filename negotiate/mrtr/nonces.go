@@ -1,8 +1,10 @@
 package mrtr
 
 import (
+	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -11,37 +13,69 @@ import (
 // expire, so that each state opens once. A host with several replicas
 // backs it with a store they share.
 type NonceStore interface {
-	// Consume records nonce as used until expires. It returns an error
-	// wrapping ErrReplayed when the nonce was consumed before, and any other
-	// error when it cannot tell: the state is then refused, never let
-	// through.
-	Consume(ctx context.Context, nonce string, expires time.Time) error
+	// Consume records c.Nonce as used until c.ExpiresAt, on behalf of
+	// c.Principal; c has passed every other check of [Sealer.Open]. It
+	// returns an error wrapping ErrReplayed when the nonce was consumed
+	// before (or may have been: a store that has forgotten a nonce must
+	// refuse every state that expires no later than it), and any other
+	// error when it cannot tell or will not hold the nonce: Open then
+	// refuses the state, never lets it through. A store that forgets
+	// expired nonces must judge expiry by the clock of the Sealers it
+	// serves.
+	Consume(ctx context.Context, c Claims) error
 }
 
-// DefaultNonceCapacity bounds a MemoryNonces that NewSealer makes.
+// DefaultNonceCapacity bounds a MemoryNonces that NewSealer makes; each
+// principal may hold a hundredth of it.
 const DefaultNonceCapacity = 100000
 
 // ErrNonceStoreFull is returned by [MemoryNonces.Consume] when it holds as
-// many unexpired nonces as it may: forgetting one would let its state be
-// replayed, so a new state is refused instead until some expire.
-var ErrNonceStoreFull = errors.New("mrtr: the nonce store is full of unexpired nonces")
+// many unexpired nonces as it may, in all or for the state's principal:
+// forgetting one would let its state be replayed, so a new state is
+// refused instead until some expire.
+var ErrNonceStoreFull = errors.New("mrtr: the nonce store has no room for another unexpired nonce")
 
 // MemoryNonces is a bounded in-memory NonceStore for a single process.
 // It is safe for concurrent use.
+//
+// It holds at most capacity unexpired nonces, and at most its
+// per-principal share of them for any one principal, so that one caller
+// cannot fill it for everyone. Expired nonces are forgotten oldest first,
+// each once and in O(log capacity), so that a Consume costs O(log
+// capacity) on average and at worst the forgetting of capacity nonces:
+// the bound the host configured. A Consume refused because the store is
+// full costs O(1). A state that expires no later than the last nonce
+// forgotten is refused as replayed: whatever the clocks say, a consumed
+// state never opens again.
 type MemoryNonces struct {
 	mu       sync.Mutex
 	capacity int
-	used     map[string]time.Time
+	share    int
+	used     map[string]bool
+	held     map[string]int // principal → nonces held
+	byExpiry expiryHeap
+	horizon  time.Time // the expiry of the last nonce forgotten
 	now      func() time.Time
 }
 
-// NewMemoryNonces returns a store for up to capacity unexpired nonces; a
-// capacity below 1 is 1.
-func NewMemoryNonces(capacity int) *MemoryNonces {
-	return &MemoryNonces{capacity: max(capacity, 1), used: make(map[string]time.Time), now: time.Now}
+// NewMemoryNonces returns a store for up to capacity unexpired nonces, of
+// which one principal may hold perPrincipal. A capacity below 1 is 1; a
+// perPrincipal below 1 is a hundredth of the capacity, and any share is at
+// least 1 and at most the capacity.
+func NewMemoryNonces(capacity, perPrincipal int) *MemoryNonces {
+	capacity = max(capacity, 1)
+	if perPrincipal < 1 {
+		perPrincipal = capacity / 100
+	}
+	return &MemoryNonces{
+		capacity: capacity, share: min(max(perPrincipal, 1), capacity),
+		used: make(map[string]bool), held: make(map[string]int), now: time.Now,
+	}
 }
 
-// WithClock makes m read time from now, for tests; it returns m.
+// WithClock makes m read time from now, which must be the clock of the
+// Sealers that m serves (NewSealer gives its own store its clock); it
+// returns m.
 func (m *MemoryNonces) WithClock(now func() time.Time) *MemoryNonces {
 	m.mu.Lock()
 	m.now = now
@@ -49,31 +83,41 @@ func (m *MemoryNonces) WithClock(now func() time.Time) *MemoryNonces {
 	return m
 }
 
-// Consume records nonce, or refuses it as replayed. When the store is full
-// it first forgets the nonces that have expired, whose states no longer
-// open anyway; if none has, it refuses with ErrNonceStoreFull.
-func (m *MemoryNonces) Consume(ctx context.Context, nonce string, expires time.Time) error {
+// Consume forgets the nonces that have expired, then records c.Nonce, or
+// refuses it as replayed, or refuses it with ErrNonceStoreFull when the
+// store or the principal's share is full of unexpired nonces.
+func (m *MemoryNonces) Consume(ctx context.Context, c Claims) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	if _, ok := m.used[nonce]; ok {
-		// Expired or not: a nonce seen is never taken for a new one.
+	for len(m.byExpiry) > 0 && !now.Before(m.byExpiry[0].expires) {
+		e := heap.Pop(&m.byExpiry).(nonce)
+		delete(m.used, e.nonce)
+		m.held[e.principal]--
+		if m.held[e.principal] == 0 {
+			delete(m.held, e.principal)
+		}
+		m.horizon = e.expires
+	}
+	if m.used[c.Nonce] {
 		return ErrReplayed
 	}
-	if len(m.used) >= m.capacity {
-		for n, until := range m.used {
-			if !now.Before(until) {
-				delete(m.used, n)
-			}
-		}
-		if len(m.used) >= m.capacity {
-			return ErrNonceStoreFull
-		}
+	if !c.ExpiresAt.After(m.horizon) {
+		// Its nonce may be one of those forgotten.
+		return fmt.Errorf("%w: it expires no later than nonces the store has forgotten", ErrReplayed)
 	}
-	m.used[nonce] = expires
+	if len(m.used) >= m.capacity {
+		return ErrNonceStoreFull
+	}
+	if m.held[c.Principal] >= m.share {
+		return fmt.Errorf("%w: the principal holds its share of %d", ErrNonceStoreFull, m.share)
+	}
+	m.used[c.Nonce] = true
+	m.held[c.Principal]++
+	heap.Push(&m.byExpiry, nonce{expires: c.ExpiresAt, nonce: c.Nonce, principal: c.Principal})
 	return nil
 }
 
@@ -83,4 +127,24 @@ func (m *MemoryNonces) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.used)
+}
+
+type nonce struct {
+	expires          time.Time
+	nonce, principal string
+}
+
+// expiryHeap is a min-heap of nonces by expiry, for container/heap.
+type expiryHeap []nonce
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(nonce)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nonce{} // so that the strings can be collected
+	*h = old[:len(old)-1]
+	return e
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -24,10 +23,11 @@ import (
 // answered to the client the same way (the reference host uses JSON-RPC
 // -32602), so that the answer says nothing about which check failed.
 var (
-	// ErrMalformed: not two base64url parts, too long, or claims that are
-	// not the closed claims object.
+	// ErrMalformed: not two parts, too long, or claims that are not the
+	// closed claims object.
 	ErrMalformed = errors.New("mrtr: requestState is malformed")
-	// ErrSignature: no key the Sealer holds made this MAC.
+	// ErrSignature: the second part is not, byte for byte, the unpadded
+	// base64url MAC of the first made by a key the Sealer holds.
 	ErrSignature = errors.New("mrtr: requestState was not sealed by this host")
 	// ErrExpired: the state is past its expiry.
 	ErrExpired = errors.New("mrtr: requestState has expired")
@@ -140,8 +140,9 @@ type SealerOptions struct {
 	// TTL is how long a state opens; zero means DefaultTTL.
 	TTL time.Duration
 	// Nonces keeps the nonces of opened states. Nil means a
-	// NewMemoryNonces(DefaultNonceCapacity) of the Sealer's own; a host
-	// with several replicas gives them a shared store.
+	// NewMemoryNonces(DefaultNonceCapacity, 0) of the Sealer's own, on the
+	// Sealer's clock; a host with several replicas gives them a shared
+	// store.
 	Nonces NonceStore
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -168,11 +169,13 @@ func NewSealer(opts SealerOptions) (*Sealer, error) {
 	if s.ttl == 0 {
 		s.ttl = DefaultTTL
 	}
-	if s.nonces == nil {
-		s.nonces = NewMemoryNonces(DefaultNonceCapacity)
-	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.nonces == nil {
+		// One clock: a store that judged expiry by another could forget a
+		// nonce whose state this Sealer still opens.
+		s.nonces = NewMemoryNonces(DefaultNonceCapacity, 0).WithClock(s.now)
 	}
 	if err := s.SetKeys(opts.Keys); err != nil {
 		return nil, err
@@ -252,7 +255,9 @@ func (s *Sealer) Next(prev *Claims) (int, error) {
 // echoed it, and consumes it. It checks, in order: the shape and size; the
 // MAC, in constant time, against every key; the claims, strictly; every
 // binding; the round; the expiry; and last the nonce, so that a refused
-// state is never consumed. Each refusal wraps one of the Err values.
+// state is never consumed. Each refusal wraps one of the Err values, or is
+// the error of the NonceStore (ErrNonceStoreFull, a database's), which
+// refuses the state as surely.
 func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, error) {
 	if err := b.check(); err != nil {
 		return Claims{}, err
@@ -264,15 +269,13 @@ func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, err
 	if !ok || strings.Contains(sig, ".") {
 		return Claims{}, fmt.Errorf("%w: want two parts", ErrMalformed)
 	}
-	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
-	if err != nil {
-		return Claims{}, fmt.Errorf("%w: the MAC is not base64url", ErrMalformed)
-	}
 	verified := false
 	for _, k := range *s.keys.Load() {
-		// Every key is tried, found or not, so the time taken does not
-		// say which key (or whether any) matched.
-		if hmac.Equal(got, mac(k.Secret, head)) {
+		// The MAC is compared as written, so that exactly one spelling of
+		// a state opens (a base64 decoder would skip CR and LF). Every key
+		// is tried, found or not, so the time taken does not say which key
+		// (or whether any) matched.
+		if hmac.Equal([]byte(sig), []byte(base64.RawURLEncoding.EncodeToString(mac(k.Secret, head)))) {
 			verified = true
 		}
 	}
@@ -305,10 +308,11 @@ func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, err
 	if c.J == "" {
 		return Claims{}, fmt.Errorf("%w: no nonce", ErrMalformed)
 	}
-	if err := s.nonces.Consume(ctx, c.J, expires); err != nil {
+	claims := Claims{Binding: b, Round: c.N, ExpiresAt: expires.UTC(), Nonce: c.J}
+	if err := s.nonces.Consume(ctx, claims); err != nil {
 		return Claims{}, err
 	}
-	return Claims{Binding: b, Round: c.N, ExpiresAt: expires.UTC(), Nonce: c.J}, nil
+	return claims, nil
 }
 
 func mac(key []byte, head string) []byte {
@@ -322,19 +326,19 @@ func mac(key []byte, head string) []byte {
 // a newline, and its arguments in canonical JSON (keys sorted, no
 // insignificant space, numbers as written), so that the same arguments in
 // another key order or spacing give the same digest and any other
-// arguments do not. Arguments that are not JSON are an error; nil
-// arguments are the JSON null.
+// arguments do not. The arguments are read strictly: anything but one
+// JSON value, a key repeated in an object, or nesting deeper than 64
+// levels is an error. Nil arguments are the JSON null.
 func Digest(name string, arguments json.RawMessage) (string, error) {
 	canon := []byte("null")
 	if len(arguments) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(arguments))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return "", fmt.Errorf("mrtr: the arguments are not JSON: %w", err)
+		r := strictjson.NewReader(arguments, 0)
+		v, err := tree(r)
+		if err == nil {
+			err = r.End()
 		}
-		if _, err := dec.Token(); err != io.EOF {
-			return "", errors.New("mrtr: the arguments hold more than one JSON value")
+		if err != nil {
+			return "", fmt.Errorf("mrtr: the arguments are not strict JSON: %w", err)
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -349,4 +353,38 @@ func Digest(name string, arguments json.RawMessage) (string, error) {
 	h.Write([]byte{'\n'})
 	h.Write(canon)
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// tree reads the next value of r as encoding/json would decode it into an
+// any, numbers kept as written; encoding/json writes it back with its keys
+// sorted.
+func tree(r *strictjson.Reader) (any, error) {
+	kind, err := r.Next()
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case strictjson.Object:
+		m := map[string]any{}
+		return m, r.Object(func(key string) error {
+			v, err := tree(r)
+			m[key] = v
+			return err
+		})
+	case strictjson.Array:
+		a := []any{}
+		err := r.Array(func(int) error {
+			v, err := tree(r)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case strictjson.String:
+		return r.String()
+	case strictjson.Number:
+		return r.Number()
+	case strictjson.Bool:
+		return r.Bool()
+	}
+	return nil, r.Skip() // null
 }
