@@ -82,7 +82,10 @@
 // 2025-03-26 (2025-06-18 removed them): a batch at a later revision is
 // refused (-32600, recorded), and a batch of more than
 // Options.MaxBatchMembers messages (100 by default) is refused at the
-// first member past the bound, unread.
+// first member past the bound, unread. So is a message, params or _meta
+// object of more than 1024 members (the strict reader keeps the keys of
+// an object it walks, to refuse a repeat); values the middleware does not
+// read, tool arguments among them, are skipped and not bounded by it.
 //
 // The one deliberate change to a body is the counter-offer: the go-sdk and
 // mcp-go servers answer initialize with the revision they are asked for

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -59,6 +60,32 @@ func TestSessionIDCharacters(t *testing.T) {
 		_, err := readHeaders(http.Header{HeaderSessionID: {id}})
 		if (err == nil) != ok {
 			t.Errorf("session id %q: %v, want accepted %t", id, err, ok)
+		}
+	}
+}
+
+// TestObjectMemberBound refuses a message, params or _meta object of more
+// than maxObjectMembers members, and reads one of exactly that many.
+func TestObjectMemberBound(t *testing.T) {
+	members := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = `"k` + strconv.Itoa(i) + `":0`
+		}
+		return strings.Join(parts, ",")
+	}
+	for _, c := range []struct {
+		name, body, err string
+	}{
+		{"message", `{"jsonrpc":"2.0",` + members(maxObjectMembers) + `}`, "the message has more than 1024 members"},
+		{"a batch member", `[{"jsonrpc":"2.0",` + members(maxObjectMembers) + `}]`, "[0] has more than 1024 members"},
+		{"params", `{"method":"m","params":{` + members(maxObjectMembers+1) + `}}`, "params has more than 1024 members"},
+		{"_meta", `{"method":"m","params":{"_meta":{` + members(maxObjectMembers+1) + `}}}`, "params._meta has more than 1024 members"},
+		{"params at the bound", `{"method":"m","params":{` + members(maxObjectMembers) + `}}`, ""},
+	} {
+		_, err := scanBody([]byte(c.body), 0, func(int, *message) error { return nil })
+		if c.err == "" && err != nil || c.err != "" && (err == nil || err.Error() != c.err) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}
 	}
 }

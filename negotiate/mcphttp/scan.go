@@ -164,7 +164,7 @@ func readerError(err error) error {
 // readMessage reads the message object that is r's next value into m.
 func readMessage(r *strictjson.Reader, b []byte, m *message) error {
 	m.obj.start = valueStart(r, b)
-	err := r.Object(func(key string) error {
+	err := r.Object(bounded(r, func(key string) error {
 		k, err := matchKey(key, keyJSONRPC, keyID, keyMethod, keyParams)
 		if err != nil {
 			return err
@@ -184,9 +184,34 @@ func readMessage(r *strictjson.Reader, b []byte, m *message) error {
 			m.paramsObject, m.params, err = readObject(r, b, func(key string) error { return readParam(r, b, m, key) })
 		}
 		return err
-	})
+	}))
 	m.obj.end = r.Offset()
 	return err
+}
+
+// maxObjectMembers bounds the members of an object the scan walks (a
+// message, its params, their _meta): the reader keeps every key of an
+// object it walks, to refuse a repeat, so a wider object would cost memory
+// in proportion to its keys rather than its bytes. No MCP message comes
+// near it; the values the scan does not read (tool arguments among them)
+// are skipped, and not bounded by it.
+const maxObjectMembers = 1024
+
+// bounded returns fn for the object that is r's next value, refusing the
+// member past maxObjectMembers.
+func bounded(r *strictjson.Reader, fn func(key string) error) func(key string) error {
+	where := r.Path()
+	if where == "" {
+		where = "the message"
+	}
+	n := 0
+	return func(key string) error {
+		if n == maxObjectMembers {
+			return shapef(where + " has more than " + strconv.Itoa(maxObjectMembers) + " members")
+		}
+		n++
+		return fn(key)
+	}
 }
 
 // readParam reads the member key of m.params, when the middleware uses it.
@@ -228,7 +253,7 @@ func readObject(r *strictjson.Reader, b []byte, fn func(key string) error) (isOb
 	at.start = valueStart(r, b)
 	if kind, _ := r.Next(); kind == strictjson.Object {
 		isObject = true
-		err = r.Object(fn)
+		err = r.Object(bounded(r, fn))
 	} else {
 		err = r.Skip()
 	}
