@@ -29,10 +29,10 @@ func FuzzScanBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var messages []message
-		_, err := scanBody(data, 8, func(_ int, m *message) error {
+		_, err := scanBody(data, 8, func(m *message) error {
 			messages = append(messages, *m)
 			return nil
-		})
+		}, nil)
 		if err != nil {
 			return
 		}
@@ -150,12 +150,12 @@ func FuzzStampBody(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("stamped %q into invalid JSON %q", data, out)
 		}
-		_, err = scanBody(out, 0, func(_ int, m *message) error {
+		_, err = scanBody(out, 0, func(m *message) error {
 			if m.isRequest() && (!m.metaVersionStr || m.metaVersion != "2026-07-28") {
 				t.Fatalf("request in %q left without the revision", out)
 			}
 			return nil
-		})
+		}, nil)
 		if err != nil {
 			t.Fatalf("stamped %q into %q, which does not scan: %v", data, out, err)
 		}

@@ -286,10 +286,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		initialize bool
 		mismatch   error
 	)
-	batch, err := scanBody(raw, h.maxBatch, func(i int, m *message) error {
-		if i == 0 && !batchesAllowed(requested) {
-			return errBatchRevision
-		}
+	batch, err := scanBody(raw, h.maxBatch, func(m *message) error {
 		first = *m
 		if m.hasMethod && m.method == methodInitialize {
 			initialize = true
@@ -297,6 +294,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		}
 		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
 			return errStopScan
+		}
+		return nil
+	}, func() error {
+		if !batchesAllowed(requested) {
+			return errBatchRevision
 		}
 		return nil
 	})
@@ -734,10 +736,7 @@ func (h *Handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject 
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.
 func replaceSpan(b []byte, s span, with string) []byte {
-	out := make([]byte, 0, len(b)-(s.end-s.start)+len(with))
-	out = append(out, b[:s.start]...)
-	out = append(out, with...)
-	return append(out, b[s.end:]...)
+	return slices.Concat(b[:s.start], []byte(with), b[s.end:])
 }
 
 // writeRPCError answers with a JSON-RPC error response. id is the

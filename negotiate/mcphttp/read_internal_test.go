@@ -83,7 +83,7 @@ func TestObjectMemberBound(t *testing.T) {
 		{"_meta", `{"method":"m","params":{"_meta":{` + members(maxObjectMembers+1) + `}}}`, "params._meta has more than 1024 members"},
 		{"params at the bound", `{"method":"m","params":{` + members(maxObjectMembers) + `}}`, ""},
 	} {
-		_, err := scanBody([]byte(c.body), 0, func(int, *message) error { return nil })
+		_, err := scanBody([]byte(c.body), 0, func(*message) error { return nil }, nil)
 		if c.err == "" && err != nil || c.err != "" && (err == nil || err.Error() != c.err) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}

@@ -106,15 +106,15 @@ type message struct {
 func (m *message) isRequest() bool { return m.hasMethod && m.id != nil }
 
 // scanBody reads a JSON-RPC body, one message or a batch of them, calling
-// fn with each message as it is read, and its index in the batch (-1 for a
-// body that is a single message). m is
+// fn with each message as it is read, and batch (when not nil) at a
+// batch's first member, before it is read. m is
 // reused from one call to the next: fn copies what it keeps. A batch
 // holding more than maxMembers messages (0: no bound) is refused at the
 // first member past the bound, unread. scanBody returns whether the body
 // is a batch, and errSyntax for a body that is not JSON, a *shapeError for
 // JSON that is not a message or a non-empty batch of messages, or that
 // spells a key ambiguously, or the first error fn returns.
-func scanBody(b []byte, maxMembers int, fn func(i int, m *message) error) (batch bool, err error) {
+func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() error) (isBatch bool, err error) {
 	if !json.Valid(b) {
 		return false, errSyntax
 	}
@@ -125,7 +125,7 @@ func scanBody(b []byte, maxMembers int, fn func(i int, m *message) error) (batch
 		if err := readMessage(r, b, &m); err != nil {
 			return false, readerError(err)
 		}
-		return false, fn(-1, &m)
+		return false, fn(&m)
 	case strictjson.Array:
 		empty := true
 		err := r.Array(func(i int) error {
@@ -135,12 +135,17 @@ func scanBody(b []byte, maxMembers int, fn func(i int, m *message) error) (batch
 			if kind, _ := r.Next(); kind != strictjson.Object {
 				return shapef("a batch member is not a JSON-RPC message object")
 			}
+			if i == 0 && batch != nil {
+				if err := batch(); err != nil {
+					return err
+				}
+			}
 			m = message{}
 			if err := readMessage(r, b, &m); err != nil {
 				return err
 			}
 			empty = false
-			return fn(i, &m)
+			return fn(&m)
 		})
 		if err == nil && empty {
 			err = shapef("the batch is empty")

@@ -153,7 +153,7 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 	quoted := strconv.Quote(t.revision)
 	metaMember := strconv.Quote(MetaProtocolVersion) + ":" + quoted
 	var edits []edit
-	_, err := scanBody(raw, 0, func(_ int, m *message) error {
+	_, err := scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
 			return nil // a response to the server carries no revision
 		}
@@ -181,7 +181,7 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
 		}
 		return nil
-	})
+	}, nil)
 	var re *RevisionError
 	if errors.As(err, &re) {
 		return nil, err
