@@ -163,10 +163,10 @@ func (e *Error) UnmarshalJSON(data []byte) error {
 	if err := strictjson.Decode(data, &raw); err != nil {
 		return fmt.Errorf("wopneg/errors: envelope: %w", err)
 	}
-	switch {
-	case raw.Error == "":
+	if raw.Error == "" {
 		return fmt.Errorf("wopneg/errors: envelope: error is missing or empty")
-	case raw.Message == "":
+	}
+	if raw.Message == "" {
 		return fmt.Errorf("wopneg/errors: envelope: message is missing or empty")
 	}
 	*e = Error{Code: raw.Error, Message: raw.Message, Details: raw.Details}

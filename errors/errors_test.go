@@ -305,6 +305,11 @@ func TestMCPUnsupportedProtocolVersion(t *testing.T) {
 	if got := marshal(t, wperrors.MCPUnsupportedProtocolVersion("x", nil)); got != `{"code":-32022,"message":"unsupported MCP protocol version \"x\"","data":{"supported":[],"requested":"x"}}` {
 		t.Errorf("nil supported: %s", got)
 	}
+	// A reason goes on the wire beside the lists; none leaves it out.
+	e.Data = wperrors.VersionData{Supported: []string{"2026-07-28"}, Reason: "unauthenticated"}
+	if got := marshal(t, e); got != `{"code":-32022,"message":"unsupported MCP protocol version (none)","data":{"supported":["2026-07-28"],"requested":null,"reason":"unauthenticated"}}` {
+		t.Errorf("with a reason: %s", got)
+	}
 	if got := e.WithoutData(); got.Data != nil || got.Code != -32022 {
 		t.Errorf("WithoutData = %#v", got)
 	}

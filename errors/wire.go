@@ -5,23 +5,25 @@ import (
 	"strings"
 )
 
-// JSON-RPC error codes that carry a version refusal on the wire.
+// JSON-RPC error codes that carry a version refusal on the wire. Each is
+// written as the complement of its magnitude less one (^n is -n-1), which
+// is the negative code itself.
 const (
 	// RPCA2AVersionNotSupported is A2A's VersionNotSupportedError. On the
 	// JSON-RPC binding it travels on HTTP 200; on HTTP+JSON it is a 400.
-	RPCA2AVersionNotSupported = -32009
+	RPCA2AVersionNotSupported = ^32008 // -32009
 	// RPCMCPHeaderMismatch is MCP's HeaderMismatchError: the
 	// MCP-Protocol-Version header and the body's _meta revision (or
 	// Mcp-Method and method) disagree. HTTP 400, checked before support.
-	RPCMCPHeaderMismatch = -32020
+	RPCMCPHeaderMismatch = ^32019 // -32020
 	// RPCMCPUnsupportedProtocolVersion is MCP's
 	// UnsupportedProtocolVersionError for stateless (2026-07-28) requests.
 	// HTTP 400, data {supported, requested}.
-	RPCMCPUnsupportedProtocolVersion = -32022
+	RPCMCPUnsupportedProtocolVersion = ^32021 // -32022
 	// RPCInvalidParams is JSON-RPC's invalid-params error, which MCP's legacy
 	// initialize handshake uses to refuse a revision, with data
 	// {supported, requested}.
-	RPCInvalidParams = -32602
+	RPCInvalidParams = ^32601 // -32602
 )
 
 // A2AErrorInfoType and A2AErrorDomain name the google.rpc.ErrorInfo detail
@@ -54,6 +56,12 @@ type ErrorInfo struct {
 type VersionData struct {
 	Supported []string `json:"supported"`
 	Requested *string  `json:"requested"`
+	// Reason is why the revision was refused, in the negotiation.decided
+	// vocabulary (below-floor, unauthenticated, unsupported), as A2A's
+	// ErrorInfo carries its reason: MCP clients show one message for every
+	// -32602, and the reason lets a program tell the cases apart. Empty
+	// leaves it out.
+	Reason string `json:"reason,omitempty"`
 }
 
 // A2AVersionNotSupported is the JSON-RPC error an A2A server answers when

@@ -79,7 +79,7 @@ func TestTypeScriptClient(t *testing.T) {
 	}{
 		{
 			name:      "default, anonymous: no downgrade below 2026-07-28",
-			errorData: `{"supported":["2025-06-18","2025-11-25","2026-07-28"],"requested":"2025-11-25"}`,
+			errorData: `{"supported":["2026-07-28"],"requested":"2025-11-25","reason":"unauthenticated"}`,
 			decisions: []decided{refused("2025-11-25", events.ReasonUnauthenticated)},
 		},
 		{
@@ -91,7 +91,7 @@ func TestTypeScriptClient(t *testing.T) {
 		},
 		{
 			name: "pinned below the floor", auth: true, pinned: "2025-06-18",
-			errorData: `{"supported":["2025-06-18","2025-11-25","2026-07-28"],"requested":"2025-06-18"}`,
+			errorData: `{"supported":["2025-11-25","2026-07-28"],"requested":"2025-06-18","reason":"below-floor"}`,
 			decisions: []decided{refused("2025-06-18", events.ReasonBelowFloor)},
 		},
 		{

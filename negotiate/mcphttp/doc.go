@@ -16,24 +16,53 @@
 //   - A legacy initialize: params.protocolVersion is decided with a
 //     counter-offer (DESIGN rules 3 and 5): the host may answer with its
 //     preferred revision instead of refusing. Below the floor it is
-//     refused with JSON-RPC -32602, data {supported, requested}, on HTTP
-//     200, the one shape the MCP SDK clients surface with its data. When
-//     the answer names a session (Mcp-Session-Id), the session's revision
-//     is remembered, in a bounded store.
-//   - A request on a session it remembers: MCP-Protocol-Version must name
-//     the session's revision, or the request is refused (HTTP 400, -32022,
-//     data.supported holding that one revision). A caller other than the
-//     one that negotiated the session is decided afresh.
+//     refused with JSON-RPC -32602, data {supported, requested, reason},
+//     on HTTP 200, the one shape the MCP SDK clients surface with its
+//     data. When the answer names a session (Mcp-Session-Id), the
+//     session's revision is pinned, in a bounded store.
+//   - A request on a session (a legacy revision with Mcp-Session-Id): it
+//     is only ever served at the session's pin. MCP-Protocol-Version must
+//     name it, or the request is refused (HTTP 400, -32022, data.supported
+//     holding that one revision). A caller other than the one that
+//     negotiated the session is decided afresh, at that revision. A
+//     session whose pin the store does not hold (it was evicted, or made
+//     elsewhere) is refused with HTTP 404, which tells an MCP client to
+//     initialize again; a DELETE of it is decided and passed on, so that
+//     the server can end it. The store evicts the least recently used pin,
+//     but an anonymous session only ever evicts an anonymous one, and is
+//     not pinned when the store is full of identified callers' sessions
+//     (policy.DefaultAuthenticated): anonymous traffic cannot push out an
+//     authenticated pin.
 //   - Any other request, 2026-07-28-era or legacy: first the headers must
 //     agree with the body (MCP-Protocol-Version with every
 //     params._meta["io.modelcontextprotocol/protocolVersion"], Mcp-Method
 //     with method, Mcp-Name with the name it mirrors), else HTTP 400
 //     -32020, before any version is looked at; then the revision the
 //     header names is decided, and refused with HTTP 400 -32022, data
-//     {supported, requested}. A request without the header is read as
-//     2025-03-26 ([ImpliedRevision], the MCP rule), refused unless the
-//     host offers it; its error names requested as null, as the reference
-//     server does.
+//     {supported, requested, reason}. A request without the header is
+//     read as 2025-03-26 ([ImpliedRevision], the MCP rule), refused unless
+//     the host offers it; its answer and its record both name 2025-03-26
+//     as requested (the reference server answers null; the stricter
+//     reading keeps the answer and the record in agreement).
+//
+// A refusal says why: its message names the rule (below the minimum
+// revision, below the preferred one for an unauthenticated caller, denied
+// by the host's policy, not served), since the go-sdk client shows the
+// message alone, and data.reason carries it in the negotiation.decided
+// vocabulary. data.supported lists the revisions this caller could be
+// served, as the decision would accept them: never one below the floor,
+// and for an anonymous caller never one below the preferred revision.
+//
+// Before anything else, a request that arrived on a loopback address
+// (127.0.0.1, [::1]) whose Host, or Origin when it has one, names a host
+// that is not a loopback one is answered 403, unread: the go-sdk
+// streamable handler's DNS-rebinding protection for the Host, which the
+// middleware applies first so that such a request never gets a
+// negotiation answer, and the same for the Origin (stricter than the
+// go-sdk). Options.DisableLocalhostProtection turns it off. Then the
+// caller's Subject is resolved once; an invalid one is logged through
+// Options.ErrorLog and taken as unauthenticated, or with
+// Options.StrictSubject refused (-32603, HTTP 500).
 //
 // POST carries the messages; GET (a legacy session's event stream) and
 // DELETE (its end) are checked by their header alone, and a DELETE the
@@ -42,10 +71,21 @@
 //
 // The body reaches the wrapped handler byte for byte. It is read whole,
 // up to Options.MaxBodyBytes (a larger one is answered 413 and nothing is
-// forwarded), and checked: a body that is not JSON (-32700), not a message
-// or batch, or that spells a key the middleware reads twice or in another
-// case (-32600: servers with case-folding or last-key-wins parsers would
-// read it otherwise) never reaches the wrapped handler.
+// forwarded), into a buffer that grows as bytes arrive, never to a size a
+// Content-Length merely declares; then it is scanned through the module's
+// strict JSON reader, one message at a time, so that a request costs a
+// small constant times the bound and no more. A body that is not JSON
+// (-32700), not a message or batch, that repeats a key in an object the
+// middleware reads, or spells a key it reads in another case (-32600:
+// servers with case-folding or last-key-wins parsers would read it
+// otherwise) never reaches the wrapped handler. Batches exist only at MCP
+// 2025-03-26 (2025-06-18 removed them): a batch at a later revision is
+// refused (-32600, recorded), and a batch of more than
+// Options.MaxBatchMembers messages (100 by default) is refused at the
+// first member past the bound, unread. So is a message, params or _meta
+// object of more than 1024 members (the strict reader keeps the keys of
+// an object it walks, to refuse a repeat); values the middleware does not
+// read, tool arguments among them, are skipped and not bounded by it.
 //
 // The one deliberate change to a body is the counter-offer: the go-sdk and
 // mcp-go servers answer initialize with the revision they are asked for
@@ -65,11 +105,21 @@
 //     initialize that asks for a stateless revision is refused the same
 //     way without a decision, since no answer of the server could carry
 //     the decided revision.
-//   - Header/body disagreements, malformed bodies and bodies over the
-//     bound are refused before any decision and are not negotiations, so
-//     they are not recorded as negotiation.decided.
+//   - Every refusal of a request that names a revision is recorded as
+//     negotiation.decided, whatever refused it: header/body disagreements
+//     (-32020, recorded as a refusal of the header's revision), an
+//     initialize at a stateless revision, a request on a session at
+//     another revision than its pin or on a session whose pin is gone.
+//     Requests that name none are not negotiations and are not recorded:
+//     a body over the bound (413) or unreadable, a body that is not JSON or
+//     not a JSON-RPC message, an initialize without a string
+//     params.protocolVersion, a request refused by the DNS-rebinding
+//     protection (unread), and one refused for an invalid Subject under
+//     StrictSubject (before any negotiation).
 //   - More than one MCP-Protocol-Version, Mcp-Method or Mcp-Session-Id
-//     value, or a list in one, is refused (-32020), never guessed between.
+//     value, or a list in one, is refused (-32020), never guessed between;
+//     values are gathered under every spelling of the header's key, which
+//     a hand-built http.Header can hold beside the canonical one.
 //   - The wrapped server must itself answer with the revision decided. It
 //     does when it serves the facet's revisions; when it does not, its
 //     answer and the record disagree, and the session's next request, which

@@ -66,7 +66,7 @@ func ExampleMiddleware_Wrap() {
 	// recorded {"protocol":"mcp","outcome":"accepted","version":"2026-07-28","requested":"2026-07-28","reason":"ok","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"servedAt":"2026-07-28"}}
 	// recorded {"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
-	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported MCP protocol version \"2025-06-18\"","data":{"supported":["2025-06-18","2025-11-25","2026-07-28"],"requested":"2025-06-18"}}}
+	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"2025-06-18\" is below the minimum revision 2025-11-25; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-06-18","reason":"below-floor"}}}
 }
 
 // A host calling an MCP server asks it which revisions it serves, decides,

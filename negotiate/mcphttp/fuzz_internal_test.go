@@ -18,31 +18,38 @@ var fuzzBodies = []string{
 	`[]`, `[1]`, `"x"`, `{`, ``, ` {"a" : [ ] } `,
 }
 
-// FuzzParseBody holds the body sniffer to three things on any input: it
-// never panics; what it accepts is valid JSON; and what it reads of a
-// message (method, params.protocolVersion, the _meta revision, name, uri)
-// is what encoding/json, the parser of mcp-go, reads of it, since the keys
-// a case-folding or last-key-wins parser would read otherwise are refused.
-func FuzzParseBody(f *testing.F) {
+// FuzzScanBody holds the body scan to three things on any input: it never
+// panics; what it accepts is valid JSON; and what it reads of a message
+// (method, params.protocolVersion, the _meta revision, name, uri) is what
+// encoding/json, the parser of mcp-go, reads of it, since the keys a
+// case-folding or last-key-wins parser would read otherwise are refused.
+func FuzzScanBody(f *testing.F) {
 	for _, b := range fuzzBodies {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := parseBody(data)
+		var messages []message
+		_, err := scanBody(data, 8, func(m *message) error {
+			messages = append(messages, *m)
+			return nil
+		}, nil)
 		if err != nil {
 			return
 		}
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
-		if len(b.messages) == 0 {
-			t.Fatalf("accepted %q with no message", data)
+		if len(messages) == 0 || len(messages) > 8 {
+			t.Fatalf("accepted %q with %d messages", data, len(messages))
 		}
-		for _, m := range b.messages {
-			for _, s := range []span{m.obj, m.id, m.params, m.meta, m.protocolVersionAt} {
+		for _, m := range messages {
+			for _, s := range []span{m.obj, m.params, m.meta, m.protocolVersionAt} {
 				if s.start < 0 || s.end > len(data) || s.start > s.end {
 					t.Fatalf("span %+v outside %d bytes", s, len(data))
 				}
+			}
+			if m.id != nil && !json.Valid(m.id) {
+				t.Fatalf("id %q is not JSON", m.id)
 			}
 			obj := data[m.obj.start:m.obj.end]
 			var std struct {
@@ -58,30 +65,44 @@ func FuzzParseBody(f *testing.F) {
 				continue // a member of another type than the struct's; not comparable
 			}
 			if (std.Method != nil) != m.hasMethod || std.Method != nil && *std.Method != m.method {
-				t.Fatalf("method: sniffed %t %q, encoding/json %v in %q", m.hasMethod, m.method, std.Method, obj)
+				t.Fatalf("method: scanned %t %q, encoding/json %v in %q", m.hasMethod, m.method, std.Method, obj)
 			}
 			if std.Params == nil {
 				continue
 			}
 			if p := std.Params.ProtocolVersion; p != nil && (!m.protocolVersionStr || *p != m.protocolVersion) {
-				t.Fatalf("protocolVersion: sniffed %q, encoding/json %q in %q", m.protocolVersion, *p, obj)
+				t.Fatalf("protocolVersion: scanned %q, encoding/json %q in %q", m.protocolVersion, *p, obj)
+			}
+			if m.protocolVersionStr && string(data[m.protocolVersionAt.start:m.protocolVersionAt.end]) != mustQuoteJSON(t, data[m.protocolVersionAt.start:m.protocolVersionAt.end], m.protocolVersion) {
+				t.Fatalf("protocolVersion span %+v does not hold %q in %q", m.protocolVersionAt, m.protocolVersion, data)
 			}
 			if p := std.Params.Name; p != nil && (!m.nameStr || *p != m.name) {
-				t.Fatalf("name: sniffed %q, encoding/json %q in %q", m.name, *p, obj)
+				t.Fatalf("name: scanned %q, encoding/json %q in %q", m.name, *p, obj)
 			}
 			if p := std.Params.URI; p != nil && (!m.uriStr || *p != m.uri) {
-				t.Fatalf("uri: sniffed %q, encoding/json %q in %q", m.uri, *p, obj)
+				t.Fatalf("uri: scanned %q, encoding/json %q in %q", m.uri, *p, obj)
 			}
 			var meta map[string]any
 			if json.Unmarshal(std.Params.Meta, &meta) == nil && meta != nil {
 				v, ok := meta[MetaProtocolVersion]
 				s, isString := v.(string)
 				if ok != m.hasMetaVersion || isString != m.metaVersionStr || s != m.metaVersion {
-					t.Fatalf("_meta revision: sniffed %t %q, encoding/json %v in %q", m.hasMetaVersion, m.metaVersion, v, obj)
+					t.Fatalf("_meta revision: scanned %t %q, encoding/json %v in %q", m.hasMetaVersion, m.metaVersion, v, obj)
 				}
 			}
 		}
 	})
+}
+
+// mustQuoteJSON returns raw when it is the JSON string of s, so that a
+// span check compares equal exactly when the span holds that string.
+func mustQuoteJSON(t *testing.T, raw []byte, s string) string {
+	t.Helper()
+	var got string
+	if json.Unmarshal(raw, &got) != nil || got != s {
+		return "not " + string(raw)
+	}
+	return string(raw)
 }
 
 // FuzzHeaders holds header reading to never panicking, and to never
@@ -129,14 +150,14 @@ func FuzzStampBody(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("stamped %q into invalid JSON %q", data, out)
 		}
-		b, err := parseBody(out)
-		if err != nil {
-			t.Fatalf("stamped %q into %q, which does not parse: %v", data, out, err)
-		}
-		for _, m := range b.messages {
+		_, err = scanBody(out, 0, func(m *message) error {
 			if m.isRequest() && (!m.metaVersionStr || m.metaVersion != "2026-07-28") {
 				t.Fatalf("request in %q left without the revision", out)
 			}
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatalf("stamped %q into %q, which does not scan: %v", data, out, err)
 		}
 		// Stamping again changes nothing: it only inserts, and only once.
 		again, err := tr.stampBody(out)

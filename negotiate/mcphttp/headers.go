@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/wopneg/wopneg/facets"
@@ -41,7 +42,10 @@ const (
 	ImpliedRevision = "2025-03-26"
 )
 
-var statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
+var (
+	statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
+	impliedRevision   = facets.MustParseVersion(facets.ProtocolMCP, ImpliedRevision)
+)
 
 // isStateless reports whether rev is a revision at or after
 // StatelessRevision. A malformed revision is not: it is decided, and
@@ -61,7 +65,7 @@ func (e *headerError) Error() string { return e.msg }
 // comma-separated list, is an error: a client sends one revision, and a
 // guess between two would be a downgrade nobody decided.
 func singleHeader(h http.Header, name string, commasAllowed bool) (string, error) {
-	vs := h[name]
+	vs := headerValues(h, name)
 	switch len(vs) {
 	case 0:
 		return "", nil
@@ -70,10 +74,49 @@ func singleHeader(h http.Header, name string, commasAllowed bool) (string, error
 		return "", &headerError{"more than one " + name + " header"}
 	}
 	v := strings.Trim(vs[0], " \t")
-	if !commasAllowed && strings.IndexByte(v, ',') >= 0 {
+	if !commasAllowed && strings.ContainsRune(v, ',') {
 		return "", &headerError{name + " holds a list; one value is allowed"}
 	}
 	return v, nil
+}
+
+// headerValues returns the values of the header name (canonical) under
+// every spelling of its key: net/http canonicalizes what it reads off the
+// wire, but an http.Header built by hand can hold "MCP-Protocol-Version"
+// beside "Mcp-Protocol-Version", and a server reading either must not see
+// a value the middleware did not check. Other spellings come after the
+// canonical one, sorted by key, so that what is reported does not depend
+// on map order.
+func headerValues(h http.Header, name string) []string {
+	vs := h[name]
+	var others []string
+	for k := range h {
+		if k != name && strings.EqualFold(k, name) {
+			others = append(others, k)
+		}
+	}
+	slices.Sort(others)
+	for _, k := range others {
+		vs = append(vs[:len(vs):len(vs)], h[k]...)
+	}
+	return vs
+}
+
+// headerRevision is what a request whose headers could not be read names
+// as its revision, for the record: every value of MCP-Protocol-Version,
+// which the decision refuses as no revision when there is more than one,
+// or ImpliedRevision when there is none.
+func headerRevision(h http.Header) string {
+	return revisionOrImplied(strings.Trim(strings.Join(headerValues(h, HeaderProtocolVersion), ", "), " \t"))
+}
+
+// revisionOrImplied returns the revision a request's header names, or
+// ImpliedRevision when it names none (the MCP rule).
+func revisionOrImplied(header string) string {
+	if header == "" {
+		return ImpliedRevision
+	}
+	return header
 }
 
 // requestHeaders are the MCP headers of one request.
@@ -84,6 +127,9 @@ type requestHeaders struct {
 	session string // Mcp-Session-Id
 	hasName bool
 }
+
+// revision is the revision the request names, as MCP reads it.
+func (rh *requestHeaders) revision() string { return revisionOrImplied(rh.version) }
 
 // readHeaders reads and checks the MCP headers of r.
 func readHeaders(h http.Header) (requestHeaders, error) {
@@ -109,7 +155,7 @@ func readHeaders(h http.Header) (requestHeaders, error) {
 	if err != nil {
 		return rh, err
 	}
-	if len(h[HeaderName]) > 0 {
+	if len(headerValues(h, HeaderName)) > 0 {
 		rh.hasName = true
 		if rh.name, err = decodeHeaderValue(name); err != nil {
 			return rh, err

@@ -250,3 +250,10 @@ func compact(t *testing.T, s string) string {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// refusedUnsupported is the record of a request refused at revision rev of
+// the wide facet for something other than the decision, such as a header
+// that disagrees with the body.
+func refusedUnsupported(rev string) *events.NegotiationDecided {
+	return &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: rev, Reason: "unsupported", Floor: "2025-11-25", At: now}
+}

@@ -8,19 +8,28 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // DefaultMaxBodyBytes bounds a request body when [Options.MaxBodyBytes] is
 // zero: 4 MiB, the go-sdk streamable handler's own default.
 const DefaultMaxBodyBytes = 4 << 20
+
+// defaultMaxBatchMembers bounds a batch when Options.MaxBatchMembers is
+// zero: far more than a client batches, far fewer than a body can hold.
+const defaultMaxBatchMembers = 100
 
 // Options configures a [Handler]. The zero Options is safe: no caller is
 // authenticated, bodies are bounded by DefaultMaxBodyBytes, sessions by
@@ -52,6 +61,12 @@ type Options struct {
 	// DefaultMaxSessions; negative is an error.
 	MaxSessions int
 
+	// MaxBatchMembers bounds how many messages a JSON-RPC batch may hold
+	// (batches exist only at MCP 2025-03-26); a larger one is refused with
+	// -32600 at the first member past the bound, unread. Zero means 100;
+	// negative is an error.
+	MaxBatchMembers int
+
 	// ByteExact forbids the one change the middleware otherwise makes to a
 	// body: rewriting a counter-offered initialize's params.protocolVersion
 	// to the revision the host decided, so that the wrapped server answers
@@ -59,9 +74,30 @@ type Options struct {
 	// so what would have been counter-offered is refused instead.
 	ByteExact bool
 
+	// StrictSubject refuses a request whose Subject func returned an
+	// invalid Subject (one the v2 Subject schema refuses, such as a
+	// SubjectID "users/42" or a Tenant "Acme Corp") with JSON-RPC -32603 on
+	// HTTP 500, before any negotiation, naming the violation. Without it
+	// such a request is decided as unauthenticated. Either way the
+	// violation is logged through ErrorLog as
+	// "wopneg: invalid Subject: <violation>": an invalid Subject is a
+	// mistake in the host's authentication, never silently anonymous.
+	StrictSubject bool
+
+	// DisableLocalhostProtection turns off the DNS-rebinding protection
+	// that the go-sdk's streamable handler applies by default, and that the
+	// middleware applies first, so that a request the server would refuse
+	// for its origin never gets a negotiation answer: a request that
+	// arrived on a loopback address (127.0.0.1, [::1]) is answered 403 when
+	// its Host, or its Origin when it has one, names a host that is not a
+	// loopback one. Disable it only where the go-sdk's is disabled too
+	// (behind a proxy on loopback that rewrites nothing).
+	DisableLocalhostProtection bool
+
 	// ErrorLog receives what the middleware cannot tell the client: a
 	// negotiation.decided event that could not be recorded under a policy
-	// that lets the outcome stand. When nil, slog.Default() is used.
+	// that lets the outcome stand, and an invalid Subject. When nil,
+	// slog.Default() is used.
 	ErrorLog *slog.Logger
 }
 
@@ -78,6 +114,7 @@ type settings struct {
 	opts      Options
 	maxBody   int64
 	maxSess   int
+	maxBatch  int
 	counter   bool // the preferred revision can be counter-offered at initialize
 	supported []string
 	log       *slog.Logger
@@ -91,15 +128,19 @@ type settings struct {
 // server.WithStreamableHTTPProtocolVersions), so that their
 // server/discover answer lists what the host advertises.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	switch {
-	case n == nil:
+	if n == nil {
 		return nil, errors.New("mcphttp: the negotiator is nil")
-	case opts.Sink == nil:
+	}
+	if opts.Sink == nil {
 		return nil, errors.New("mcphttp: Options.Sink is nil; every negotiation must be recorded")
-	case opts.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("mcphttp: Options.MaxBodyBytes is %d; want 0 (the default) or more", opts.MaxBodyBytes)
-	case opts.MaxSessions < 0:
-		return nil, fmt.Errorf("mcphttp: Options.MaxSessions is %d; want 0 (the default) or more", opts.MaxSessions)
+	}
+	for _, bound := range []struct {
+		name  string
+		value int64
+	}{{"MaxBodyBytes", opts.MaxBodyBytes}, {"MaxSessions", int64(opts.MaxSessions)}, {"MaxBatchMembers", int64(opts.MaxBatchMembers)}} {
+		if bound.value < 0 {
+			return nil, fmt.Errorf("mcphttp: Options.%s is %d; want 0 (the default) or more", bound.name, bound.value)
+		}
 	}
 	adv, ok := n.Facets().Lookup(facets.ProtocolMCP)
 	if !ok {
@@ -111,6 +152,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		opts:      opts,
 		maxBody:   opts.MaxBodyBytes,
 		maxSess:   opts.MaxSessions,
+		maxBatch:  opts.MaxBatchMembers,
 		supported: slices.Clone(adv.Versions),
 		// The handshake can only settle a revision before
 		// StatelessRevision, so only such a preferred revision can be
@@ -123,6 +165,9 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	}
 	if m.maxSess == 0 {
 		m.maxSess = DefaultMaxSessions
+	}
+	if m.maxBatch == 0 {
+		m.maxBatch = defaultMaxBatchMembers
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -182,11 +227,21 @@ func (h *Handler) Sessions() int { return h.sessions.len() }
 // ServeHTTP checks and negotiates the request, then passes it to the
 // wrapped handler with its body unchanged, or answers it with the refusal.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.opts.DisableLocalhostProtection {
+		if what := rebound(r); what != "" {
+			writeRPCError(w, http.StatusForbidden, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			return
+		}
+	}
 	switch r.Method {
 	case http.MethodPost:
-		h.servePost(w, r)
+		if subject, ok := h.caller(w, r); ok {
+			h.servePost(w, r, subject)
+		}
 	case http.MethodGet, http.MethodDelete:
-		h.serveBodiless(w, r)
+		if subject, ok := h.caller(w, r); ok {
+			h.serveBodiless(w, r, subject)
+		}
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.
 		h.next.ServeHTTP(w, r)
@@ -198,17 +253,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// JSON-RPC codes the middleware answers with besides the version errors.
+// JSON-RPC codes the middleware answers with besides the version errors,
+// written as errors/wire.go writes its codes (^n is -n-1).
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeInternalError  = -32603
+	codeParseError     = ^32699 // -32700
+	codeInvalidRequest = ^32599 // -32600
+	codeInternalError  = ^32602 // -32603
 )
 
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	raw, err := h.readBody(r)
@@ -223,79 +279,101 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
 		return
 	}
-	b, err := parseBody(raw)
-	if err != nil {
-		var shape *shapeError
-		if errors.As(err, &shape) {
-			writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
-			return
+	requested := rh.revision()
+	stateless := isStateless(requested)
+	var (
+		first      message // the message, or the batch member last read
+		initialize bool
+		mismatch   error
+	)
+	batch, err := scanBody(raw, h.maxBatch, func(m *message) error {
+		first = *m
+		if m.hasMethod && m.method == methodInitialize {
+			initialize = true
+			return errStopScan
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
-		return
-	}
+		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
+			return errStopScan
+		}
+		return nil
+	}, func() error {
+		if !batchesAllowed(requested) {
+			return errBatchRevision
+		}
+		return nil
+	})
 	var id json.RawMessage // the id a refusal answers, when there is exactly one
-	if !b.batch && b.messages[0].hasID {
-		m := b.messages[0]
-		id = json.RawMessage(raw[m.id.start:m.id.end])
+	if !batch {
+		id = first.id
 	}
-	for i := range b.messages {
-		if b.messages[i].method == methodInitialize && b.messages[i].hasMethod {
-			if b.batch {
-				writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
-				return
-			}
-			h.serveInitialize(w, r, rh, raw, &b.messages[0], id)
-			return
-		}
+	var shape *shapeError
+	if initialize && batch {
+		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
+	} else if initialize {
+		h.serveInitialize(w, r, subject, rh, raw, &first, id)
+	} else if mismatch != nil {
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(mismatch.Error()))
+	} else if err == errBatchRevision {
+		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
+	} else if errors.As(err, &shape) {
+		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
+	} else if err != nil {
+		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+	} else {
+		h.serveDecided(w, r, subject, rh, raw, id)
 	}
-	if err := checkAgreement(rh, b); err != nil {
-		writeRPCError(w, http.StatusBadRequest, id, wperrors.MCPHeaderMismatch(err.Error()))
-		return
-	}
-	h.serveDecided(w, r, rh, raw, id)
+}
+
+// errStopScan ends a body's scan at a message that settles the answer;
+// errBatchRevision, at a batch under a revision that has none.
+var (
+	errStopScan      = errors.New("stop")
+	errBatchRevision = errors.New("batch at a revision without batches")
+)
+
+// batchesAllowed reports whether a request at rev may be a JSON-RPC batch:
+// MCP 2025-03-26 has them, 2025-06-18 removed them (the go-sdk refuses one
+// at a later revision). A malformed revision is left to the decision.
+func batchesAllowed(rev string) bool {
+	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
+	return err != nil || v.Compare(impliedRevision) <= 0
 }
 
 const methodInitialize = "initialize"
 
 // checkAgreement is the header/body check that comes before any version is
-// decided (MCP 2026-07-28, HeaderMismatchError): MCP-Protocol-Version
-// against every _meta revision, Mcp-Method against every method, and
-// Mcp-Name against the name it mirrors.
-func checkAgreement(rh requestHeaders, b body) error {
-	stateless := isStateless(rh.version)
+// decided (MCP 2026-07-28, HeaderMismatchError), for one message m of a
+// request whose headers are rh (stateless when they name a stateless
+// revision): MCP-Protocol-Version against the _meta revision, Mcp-Method
+// against the method, and Mcp-Name against the name it mirrors.
+func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 	// A header that names no stateless revision still decides the request,
 	// but a body that declares a revision must declare the same one; a
 	// missing header reads as ImpliedRevision, which no body declares.
-	header := rh.version
-	if header == "" {
-		header = ImpliedRevision
+	if m.hasMetaVersion && !m.metaVersionStr {
+		return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
 	}
-	for i := range b.messages {
-		m := &b.messages[i]
-		switch {
-		case m.hasMetaVersion && !m.metaVersionStr:
-			return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
-		case m.hasMetaVersion && m.metaVersion != header:
-			return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
-		case stateless && m.isRequest() && !m.hasMetaVersion:
-			return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
-		}
-		if !m.hasMethod {
-			continue
-		}
-		switch {
-		case rh.method != "" && rh.method != m.method:
-			return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
-		case stateless && rh.method == "":
-			return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
-		}
-		want, named, present := mirroredName(m)
-		switch {
-		case rh.hasName && named && (!present || rh.name != want):
-			return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
-		case stateless && named && !rh.hasName && m.isRequest():
-			return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
-		}
+	if m.hasMetaVersion && m.metaVersion != rh.revision() {
+		return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
+	}
+	if stateless && m.isRequest() && !m.hasMetaVersion {
+		return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
+	}
+	if !m.hasMethod {
+		return nil
+	}
+	if rh.method != "" && rh.method != m.method {
+		return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
+	}
+	if stateless && rh.method == "" {
+		return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
+	}
+	want, named, present := mirroredName(m)
+	if rh.hasName && named && (!present || rh.name != want) {
+		return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
+	}
+	if stateless && named && !rh.hasName && m.isRequest() {
+		return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
 	}
 	return nil
 }
@@ -323,33 +401,36 @@ func quoteOrAbsent(v string) string {
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now.
-func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, rh requestHeaders, raw []byte, id json.RawMessage) {
-	requested := rh.version
-	if requested == "" {
-		requested = ImpliedRevision
-	}
-	subject := h.subject(r)
+func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage) {
+	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
-		if s, ok := h.sessions.get(rh.session); ok {
-			if s.outcome.Version != requested {
-				writeRPCError(w, http.StatusBadRequest, id, sessionMismatch(rh.version, s.outcome.Version))
-				return
-			}
-			if sameSubject(s.subject, subject) {
-				h.forward(w, r, raw, &s.outcome, false)
-				return
-			}
-			// Another caller on this session: the session's decision was
-			// not made for it, so it is decided on its own.
+		s, ok := h.sessions.get(rh.session)
+		if !ok && r.Method != http.MethodDelete {
+			// The pin is gone (evicted, or never made here): serving the
+			// session at whatever its header names now could differ from
+			// what its server settled, so the client must initialize again,
+			// which MCP asks of a client told 404 on its session. Ending an
+			// unknown session serves nothing, and is decided afresh.
+			h.refuse(w, r, subject, requested, id, http.StatusNotFound, wperrors.RPCError{
+				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
+			})
+			return
 		}
+		if ok && s.outcome.Version != requested {
+			h.refuse(w, r, subject, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
+			return
+		}
+		if ok && sameSubject(s.subject, subject) {
+			h.forward(w, r, raw, &s.outcome, false)
+			return
+		}
+		// Another caller on this session: the session's decision was not
+		// made for it, so it is decided on its own, at the session's
+		// revision or not at all.
 	}
 	o, ok := h.decide(r, subject, negotiate.Inbound(h.adv, "", requested))
 	if !ok {
-		if o.Rule == negotiate.RuleAudit {
-			writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
-			return
-		}
-		writeRPCError(w, http.StatusBadRequest, id, wperrors.MCPUnsupportedProtocolVersion(rh.version, h.supported))
+		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
 	h.forward(w, r, raw, &o, false)
@@ -357,38 +438,117 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, rh reques
 
 // sessionMismatch is the refusal of a request whose revision is not the
 // one its session settled: the session serves that one revision only.
-func sessionMismatch(requested, settled string) wperrors.RPCError {
-	e := wperrors.MCPUnsupportedProtocolVersion(requested, []string{settled})
-	e.Message = HeaderProtocolVersion + " " + quoteOrAbsent(requested) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
+func sessionMismatch(header, settled string) wperrors.RPCError {
+	e := wperrors.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
+	e.Message = HeaderProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
+	e.Data = withReason(e.Data, events.ReasonUnsupported)
 	return e
+}
+
+// refuseDecided answers a refusal the decision made: e is the wire error,
+// named opens its message, which then says why; data lists what this
+// caller could be served instead, and the reason.
+func (h *Handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e wperrors.RPCError, named string, subject *negotiate.Subject) {
+	if o.Rule == negotiate.RuleAudit {
+		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		return
+	}
+	servable := h.servable(subject)
+	e.Message = named + why(o, h.adv) + servedList(servable)
+	d := e.Data.(wperrors.VersionData)
+	d.Supported, d.Reason = servable, string(o.Reason)
+	e.Data = d
+	writeRPCError(w, status, id, e)
+}
+
+// why says, for people, why the revision named was refused: the go-sdk
+// client shows the message alone, so the reason must be in it.
+func why(o *negotiate.Outcome, adv facets.Advertised) string {
+	switch o.Rule {
+	case negotiate.RuleFloor:
+		return " is below the minimum revision " + adv.Floor
+	case negotiate.RuleAuthenticated:
+		return " is below the preferred revision " + adv.Preferred + " and is served only to an authenticated caller"
+	case negotiate.RulePolicy:
+		return " is not served to this caller by the host's policy"
+	}
+	return " is not a revision this server serves"
+}
+
+// servedList ends a refusal's message with what the caller could be
+// served: never nothing, since the preferred revision is served to anyone.
+func servedList(servable []string) string {
+	return "; this caller can be served " + strings.Join(servable, ", ")
+}
+
+// servable returns the revisions subject could be served at, in the
+// facet's order: the ones the decision accepts when asked for by name.
+// None is below the floor, and an unauthenticated caller is never offered
+// one below the preferred revision it would be refused.
+func (h *Handler) servable(subject *negotiate.Subject) []string {
+	out := []string{}
+	for _, v := range h.adv.Versions {
+		if o, _ := h.n.Decide(subject, negotiate.Inbound(h.adv, "", v)); o.Accepted() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withReason returns version data d with its reason set.
+func withReason(d any, reason events.Reason) wperrors.VersionData {
+	v := d.(wperrors.VersionData)
+	v.Reason = string(reason)
+	return v
+}
+
+// unoffered is a revision no host offers, as the only version the peer
+// speaks: an offer of it makes the decision refuse whatever was requested,
+// below-floor when that is below the floor and unsupported otherwise.
+const unoffered = "9999-12-31"
+
+// refuse answers a request the middleware refuses for something other than
+// the decision (its headers and body disagree, or its session cannot serve
+// it), and records the refusal of the revision it named: every refusal of
+// a request that names a revision is on the record. The negotiator records
+// only what it decides, so it is asked to decide an offer it must refuse.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e wperrors.RPCError) {
+	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
+	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
+		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		return
+	}
+	writeRPCError(w, status, id, e)
 }
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
 // a counter-offer when the preferred revision can be one.
-func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
+func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
+	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
-		writeRPCError(w, http.StatusBadRequest, id, wperrors.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", HeaderMethod, rh.method, methodInitialize)))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", HeaderMethod, rh.method, methodInitialize)))
 		return
 	}
 	if !m.paramsObject || !m.hasProtocolVersion || !m.protocolVersionStr {
-		e := wperrors.MCPLegacyInitializeUnsupported("", h.supported)
+		// It names no revision: nothing to decide or record.
+		e := wperrors.MCPLegacyInitializeUnsupported("", h.servable(subject))
 		e.Message = "initialize needs params.protocolVersion, a string"
 		writeRPCError(w, http.StatusOK, id, e)
 		return
 	}
-	requested := m.protocolVersion
 	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
 		// The body names two revisions; which one a server reads is its
-		// own business, so neither is decided.
-		writeRPCError(w, http.StatusBadRequest, id, wperrors.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", MetaProtocolVersion, requested)))
+		// own business, so neither is served.
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", MetaProtocolVersion, requested)))
 		return
 	}
 	if isStateless(requested) {
-		// Not a negotiation: the handshake cannot settle this revision, and
-		// a server would answer with an older one than the host decided.
-		e := wperrors.MCPLegacyInitializeUnsupported(requested, h.supported)
-		e.Message = "initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
-		writeRPCError(w, http.StatusOK, id, e)
+		// The handshake cannot settle this revision, and a server would
+		// answer with an older one than the host decided.
+		e := wperrors.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
+		e.Message = "Unsupported protocol version: initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
+		e.Data = withReason(e.Data, events.ReasonUnsupported)
+		h.refuse(w, r, subject, requested, id, http.StatusOK, e)
 		return
 	}
 	offer := negotiate.Offer{
@@ -397,14 +557,9 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, rh req
 		PeerVersions: []string{requested},
 		CounterOffer: h.counter,
 	}
-	subject := h.subject(r)
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		if o.Rule == negotiate.RuleAudit {
-			writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
-			return
-		}
-		writeRPCError(w, http.StatusOK, id, wperrors.MCPLegacyInitializeUnsupported(requested, h.supported))
+		h.refuseDecided(w, id, http.StatusOK, &o, wperrors.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
 	}
 	if o.Version != requested {
@@ -413,8 +568,9 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, rh req
 		// one change the middleware makes to a body (see Options.ByteExact).
 		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
 	}
-	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{outcome: o}}
-	rec.session.subject, rec.comparable = cloneSubject(subject)
+	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{
+		outcome: o, subject: cloneSubject(subject), authenticated: policy.DefaultAuthenticated(subject),
+	}}
 	h.forward(rec, r, raw, &o, true)
 }
 
@@ -434,11 +590,65 @@ func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 	return o, o.Accepted()
 }
 
-func (h *Handler) subject(r *http.Request) *negotiate.Subject {
+// caller returns r's Subject. An invalid one is logged and, unless
+// Options.StrictSubject refuses the request (ok false, answered), taken as
+// no Subject: it never reaches the decision, where it would count as
+// unauthenticated anyway, nor a session, where it could match another.
+func (h *Handler) caller(w http.ResponseWriter, r *http.Request) (subject *negotiate.Subject, ok bool) {
 	if h.opts.Subject == nil {
-		return nil
+		return nil, true
 	}
-	return h.opts.Subject(r)
+	s := h.opts.Subject(r)
+	if s == nil {
+		return nil, true
+	}
+	err := s.Validate()
+	if err == nil {
+		return s, true
+	}
+	violation := strings.TrimPrefix(err.Error(), "invalid subject: ")
+	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation, slog.Bool("refused", h.opts.StrictSubject))
+	if h.opts.StrictSubject {
+		writeRPCError(w, http.StatusInternalServerError, nil, wperrors.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
+		return nil, false
+	}
+	return nil, true
+}
+
+// rebound returns the header that names a host other than a loopback one
+// on a request that arrived on a loopback address, or "" when there is
+// none: the go-sdk's rule for the Host (a DNS-rebinding attacker's page
+// reaches a local server under its own name), and the same for the Origin a
+// browser sends, which the go-sdk leaves alone. The stricter reading: a
+// local server has no business with a page of another origin.
+func rebound(r *http.Request) string {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil || !isLoopback(local.String()) {
+		return ""
+	}
+	if !isLoopback(r.Host) {
+		return "Host " + strconv.Quote(r.Host)
+	}
+	for _, o := range r.Header.Values("Origin") {
+		if u, err := url.Parse(o); err != nil || !isLoopback(u.Host) {
+			return "Origin " + strconv.Quote(o)
+		}
+	}
+	return ""
+}
+
+// isLoopback reports whether addr, a host with or without a port, is
+// localhost or a loopback IP address, as the go-sdk decides it.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // forward passes r, with raw as its body, to the wrapped handler, with the
@@ -473,46 +683,60 @@ func (h *Handler) readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > h.maxBody {
 		return nil, &http.MaxBytesError{Limit: h.maxBody}
 	}
-	if r.ContentLength >= 0 {
-		// net/http holds a body to its declared length, so reading that
-		// many bytes reads it whole, in one allocation.
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
+	return readGrowing(r.Body, r.ContentLength, h.maxBody)
+}
+
+// readGrowing reads body whole, up to limit bytes (more is an
+// *http.MaxBytesError). A declared length is only a claim, so the buffer
+// grows as bytes arrive, doubling: a request that declares 4 MiB and sends
+// nothing holds 512 bytes. The claim only caps a growth: when it is honest
+// the last buffer is the body's size (one byte more, to see its end), so
+// the read peaks at the body and the half of it the buffer held before,
+// not at twice the body, as doubling past it would.
+func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			next := 2 * int64(cap(buf))
+			if declared >= int64(len(buf)) && declared < next {
+				next = declared + 1
+			}
+			grown := make([]byte, len(buf), min(next, limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, &http.MaxBytesError{Limit: limit}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
 			return nil, err
 		}
-		return buf, nil
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > h.maxBody {
-		return nil, &http.MaxBytesError{Limit: h.maxBody}
-	}
-	return raw, nil
 }
 
 // serveBodiless serves GET (a legacy session's event stream) and DELETE
 // (the end of a legacy session): there is no body to check, only the
 // revision the header names.
-func (h *Handler) serveBodiless(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	if r.Method == http.MethodDelete && rh.session != "" {
 		w = &deleteRecorder{ResponseWriter: w, h: h, id: rh.session}
 	}
-	h.serveDecided(w, r, rh, nil, nil)
+	h.serveDecided(w, r, subject, rh, nil, nil)
 }
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.
 func replaceSpan(b []byte, s span, with string) []byte {
-	out := make([]byte, 0, len(b)-(s.end-s.start)+len(with))
-	out = append(out, b[:s.start]...)
-	out = append(out, with...)
-	return append(out, b[s.end:]...)
+	return slices.Concat(b[:s.start], []byte(with), b[s.end:])
 }
 
 // writeRPCError answers with a JSON-RPC error response. id is the

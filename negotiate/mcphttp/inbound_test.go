@@ -19,8 +19,6 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-const supportedWide = `["2025-06-18","2025-11-25","2026-07-28"]`
-
 // TestStatelessTable runs the inbound reference rows (digest table B, B4
 // to B7) and the other header/body rules against the example host's facet.
 func TestStatelessTable(t *testing.T) {
@@ -43,7 +41,7 @@ func TestStatelessTable(t *testing.T) {
 			name:   "B4: no header, no _meta",
 			call:   call{body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`},
 			status: 400,
-			body:   `{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"unsupported MCP protocol version (none)","data":{"supported":` + supportedWide + `,"requested":null}}}`,
+			body:   `{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version (absent) is below the minimum revision 2025-11-25; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-03-26","reason":"below-floor"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: "below-floor", Floor: "2025-11-25", At: now},
 		},
 		{
@@ -51,12 +49,13 @@ func TestStatelessTable(t *testing.T) {
 			call:   stateless("2026-07-28", "2025-06-18"),
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version \"2026-07-28\" does not match params._meta[\"io.modelcontextprotocol/protocolVersion\"] \"2025-06-18\""}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name:   "B6: header and _meta 2025-06-18, below the floor",
 			call:   stateless("2025-06-18", "2025-06-18"),
 			status: 400,
-			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version \"2025-06-18\"","data":{"supported":` + supportedWide + `,"requested":"2025-06-18"}}}`,
+			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"2025-06-18\" is below the minimum revision 2025-11-25; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-06-18","reason":"below-floor"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-06-18", Reason: "below-floor", Floor: "2025-11-25", At: now},
 		},
 		{
@@ -64,30 +63,35 @@ func TestStatelessTable(t *testing.T) {
 			call:   call{body: stateless("2026-07-28", "2026-07-28").body, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28", mcphttp.HeaderMethod, "tools/call")},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Method \"tools/call\" does not match method \"tools/list\""}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name:   "no header, _meta 2026-07-28",
 			call:   call{body: stateless("", "2026-07-28").body},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version (absent) does not match params._meta[\"io.modelcontextprotocol/protocolVersion\"] \"2026-07-28\""}}`,
+			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: "below-floor", Floor: "2025-11-25", At: now},
 		},
 		{
 			name:   "stateless header, no _meta",
 			call:   call{body: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28", mcphttp.HeaderMethod, "tools/list")},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version \"2026-07-28\" needs params._meta[\"io.modelcontextprotocol/protocolVersion\"] to match it"}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name:   "stateless header, no Mcp-Method",
 			call:   call{body: stateless("2026-07-28", "2026-07-28").body, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28")},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Method is required at Mcp-Protocol-Version \"2026-07-28\""}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name:   "_meta revision not a string",
 			call:   call{body: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28", mcphttp.HeaderMethod, "tools/list")},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: params._meta[\"io.modelcontextprotocol/protocolVersion\"] is not a string"}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name: "tools/call with Mcp-Name",
@@ -117,6 +121,7 @@ func TestStatelessTable(t *testing.T) {
 			},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"header mismatch: Mcp-Name \"delete_everything\" does not match the tools/call's name \"echo\""}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name: "tools/call without Mcp-Name",
@@ -126,6 +131,7 @@ func TestStatelessTable(t *testing.T) {
 			},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"header mismatch: Mcp-Name is required for tools/call at Mcp-Protocol-Version \"2026-07-28\""}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name: "tools/call without a name, and an Mcp-Name",
@@ -135,6 +141,7 @@ func TestStatelessTable(t *testing.T) {
 			},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"header mismatch: Mcp-Name \"\\x00\" does not match the tools/call's name (absent)"}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name: "resources/read with Mcp-Name of its uri",
@@ -150,14 +157,14 @@ func TestStatelessTable(t *testing.T) {
 			name:   "an unknown revision",
 			call:   stateless("2099-01-01", "2099-01-01"),
 			status: 400,
-			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version \"2099-01-01\"","data":{"supported":` + supportedWide + `,"requested":"2099-01-01"}}}`,
+			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"2099-01-01\" is not a revision this server serves; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2099-01-01","reason":"unsupported"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2099-01-01", Reason: "unsupported", Floor: "2025-11-25", At: now},
 		},
 		{
 			name:   "a malformed revision",
 			call:   stateless("latest", "latest"),
 			status: 400,
-			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version \"latest\"","data":{"supported":` + supportedWide + `,"requested":"latest"}}}`,
+			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"latest\" is not a revision this server serves; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"latest","reason":"unsupported"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Reason: "unsupported", Floor: "2025-11-25", At: now},
 		},
 		{
@@ -171,7 +178,7 @@ func TestStatelessTable(t *testing.T) {
 			name:   "legacy revision, unauthenticated, no session",
 			call:   call{body: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25")},
 			status: 400,
-			body:   `{"jsonrpc":"2.0","id":4,"error":{"code":-32022,"message":"unsupported MCP protocol version \"2025-11-25\"","data":{"supported":` + supportedWide + `,"requested":"2025-11-25"}}}`,
+			body:   `{"jsonrpc":"2.0","id":4,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"2025-11-25\" is below the preferred revision 2026-07-28 and is served only to an authenticated caller; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-11-25","reason":"unauthenticated"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-11-25", Reason: "unauthenticated", Floor: "2025-11-25", At: now},
 		},
 		{
@@ -221,7 +228,6 @@ func TestStatelessTable(t *testing.T) {
 
 // TestInitialize runs the legacy handshake against both facets.
 func TestInitialize(t *testing.T) {
-	const supportedLegacy = `["2025-03-26","2025-06-18","2025-11-25"]`
 	cases := []struct {
 		name      string
 		facets    facets.Set
@@ -238,7 +244,7 @@ func TestInitialize(t *testing.T) {
 		{
 			name: "below the floor", facets: wideFacets(), rev: "2025-06-18", auth: "Bearer user",
 			status: 200,
-			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":` + supportedWide + `,"requested":"2025-06-18"}}}`,
+			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version: initialize's params.protocolVersion \"2025-06-18\" is below the minimum revision 2025-11-25; this caller can be served 2025-11-25, 2026-07-28","data":{"supported":["2025-11-25","2026-07-28"],"requested":"2025-06-18","reason":"below-floor"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-06-18", Reason: "below-floor", Floor: "2025-11-25", At: now},
 		},
 		{
@@ -249,13 +255,14 @@ func TestInitialize(t *testing.T) {
 		{
 			name: "a lower revision, unauthenticated: no counter-offer to a stateless preferred", facets: wideFacets(), rev: "2025-11-25",
 			status: 200,
-			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":` + supportedWide + `,"requested":"2025-11-25"}}}`,
+			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version: initialize's params.protocolVersion \"2025-11-25\" is below the preferred revision 2026-07-28 and is served only to an authenticated caller; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-11-25","reason":"unauthenticated"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-11-25", Reason: "unauthenticated", Floor: "2025-11-25", At: now},
 		},
 		{
 			name: "a stateless revision cannot be negotiated at initialize", facets: wideFacets(), rev: "2026-07-28", auth: "Bearer user",
 			status: 200,
-			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize cannot negotiate \"2026-07-28\"; use server/discover","data":{"supported":` + supportedWide + `,"requested":"2026-07-28"}}}`,
+			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version: initialize cannot negotiate \"2026-07-28\"; use server/discover","data":{"supported":["2025-11-25","2026-07-28"],"requested":"2026-07-28","reason":"unsupported"}}}`,
+			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
 			name: "the preferred handshake revision", facets: legacyFacets(), rev: "2025-11-25",
@@ -275,7 +282,7 @@ func TestInitialize(t *testing.T) {
 		{
 			name: "byte-exact: no rewrite, so no counter-offer", facets: legacyFacets(), byteExact: true, rev: "2025-06-18",
 			status: 200,
-			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":` + supportedLegacy + `,"requested":"2025-06-18"}}}`,
+			answer: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version: initialize's params.protocolVersion \"2025-06-18\" is below the preferred revision 2025-11-25 and is served only to an authenticated caller; this caller can be served 2025-11-25","data":{"supported":["2025-11-25"],"requested":"2025-06-18","reason":"unauthenticated"}}}`,
 			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-06-18", Reason: "unauthenticated", Floor: "2025-06-18", At: now},
 		},
 		{
@@ -366,12 +373,12 @@ func TestSessions(t *testing.T) {
 	}
 
 	a = r.do(onA("2025-06-18"))
-	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Mcp-Protocol-Version \"2025-06-18\" is not the revision \"2025-11-25\" this session negotiated","data":{"supported":["2025-11-25"],"requested":"2025-06-18"}}}`
+	want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Mcp-Protocol-Version \"2025-06-18\" is not the revision \"2025-11-25\" this session negotiated","data":{"supported":["2025-11-25"],"requested":"2025-06-18","reason":"unsupported"}}}`
 	if a.status != 400 || compact(t, a.body) != want {
 		t.Errorf("another revision on the session: %d %s, want 400 %s", a.status, a.body, want)
 	}
 	a = r.do(call{body: list, headers: hdr(mcphttp.HeaderSessionID, "session-a")})
-	if a.status != 400 || !strings.Contains(a.body, `"requested":null`) || !strings.Contains(a.body, `(absent)`) {
+	if a.status != 400 || !strings.Contains(a.body, `"requested":"2025-03-26"`) || !strings.Contains(a.body, `(absent)`) {
 		t.Errorf("no header on the session: %d %s", a.status, a.body)
 	}
 
@@ -380,23 +387,27 @@ func TestSessions(t *testing.T) {
 	if a := r.do(onA("2025-11-25", "Authorization", "Bearer other")); a.status != 200 {
 		t.Errorf("another caller: %d %s", a.status, a.body)
 	}
-	if n := len(r.events.Events()); n != 2 {
-		t.Errorf("%d events, want another caller's request recorded", n)
+	if n := len(r.events.Events()); n != 4 {
+		t.Errorf("%d events, want initialize's, the two refusals' and another caller's", n)
 	}
 
 	// Two more sessions evict session-a (the bound is 2); its requests are
-	// then decided afresh, as any request without a session.
+	// then refused, at its own revision or any other, and the client must
+	// initialize again.
 	r.do(call{body: initialize("2025-11-25")})
 	r.do(call{body: initialize("2025-11-25")})
 	if got := r.h.Sessions(); got != 2 {
 		t.Errorf("%d sessions, want the bound 2", got)
 	}
 	before := len(r.events.Events())
-	if a := r.do(onA("2025-06-18")); a.status != 400 || !strings.Contains(a.body, `"supported":["2025-03-26","2025-06-18","2025-11-25"]`) {
-		t.Errorf("forgotten session, unauthenticated downgrade: %d %s, want refused by the decision", a.status, a.body)
+	for _, rev := range []string{"2025-06-18", "2025-11-25"} {
+		want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session"}}`
+		if a := r.do(onA(rev)); a.status != 404 || compact(t, a.body) != want {
+			t.Errorf("forgotten session at %s: %d %s, want 404 %s", rev, a.status, a.body, want)
+		}
 	}
-	if got := payloads(t, r.events)[before:]; len(got) != 1 || got[0].Reason != events.ReasonUnauthenticated {
-		t.Errorf("recorded %+v, want one unauthenticated refusal", got)
+	if got := payloads(t, r.events)[before:]; len(got) != 2 || got[0].Requested != "2025-06-18" || got[1].Requested != "2025-11-25" || got[1].Outcome != events.Refused {
+		t.Errorf("recorded %+v, want both refusals", got)
 	}
 
 	// DELETE ends session-c, and the middleware forgets it.
@@ -421,23 +432,26 @@ func TestBodies(t *testing.T) {
 		header map[string]string
 		status int
 		answer string
+		// recorded is the revision the recorded refusal names; "" when the
+		// request names none, and nothing is recorded.
+		recorded string
 	}{
-		{"not JSON", `{"jsonrpc":"2.0",`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`},
-		{"empty", ``, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`},
-		{"a JSON string", `"tools/list"`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the body is not a JSON-RPC message object or batch"}}`},
-		{"an empty batch", ` [ ] `, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch is empty"}}`},
-		{"a batch of numbers", `[1,2]`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch member is not a JSON-RPC message object"}}`},
-		{"method twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key method appears twice"}}`},
-		{"method in capitals", `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"Method\" is not spelled method but a server may read it as method"}}`},
-		{"params with a long s", `{"jsonrpc":"2.0","id":1,"method":"tools/list","paramſ":{}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"paramſ\" is not spelled params but a server may read it as params"}}`},
-		{"method escaped", `{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key method appears twice"}}`},
-		{"_meta revision twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key _meta.io.modelcontextprotocol/protocolVersion appears twice"}}`},
-		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":7}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"method is not a string"}}`},
-		{"initialize in a batch", `[` + initialize("2025-11-25") + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"initialize must not be batched"}}`},
-		{"initialize without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string","data":{"supported":` + supportedWide + `,"requested":null}}}`},
-		{"initialize with a numeric protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20251125}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string","data":{"supported":` + supportedWide + `,"requested":null}}}`},
-		{"initialize with another _meta revision", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"header mismatch: initialize's params._meta[\"io.modelcontextprotocol/protocolVersion\"] does not match its params.protocolVersion \"2025-11-25\""}}`},
-		{"initialize with another Mcp-Method", initialize("2025-11-25"), hdr(mcphttp.HeaderMethod, "tools/list"), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"header mismatch: Mcp-Method \"tools/list\" does not match method \"initialize\""}}`},
+		{"not JSON", `{"jsonrpc":"2.0",`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`, ""},
+		{"empty", ``, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`, ""},
+		{"a JSON string", `"tools/list"`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the body is not a JSON-RPC message object or batch"}}`, ""},
+		{"an empty batch", ` [ ] `, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch is empty"}}`, ""},
+		{"a batch of numbers", `[1,2]`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch member is not a JSON-RPC message object"}}`, ""},
+		{"method twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"method\" appears twice"}}`, ""},
+		{"method in capitals", `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"Method\" is not spelled method but a server may read it as method"}}`, ""},
+		{"params with a long s", `{"jsonrpc":"2.0","id":1,"method":"tools/list","paramſ":{}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"paramſ\" is not spelled params but a server may read it as params"}}`, ""},
+		{"method escaped", `{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/list","method":"initialize"}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the key \"method\" appears twice"}}`, ""},
+		{"_meta revision twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"params._meta: the key \"io.modelcontextprotocol/protocolVersion\" appears twice"}}`, ""},
+		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":7}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"method is not a string"}}`, ""},
+		{"initialize in a batch", `[` + initialize("2025-11-25") + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"initialize must not be batched"}}`, "2025-11-25"},
+		{"initialize without protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string","data":{"supported":["2026-07-28"],"requested":null}}}`, ""},
+		{"initialize with a numeric protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20251125}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string","data":{"supported":["2026-07-28"],"requested":null}}}`, ""},
+		{"initialize with another _meta revision", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"header mismatch: initialize's params._meta[\"io.modelcontextprotocol/protocolVersion\"] does not match its params.protocolVersion \"2025-11-25\""}}`, "2025-11-25"},
+		{"initialize with another Mcp-Method", initialize("2025-11-25"), hdr(mcphttp.HeaderMethod, "tools/list"), 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"header mismatch: Mcp-Method \"tools/list\" does not match method \"initialize\""}}`, "2025-11-25"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -449,32 +463,70 @@ func TestBodies(t *testing.T) {
 			if bodies, _ := r.server.received(); len(bodies) != 0 {
 				t.Errorf("forwarded %q", bodies)
 			}
-			if n := len(r.events.Events()); n != 0 {
-				t.Errorf("%d events recorded for a request refused before any decision", n)
+			got := payloads(t, r.events)
+			switch {
+			case c.recorded == "" && len(got) != 0:
+				t.Errorf("recorded %+v for a request that names no revision", got)
+			case c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded || got[0].Outcome != events.Refused):
+				t.Errorf("recorded %+v, want the refusal of %s", got, c.recorded)
 			}
 		})
 	}
 }
 
-// TestBatch decides a batch once, from its header, and forwards it whole.
+// TestBatch decides a batch once, from its header, and forwards it whole;
+// batches exist at 2025-03-26 only, and hold at most MaxBatchMembers
+// messages.
 func TestBatch(t *testing.T) {
-	r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
+	batchFacets := legacyFacets()
+	batchFacets.MCP.MinimumRevision = "2025-03-26"
+	r := newRig(t, batchFacets, policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = 3 })
 	body := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":5,"result":{}}]`
-	a := r.do(call{body: body, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", "Authorization", "Bearer user")})
+	a := r.do(call{body: body, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-03-26", "Authorization", "Bearer user")})
 	if a.status != 202 && a.status != 200 {
 		t.Fatalf("status %d %s", a.status, a.body)
 	}
 	if bodies, _ := r.server.received(); len(bodies) != 1 || string(bodies[0]) != body {
 		t.Errorf("forwarded %q", bodies)
 	}
-	if got := payloads(t, r.events); len(got) != 1 || got[0].Version != "2025-11-25" {
+	if got := payloads(t, r.events); len(got) != 1 || got[0].Version != "2025-03-26" {
 		t.Errorf("recorded %+v", got)
 	}
-	// A batch whose members declare different revisions is a mismatch.
-	mixed := `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}]`
-	a = r.do(call{body: mixed, headers: hdr(mcphttp.HeaderProtocolVersion, "2026-07-28", mcphttp.HeaderMethod, "tools/list")})
-	if a.status != 400 || !strings.Contains(a.body, `"code":-32020`) || !strings.Contains(a.body, `"id":null`) {
-		t.Errorf("mixed batch: %d %s", a.status, a.body)
+	cases := []struct {
+		name, body, header string
+		answer             string
+		recorded           string // the refusal recorded; "" for none
+	}{
+		{
+			"members that declare different revisions",
+			`[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-03-26"}}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}]`,
+			"2025-03-26",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version \"2025-03-26\" does not match params._meta[\"io.modelcontextprotocol/protocolVersion\"] \"2025-06-18\""}}`,
+			"2025-03-26",
+		},
+		{
+			"a batch at a later revision", body, "2025-06-18",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a JSON-RPC batch is not allowed at Mcp-Protocol-Version \"2025-06-18\"; MCP has batches only at 2025-03-26"}}`,
+			"2025-06-18",
+		},
+		{
+			"more members than the bound", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","method":"c"},{"jsonrpc":"2.0","method":"d"}]`, "",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch has more than 3 members"}}`,
+			"",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, batchFacets, policy.Policy{}, false, func(o *mcphttp.Options) { o.MaxBatchMembers = 3 })
+			a := r.do(call{body: c.body, headers: hdr(mcphttp.HeaderProtocolVersion, c.header, "Authorization", "Bearer user")})
+			if a.status != 400 || compact(t, a.body) != c.answer {
+				t.Errorf("%d %s\nwant 400 %s", a.status, a.body, c.answer)
+			}
+			got := payloads(t, r.events)
+			if c.recorded == "" && len(got) != 0 || c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded) {
+				t.Errorf("recorded %+v, want %q", got, c.recorded)
+			}
+		})
 	}
 }
 
@@ -541,8 +593,8 @@ func TestBodyBound(t *testing.T) {
 	if bodies, _ := r.server.received(); len(bodies) != 0 {
 		t.Errorf("forwarded %q", bodies)
 	}
-	if n := len(r.events.Events()); n != 0 {
-		t.Errorf("%d events", n)
+	if got := payloads(t, r.events); len(got) != 1 || got[0].Requested != "2026-07-28" {
+		t.Errorf("recorded %+v, want only the 64-byte body's mismatch", got)
 	}
 
 	// A body that fails while being read is refused too.
@@ -631,7 +683,7 @@ func TestMethods(t *testing.T) {
 		t.Errorf("PUT: %d %s %v", a.status, a.body, a.header)
 	}
 	// A GET without a header reads as 2025-03-26, below the floor.
-	if a := r.do(call{method: http.MethodGet}); a.status != 400 || !strings.Contains(a.body, `"requested":null`) {
+	if a := r.do(call{method: http.MethodGet}); a.status != 400 || !strings.Contains(a.body, `"requested":"2025-03-26"`) {
 		t.Errorf("GET: %d %s", a.status, a.body)
 	}
 	if _, ok := mcphttp.Outcome(context.Background()); ok {
@@ -656,6 +708,7 @@ func TestOptions(t *testing.T) {
 		{"nil sink", n, mcphttp.Options{}, "mcphttp: Options.Sink is nil; every negotiation must be recorded"},
 		{"negative body bound", n, mcphttp.Options{Sink: sink, MaxBodyBytes: -1}, "mcphttp: Options.MaxBodyBytes is -1; want 0 (the default) or more"},
 		{"negative session bound", n, mcphttp.Options{Sink: sink, MaxSessions: -1}, "mcphttp: Options.MaxSessions is -1; want 0 (the default) or more"},
+		{"negative batch bound", n, mcphttp.Options{Sink: sink, MaxBatchMembers: -1}, "mcphttp: Options.MaxBatchMembers is -1; want 0 (the default) or more"},
 		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the negotiator does not advertise the mcp facet"},
 	}
 	for _, c := range cases {
@@ -673,20 +726,4 @@ func TestOptions(t *testing.T) {
 		}
 	}()
 	m.Wrap(nil)
-}
-
-// TestSessionSubjectChain checks who counts as the same caller.
-func TestSessionSubjectChain(t *testing.T) {
-	deep := *user
-	for i := 0; i < 6; i++ {
-		d := deep
-		deep = negotiate.Subject{Issuer: "https://peer.example", SubjectID: "p", Tenant: "acme", Lane: policy.LaneWorkload, Kind: policy.KindAgent, Actor: &d}
-	}
-	r := newRig(t, legacyFacets(), policy.Policy{}, true, func(o *mcphttp.Options) {
-		o.Subject = func(*http.Request) *negotiate.Subject { c := deep; return &c }
-	})
-	r.do(call{body: initialize("2025-11-25")})
-	if r.h.Sessions() != 0 {
-		t.Errorf("a caller with a chain deeper than a Subject allows was remembered")
-	}
 }

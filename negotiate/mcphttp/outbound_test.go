@@ -245,31 +245,13 @@ func TestTransport(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := newPeer(t, jsonAnswer(200, `{}`))
-			tr, err := mcphttp.NewTransport(accepted(c.revision), p.Client().Transport)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req, _ := http.NewRequest(http.MethodPost, p.URL, strings.NewReader(c.body))
+			header := http.Header{}
 			if c.header != "" {
-				req.Header.Set("MCP-Protocol-Version", c.header)
+				header.Set("MCP-Protocol-Version", c.header)
 			}
-			resp, err := (&http.Client{Transport: tr}).Do(req)
-			if resp != nil {
-				resp.Body.Close()
-			}
-			got := p.seen()
-			if c.err != "" {
-				if !errors.Is(err, mcphttp.ErrRevision) || !strings.HasSuffix(err.Error(), c.err) {
-					t.Errorf("error %v, want %q", err, c.err)
-				}
-				if len(got) != 0 {
-					t.Errorf("sent %+v", got)
-				}
+			req, got, err := sendThrough(t, c.revision, http.MethodPost, c.body, header)
+			if refusedToSend(t, err, got, c.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0].body != c.sent || got[0].header.Get("Mcp-Protocol-Version") != c.revision {
 				t.Errorf("sent %+v\nwant %s at %s", got, c.sent, c.revision)

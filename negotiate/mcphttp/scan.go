@@ -3,33 +3,35 @@ package mcphttp
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // This file reads the few members of a JSON-RPC body that version
 // negotiation depends on, without decoding the rest: the method, the id,
 // params._meta's protocol revision, initialize's params.protocolVersion and
-// the name that Mcp-Name mirrors. It works on byte offsets, so that the one
-// member the middleware may rewrite (initialize's protocolVersion) and the
-// places the outbound Transport inserts _meta are exact spans of the body,
-// and everything else stays byte for byte.
-//
-// The body has already passed json.Valid, so the scanner only has to find
-// things, but it still checks every bound: fuzzing holds it to never
-// panicking on any input.
+// the name that Mcp-Name mirrors. It reads through the module's one strict
+// JSON reader (internal/strictjson), message by message, keeping nothing
+// of a message once the next one is read, so that the work and the memory
+// a body costs are bounded by the body itself, and a batch by its member
+// bound. It keeps byte offsets, so that the one member the middleware may
+// rewrite (initialize's protocolVersion) and the places the outbound
+// Transport inserts _meta are exact spans of the body, and everything else
+// stays byte for byte.
 //
 // The servers behind the middleware decode the body with parsers of their
 // own, and two of their habits would let a body say one thing to the
 // middleware and another to the server: encoding/json (mcp-go) matches
 // struct fields case-insensitively under Unicode folding ("METHOD" and
 // "paramſ" fill method and params), and most parsers let a repeated key
-// overwrite the first. So a key the middleware reads must appear once, and
-// exactly as spelled; a body that repeats one, or spells one another way,
-// is refused rather than guessed at.
+// overwrite the first. So a key in an object the middleware reads must
+// appear once (the reader refuses a repeat), and a key it reads must be
+// spelled exactly; a body that spells one another way is refused rather
+// than guessed at.
 
-// errSyntax is returned for a body that is not what json.Valid promised;
-// it is never expected, and is answered as a parse error.
+// errSyntax is returned for a body that is not JSON.
 var errSyntax = errors.New("malformed JSON")
 
 // span is the half-open byte range [start, end) of a value in the body.
@@ -63,8 +65,8 @@ type message struct {
 	hasMethod bool
 	method    string
 
-	hasID bool
-	id    span
+	// id is the id as written, nil when there is none.
+	id json.RawMessage
 
 	// hasParams and paramsObject say whether params is there and is an
 	// object; params is its span.
@@ -93,401 +95,213 @@ type message struct {
 
 	// name and uri are params.name and params.uri when they are strings
 	// (nameStr, uriStr): Mcp-Name mirrors one of them.
-	hasName bool
 	nameStr bool
 	name    string
-	hasURI  bool
 	uriStr  bool
 	uri     string
 }
 
 // isRequest reports whether m is a request (a method and an id), as
 // opposed to a notification (a method, no id) or a response (no method).
-func (m *message) isRequest() bool { return m.hasMethod && m.hasID }
+func (m *message) isRequest() bool { return m.hasMethod && m.id != nil }
 
-// body is a parsed JSON-RPC body: one message, or a batch.
-type body struct {
-	batch    bool
-	messages []message
-}
-
-// parseBody reads a JSON-RPC body. It returns errSyntax (wrapped) for a
-// body that is not JSON, and a *shapeError for JSON that is not a message
-// or a non-empty batch of messages, or that spells a key the middleware
-// reads twice or in another case.
-func parseBody(b []byte) (body, error) {
+// scanBody reads a JSON-RPC body, one message or a batch of them, calling
+// fn with each message as it is read, and batch (when not nil) at a
+// batch's first member, before it is read. m is
+// reused from one call to the next: fn copies what it keeps. A batch
+// holding more than maxMembers messages (0: no bound) is refused at the
+// first member past the bound, unread. scanBody returns whether the body
+// is a batch, and errSyntax for a body that is not JSON, a *shapeError for
+// JSON that is not a message or a non-empty batch of messages, or that
+// spells a key ambiguously, or the first error fn returns.
+func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() error) (isBatch bool, err error) {
 	if !json.Valid(b) {
-		return body{}, errSyntax
+		return false, errSyntax
 	}
-	i := skipWS(b, 0)
-	if i >= len(b) {
-		return body{}, errSyntax
-	}
-	switch b[i] {
-	case '{':
-		m, _, err := parseMessage(b, i)
-		if err != nil {
-			return body{}, err
-		}
-		return body{messages: []message{m}}, nil
-	case '[':
-		var out body
-		out.batch = true
-		j := skipWS(b, i+1)
-		if j < len(b) && b[j] == ']' {
-			return body{}, shapef("the batch is empty")
-		}
-		for j < len(b) {
-			if b[j] != '{' {
-				return body{}, shapef("a batch member is not a JSON-RPC message object")
-			}
-			m, end, err := parseMessage(b, j)
-			if err != nil {
-				return body{}, err
-			}
-			out.messages = append(out.messages, m)
-			j = skipWS(b, end)
-			if j < len(b) && b[j] == ',' {
-				j = skipWS(b, j+1)
-				continue
-			}
-			if j < len(b) && b[j] == ']' {
-				return out, nil
-			}
-			return body{}, errSyntax
-		}
-		return body{}, errSyntax
-	}
-	return body{}, shapef("the body is not a JSON-RPC message object or batch")
-}
-
-// parseMessage reads the message object that starts at b[i] == '{' and
-// returns it with the index just past it.
-func parseMessage(b []byte, i int) (message, int, error) {
+	r := strictjson.NewReader(b, 0)
 	var m message
-	var seenJSONRPC bool
-	end, err := members(b, i, func(key []byte, esc bool, v span) error {
-		k, err := matchKey(key, esc, keyJSONRPC, keyID, keyMethod, keyParams)
+	switch kind, _ := r.Next(); kind {
+	case strictjson.Object:
+		if err := readMessage(r, b, &m); err != nil {
+			return false, readerError(err)
+		}
+		return false, fn(&m)
+	case strictjson.Array:
+		empty := true
+		err := r.Array(func(i int) error {
+			if maxMembers > 0 && i == maxMembers {
+				return shapef("the batch has more than " + strconv.Itoa(maxMembers) + " members")
+			}
+			if kind, _ := r.Next(); kind != strictjson.Object {
+				return shapef("a batch member is not a JSON-RPC message object")
+			}
+			if i == 0 && batch != nil {
+				if err := batch(); err != nil {
+					return err
+				}
+			}
+			m = message{}
+			if err := readMessage(r, b, &m); err != nil {
+				return err
+			}
+			empty = false
+			return fn(&m)
+		})
+		if err == nil && empty {
+			err = shapef("the batch is empty")
+		}
+		return true, readerError(err)
+	}
+	return false, shapef("the body is not a JSON-RPC message object or batch")
+}
+
+// readerError turns what the strict reader refuses in a body that is JSON
+// (a repeated key, nesting beyond its bound, a string that is not UTF-8)
+// into a *shapeError naming it; other errors pass unchanged.
+func readerError(err error) error {
+	var re *strictjson.Error
+	if errors.As(err, &re) {
+		return shapef(re.Error())
+	}
+	return err
+}
+
+// readMessage reads the message object that is r's next value into m.
+func readMessage(r *strictjson.Reader, b []byte, m *message) error {
+	m.obj.start = valueStart(r, b)
+	err := r.Object(bounded(r, func(key string) error {
+		k, err := matchKey(key, keyJSONRPC, keyID, keyMethod, keyParams)
 		if err != nil {
 			return err
 		}
 		switch k {
-		case keyJSONRPC:
-			if seenJSONRPC {
-				return duplicate(k)
-			}
-			seenJSONRPC = true
 		case keyID:
-			if m.hasID {
-				return duplicate(k)
-			}
-			m.hasID, m.id = true, v
+			m.id, err = r.Raw()
 		case keyMethod:
-			if m.hasMethod {
-				return duplicate(k)
+			var ok bool
+			m.method, ok, err = readString(r)
+			if err == nil && !ok {
+				err = shapef("method is not a string")
 			}
-			s, ok, err := stringAt(b, v)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return shapef("method is not a string")
-			}
-			m.hasMethod, m.method = true, s
+			m.hasMethod = true
 		case keyParams:
-			if m.hasParams {
-				return duplicate(k)
-			}
-			m.hasParams, m.params = true, v
-			if v.start < len(b) && b[v.start] == '{' {
-				m.paramsObject = true
-				return parseParams(b, &m)
-			}
+			m.hasParams = true
+			m.paramsObject, m.params, err = readObject(r, b, func(key string) error { return readParam(r, b, m, key) })
 		}
-		return nil
-	})
+		return err
+	}))
+	m.obj.end = r.Offset()
+	return err
+}
+
+// maxObjectMembers bounds the members of an object the scan walks (a
+// message, its params, their _meta): the reader keeps every key of an
+// object it walks, to refuse a repeat, so a wider object would cost memory
+// in proportion to its keys rather than its bytes. No MCP message comes
+// near it; the values the scan does not read (tool arguments among them)
+// are skipped, and not bounded by it.
+const maxObjectMembers = 1024
+
+// bounded returns fn for the object that is r's next value, refusing the
+// member past maxObjectMembers.
+func bounded(r *strictjson.Reader, fn func(key string) error) func(key string) error {
+	where := r.Path()
+	if where == "" {
+		where = "the message"
+	}
+	n := 0
+	return func(key string) error {
+		if n == maxObjectMembers {
+			return shapef(where + " has more than " + strconv.Itoa(maxObjectMembers) + " members")
+		}
+		n++
+		return fn(key)
+	}
+}
+
+// readParam reads the member key of m.params, when the middleware uses it.
+func readParam(r *strictjson.Reader, b []byte, m *message, key string) error {
+	k, err := matchKey(key, keyMeta, keyProtocolVersion, keyName, keyURI)
 	if err != nil {
-		return message{}, 0, err
+		return err
 	}
-	m.obj = span{i, end}
-	return m, end, nil
-}
-
-// parseParams reads the members of m.params that the middleware uses.
-func parseParams(b []byte, m *message) error {
-	_, err := members(b, m.params.start, func(key []byte, esc bool, v span) error {
-		k, err := matchKey(key, esc, keyMeta, keyProtocolVersion, keyName, keyURI)
-		if err != nil {
+	switch k {
+	case keyMeta:
+		m.hasMeta = true
+		m.metaObject, m.meta, err = readObject(r, b, func(key string) error {
+			// _meta's keys are map keys to every server (no case
+			// folding): only the revision key itself is read.
+			if key != MetaProtocolVersion {
+				return nil
+			}
+			m.hasMetaVersion = true
+			var err error
+			m.metaVersion, m.metaVersionStr, err = readString(r)
 			return err
-		}
-		switch k {
-		case keyMeta:
-			if m.hasMeta {
-				return duplicate(k)
-			}
-			m.hasMeta, m.meta = true, v
-			if v.start < len(b) && b[v.start] == '{' {
-				m.metaObject = true
-				return parseMeta(b, m)
-			}
-		case keyProtocolVersion:
-			if m.hasProtocolVersion {
-				return duplicate(k)
-			}
-			s, ok, err := stringAt(b, v)
-			if err != nil {
-				return err
-			}
-			m.hasProtocolVersion, m.protocolVersionStr, m.protocolVersion, m.protocolVersionAt = true, ok, s, v
-		case keyName:
-			if m.hasName {
-				return duplicate(k)
-			}
-			s, ok, err := stringAt(b, v)
-			if err != nil {
-				return err
-			}
-			m.hasName, m.nameStr, m.name = true, ok, s
-		case keyURI:
-			if m.hasURI {
-				return duplicate(k)
-			}
-			s, ok, err := stringAt(b, v)
-			if err != nil {
-				return err
-			}
-			m.hasURI, m.uriStr, m.uri = true, ok, s
-		}
-		return nil
-	})
+		})
+	case keyProtocolVersion:
+		m.hasProtocolVersion = true
+		m.protocolVersionAt.start = valueStart(r, b)
+		m.protocolVersion, m.protocolVersionStr, err = readString(r)
+		m.protocolVersionAt.end = r.Offset()
+	case keyName:
+		m.name, m.nameStr, err = readString(r)
+	case keyURI:
+		m.uri, m.uriStr, err = readString(r)
+	}
 	return err
 }
 
-// parseMeta reads params._meta. Its keys are map keys to every server (no
-// case folding), so only an exact repeat of the revision key is refused.
-func parseMeta(b []byte, m *message) error {
-	_, err := members(b, m.meta.start, func(key []byte, esc bool, v span) error {
-		k, err := keyString(key, esc)
-		if err != nil {
-			return err
-		}
-		if k != MetaProtocolVersion {
-			return nil
-		}
-		if m.hasMetaVersion {
-			return duplicate("_meta." + MetaProtocolVersion)
-		}
-		s, ok, err := stringAt(b, v)
-		if err != nil {
-			return err
-		}
-		m.hasMetaVersion, m.metaVersionStr, m.metaVersion = true, ok, s
-		return nil
-	})
-	return err
+// readObject reads r's next value: through fn, member by member, when it
+// is an object (isObject true), else skipped. It returns the value's span.
+func readObject(r *strictjson.Reader, b []byte, fn func(key string) error) (isObject bool, at span, err error) {
+	at.start = valueStart(r, b)
+	if kind, _ := r.Next(); kind == strictjson.Object {
+		isObject = true
+		err = r.Object(bounded(r, fn))
+	} else {
+		err = r.Skip()
+	}
+	at.end = r.Offset()
+	return isObject, at, err
 }
 
-// keyString returns a raw key (the bytes between its quotes) as the
-// string it stands for.
-func keyString(raw []byte, esc bool) (string, error) {
-	if !esc {
-		return string(raw), nil
+// readString reads r's next value, and returns it and true when it is a
+// string; any other value is skipped.
+func readString(r *strictjson.Reader) (string, bool, error) {
+	if kind, _ := r.Next(); kind != strictjson.String {
+		return "", false, r.Skip()
 	}
-	return decodeString(append(append([]byte{'"'}, raw...), '"'))
+	s, err := r.String()
+	return s, true, err
 }
 
-func duplicate(k string) error { return shapef("the key " + k + " appears twice") }
-
-// matchKey returns which of names the key is. A key that equals one of
-// them under Unicode case folding but is spelled otherwise is refused, as
-// encoding/json would read it as that member. A key that is none of them
-// returns "".
-func matchKey(raw []byte, esc bool, names ...string) (string, error) {
-	key := raw
-	if esc {
-		s, err := keyString(raw, esc)
-		if err != nil {
-			return "", err
-		}
-		key = []byte(s)
-	}
-	for _, n := range names {
-		if string(key) == n {
-			return n, nil
-		}
-		if foldEqual(key, n) {
-			return "", shapef("the key " + strconvQuote(key) + " is not spelled " + n + " but a server may read it as " + n)
-		}
-	}
-	return "", nil
-}
-
-// foldEqual reports whether key equals name (ASCII) under Unicode simple
-// case folding, as encoding/json matches struct fields.
-func foldEqual(key []byte, name string) bool {
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return strings.EqualFold(string(key), name)
-		}
-	}
-	if len(key) != len(name) {
-		return false
-	}
-	for i, c := range key {
-		d := name[i]
-		if c == d {
-			continue
-		}
-		if lc := c | 0x20; lc < 'a' || lc > 'z' || lc != d|0x20 {
-			return false
-		}
-	}
-	return true
-}
-
-func strconvQuote(b []byte) string {
-	q, _ := json.Marshal(string(b))
-	return string(q)
-}
-
-// stringAt returns the string at v and true, or false when v is not a
-// JSON string.
-func stringAt(b []byte, v span) (string, bool, error) {
-	if v.start >= len(b) || v.end > len(b) || b[v.start] != '"' || v.end-v.start < 2 {
-		return "", false, nil
-	}
-	raw := b[v.start:v.end]
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '\\' || c >= utf8.RuneSelf {
-			s, err := decodeString(raw)
-			return s, err == nil, err
-		}
-	}
-	return string(raw[1 : len(raw)-1]), true, nil
-}
-
-// decodeString decodes a JSON string literal, escapes and all, as the
-// servers will.
-func decodeString(raw []byte) (string, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", errSyntax
-	}
-	return s, nil
-}
-
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isWS(b[i]) {
+// valueStart returns the offset in b of r's next value: what r has read,
+// then the white space and the separator before the value. It is called
+// only when a value follows, which the body passed json.Valid to promise,
+// so the walk stops inside b.
+func valueStart(r *strictjson.Reader, b []byte) int {
+	i := r.Offset()
+	for isWS(b[i]) || b[i] == ':' || b[i] == ',' {
 		i++
 	}
 	return i
 }
 
-// endString returns the index just past the JSON string that starts at
-// b[i] == '"', and whether it holds an escape.
-func endString(b []byte, i int) (int, bool, error) {
-	esc := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			esc = true
-			j++
-		case '"':
-			return j + 1, esc, nil
+// matchKey returns which of names the key is. A key that equals one of
+// them under Unicode case folding (as encoding/json matches struct fields:
+// "METHOD", "paramſ") but is spelled otherwise is refused, as encoding/json
+// would read it as that member. A key that is none of them returns "".
+func matchKey(key string, names ...string) (string, error) {
+	for _, n := range names {
+		if key == n {
+			return n, nil
+		}
+		if strings.EqualFold(key, n) {
+			return "", shapef("the key " + strconv.Quote(key) + " is not spelled " + n + " but a server may read it as " + n)
 		}
 	}
-	return 0, false, errSyntax
+	return "", nil
 }
 
-// endValue returns the index just past the JSON value that starts at b[i].
-func endValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errSyntax
-	}
-	switch b[i] {
-	case '"':
-		end, _, err := endString(b, i)
-		return end, err
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _, err := endString(b, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, errSyntax
-	}
-	j := i
-	for j < len(b) && isScalar(b[j]) {
-		j++
-	}
-	if j == i {
-		return 0, errSyntax
-	}
-	return j, nil
-}
-
-// isScalar reports whether c can be part of a JSON number or literal.
-func isScalar(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '-' || c == '+' || c == '.' || c == 'E'
-}
-
-// members calls fn with each member of the JSON object that starts at
-// b[i] == '{' (the raw key between its quotes, whether the key holds an
-// escape, and the value's span) and returns the index just past the
-// object. It stops at the first error fn returns.
-func members(b []byte, i int, fn func(key []byte, esc bool, v span) error) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		return 0, errSyntax
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
-	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return 0, errSyntax
-		}
-		kend, kesc, err := endString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key := b[i+1 : kend-1]
-		i = skipWS(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return 0, errSyntax
-		}
-		vs := skipWS(b, i+1)
-		ve, err := endValue(b, vs)
-		if err != nil {
-			return 0, err
-		}
-		if err := fn(key, kesc, span{vs, ve}); err != nil {
-			return 0, err
-		}
-		i = skipWS(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i = skipWS(b, i+1)
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return i + 1, nil
-		}
-		return 0, errSyntax
-	}
-	return 0, errSyntax
-}
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

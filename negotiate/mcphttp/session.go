@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/policy"
 )
 
 // DefaultMaxSessions bounds how many legacy sessions a [Handler] remembers
@@ -17,18 +16,26 @@ const DefaultMaxSessions = 10000
 type session struct {
 	outcome negotiate.Outcome
 	subject *negotiate.Subject
+	// authenticated is true when the caller that negotiated the session
+	// is identified (policy.DefaultAuthenticated): its pin is one that
+	// anonymous traffic can never evict.
+	authenticated bool
 }
 
-// sessions is a bounded, least-recently-used map from Mcp-Session-Id to
-// the session's negotiation. Forgetting a session is safe: a request on a
-// session the store no longer holds is decided afresh from its header, as
-// a request without a session is, so eviction never lets a request through
-// that the decision would refuse.
+// sessions is a bounded map from Mcp-Session-Id to the session's
+// negotiation, least recently used first out, in two classes: sessions an
+// identified caller negotiated, and anonymous ones. A new anonymous
+// session evicts only an anonymous one, and is not remembered when every
+// remembered session is an identified caller's; so a flood of anonymous
+// initializes cannot push out an authenticated session's pin. A session
+// the store no longer holds is refused (404) and must be initialized
+// again, so forgetting one never serves it at another revision.
 type sessions struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *sessionEntry, most recently used first
-	byID  map[string]*list.Element
+	mu   sync.Mutex
+	max  int
+	anon *list.List // of *sessionEntry, most recently used first
+	auth *list.List
+	byID map[string]*list.Element
 }
 
 type sessionEntry struct {
@@ -37,7 +44,15 @@ type sessionEntry struct {
 }
 
 func newSessions(max int) *sessions {
-	return &sessions{max: max, order: list.New(), byID: make(map[string]*list.Element)}
+	return &sessions{max: max, anon: list.New(), auth: list.New(), byID: make(map[string]*list.Element)}
+}
+
+// class is the list a session of that kind lives in.
+func (s *sessions) class(authenticated bool) *list.List {
+	if authenticated {
+		return s.auth
+	}
+	return s.anon
 }
 
 // get returns the session id and marks it used.
@@ -48,25 +63,39 @@ func (s *sessions) get(id string) (session, bool) {
 	if !ok {
 		return session{}, false
 	}
-	s.order.MoveToFront(e)
-	return e.Value.(*sessionEntry).s, true
+	v := e.Value.(*sessionEntry).s
+	s.class(v.authenticated).MoveToFront(e)
+	return v, true
 }
 
-// put remembers id, evicting the least recently used session when full.
+// put remembers id, evicting the least recently used session of a class
+// it may evict when full; when there is none, id is not remembered.
 func (s *sessions) put(id string, v session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.byID[id]; ok {
-		e.Value.(*sessionEntry).s = v
-		s.order.MoveToFront(e)
-		return
+		// The server named a session it already gave out: the newer
+		// negotiation is the one its server settled.
+		s.drop(e)
 	}
-	if s.order.Len() >= s.max {
-		last := s.order.Back()
-		s.order.Remove(last)
-		delete(s.byID, last.Value.(*sessionEntry).id)
+	if len(s.byID) >= s.max {
+		victims := s.anon
+		if victims.Len() == 0 && v.authenticated {
+			victims = s.auth
+		}
+		if victims.Len() == 0 {
+			return
+		}
+		s.drop(victims.Back())
 	}
-	s.byID[id] = s.order.PushFront(&sessionEntry{id: id, s: v})
+	s.byID[id] = s.class(v.authenticated).PushFront(&sessionEntry{id: id, s: v})
+}
+
+// drop forgets the session at e; the caller holds mu.
+func (s *sessions) drop(e *list.Element) {
+	entry := e.Value.(*sessionEntry)
+	s.class(entry.s.authenticated).Remove(e)
+	delete(s.byID, entry.id)
 }
 
 // remove forgets id.
@@ -74,8 +103,7 @@ func (s *sessions) remove(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.byID[id]; ok {
-		s.order.Remove(e)
-		delete(s.byID, id)
+		s.drop(e)
 	}
 }
 
@@ -83,46 +111,33 @@ func (s *sessions) remove(id string) {
 func (s *sessions) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.order.Len()
+	return len(s.byID)
 }
 
-// maxChain is how many Subjects a chain may hold (the caller and
-// policy.MaxActorDepth actors); a longer one, or a cycle, is no valid
-// Subject and is never taken for the same caller twice.
-const maxChain = policy.MaxActorDepth + 1
-
 // sameSubject reports whether a and b are the same caller: both absent, or
-// equal in every field down an actor chain of at most maxChain Subjects.
+// equal in every field down their actor chains. Both are valid Subjects
+// (Handler.caller drops any other), so their chains are short and end.
 func sameSubject(a, b *negotiate.Subject) bool {
-	for range maxChain + 1 {
-		switch {
-		case a == nil || b == nil:
-			return a == b
-		case a.Issuer != b.Issuer || a.SubjectID != b.SubjectID || a.Tenant != b.Tenant ||
-			a.Lane != b.Lane || a.Kind != b.Kind || a.KeyClass != b.KeyClass:
+	for a != nil && b != nil {
+		if a.Issuer != b.Issuer || a.SubjectID != b.SubjectID || a.Tenant != b.Tenant ||
+			a.Lane != b.Lane || a.Kind != b.Kind || a.KeyClass != b.KeyClass {
 			return false
 		}
 		a, b = a.Actor, b.Actor
 	}
-	return false
+	return a == b
 }
 
-// cloneSubject copies s and its actor chain, so that a caller changing its
-// Subject later does not change what a session remembers. It returns false
-// for a chain longer than maxChain (or a cycle), which cannot be copied
-// whole.
-func cloneSubject(s *negotiate.Subject) (*negotiate.Subject, bool) {
+// cloneSubject copies s, a valid Subject, and its actor chain, so that a
+// caller changing its Subject later does not change what a session
+// remembers.
+func cloneSubject(s *negotiate.Subject) *negotiate.Subject {
 	var head *negotiate.Subject
-	link := &head
-	for range maxChain + 1 {
-		if s == nil {
-			return head, true
-		}
+	for link := &head; s != nil; s = s.Actor {
 		c := *s
 		c.Actor = nil
 		*link = &c
 		link = &c.Actor
-		s = s.Actor
 	}
-	return nil, false
+	return head
 }

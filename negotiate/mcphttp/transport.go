@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
@@ -42,9 +42,9 @@ func (e *RevisionError) Unwrap() error { return ErrRevision }
 // Transport is an http.RoundTripper for a host's requests to one MCP
 // server after [Negotiate]: it stamps every request with the negotiated
 // revision, and refuses (sends nothing, returns a [*RevisionError]) a
-// request that names another. So a client library that would retry at a
-// revision of its own choosing, or an initialize that asks for another,
-// never reaches the server.
+// request that names another, under any spelling of the header's key. So
+// a client library that would retry at a revision of its own choosing, or
+// an initialize that asks for another, never reaches the server.
 //
 // At a revision from StatelessRevision on, the revision goes in the
 // MCP-Protocol-Version header and in params._meta of every JSON-RPC
@@ -101,7 +101,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
-	vs := req.Header.Values(HeaderProtocolVersion)
+	// Every spelling of the key: a hand-built header can hold
+	// "MCP-Protocol-Version" beside the canonical key, and the peer would
+	// read both.
+	vs := headerValues(req.Header, HeaderProtocolVersion)
 	if len(vs) > 1 {
 		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
@@ -109,17 +112,23 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
 		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
-	out.Header.Set(HeaderProtocolVersion, t.revision)
+	for k := range out.Header {
+		if strings.EqualFold(k, HeaderProtocolVersion) {
+			delete(out.Header, k)
+		}
+	}
+	out.Header[HeaderProtocolVersion] = []string{t.revision}
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
 		return out, nil
 	}
-	raw, err := io.ReadAll(io.LimitReader(req.Body, DefaultMaxBodyBytes+1))
+	raw, err := readGrowing(req.Body, req.ContentLength, DefaultMaxBodyBytes)
 	req.Body.Close()
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &RevisionError{Where: "a body over " + strconv.Itoa(DefaultMaxBodyBytes) + " bytes", Want: t.revision}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: reading the request body: %w", err)
-	}
-	if len(raw) > DefaultMaxBodyBytes {
-		return nil, &RevisionError{Where: "a body over " + strconv.Itoa(DefaultMaxBodyBytes) + " bytes", Want: t.revision}
 	}
 	stamped, err := t.stampBody(raw)
 	if err != nil {
@@ -141,47 +150,48 @@ type edit struct {
 // revision, inserts the revision into the _meta of each request that
 // lacks it.
 func (t *Transport) stampBody(raw []byte) ([]byte, error) {
-	b, err := parseBody(raw)
-	if err != nil {
-		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
-	}
 	quoted := strconv.Quote(t.revision)
 	metaMember := strconv.Quote(MetaProtocolVersion) + ":" + quoted
 	var edits []edit
-	for i := range b.messages {
-		m := &b.messages[i]
+	_, err := scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
-			continue // a response to the server carries no revision
+			return nil // a response to the server carries no revision
 		}
 		if m.method == methodInitialize && m.hasProtocolVersion && (!m.protocolVersionStr || m.protocolVersion != t.revision) {
-			return nil, &RevisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
+			return &RevisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
 		}
 		if m.hasMetaVersion {
 			if !m.metaVersionStr || m.metaVersion != t.revision {
-				return nil, &RevisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
+				return &RevisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
 			}
-			continue
+			return nil
 		}
 		if !t.stateless || !m.isRequest() {
-			continue
+			return nil
 		}
-		switch {
-		case !m.hasParams:
+		if !m.hasParams {
 			edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + metaMember + `}},`})
-		case !m.paramsObject:
-			return nil, &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
-		case !m.hasMeta:
+		} else if !m.paramsObject {
+			return &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
+		} else if !m.hasMeta {
 			edits = append(edits, edit{m.params.start + 1, `"_meta":{` + metaMember + `}` + commaUnlessEmpty(raw, m.params.start)})
-		case !m.metaObject:
-			return nil, &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
-		default:
+		} else if !m.metaObject {
+			return &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
+		} else {
 			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
 		}
+		return nil
+	}, nil)
+	var re *RevisionError
+	if errors.As(err, &re) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if len(edits) == 0 {
 		return raw, nil
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return a.pos - b.pos })
 	size := len(raw)
 	for _, e := range edits {
 		size += len(e.text)
@@ -197,9 +207,14 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 }
 
 // commaUnlessEmpty returns "," unless the object that opens at b[open] is
-// empty, so that a member inserted first keeps the object valid.
+// empty, so that a member inserted first keeps the object valid. The body
+// is JSON, so a key or the closing brace follows within b.
 func commaUnlessEmpty(b []byte, open int) string {
-	if i := skipWS(b, open+1); i < len(b) && b[i] == '}' {
+	i := open + 1
+	for isWS(b[i]) {
+		i++
+	}
+	if b[i] == '}' {
 		return ""
 	}
 	return ","

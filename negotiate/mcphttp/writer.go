@@ -8,10 +8,9 @@ import "net/http"
 // place before the client can send the session's next request.
 type sessionRecorder struct {
 	http.ResponseWriter
-	h          *Handler
-	session    session
-	comparable bool // the caller's Subject could be copied whole
-	done       bool
+	h       *Handler
+	session session
+	done    bool
 }
 
 func (s *sessionRecorder) WriteHeader(status int) {
@@ -47,12 +46,9 @@ func (s *sessionRecorder) observe(status int) {
 	if len(vs) != 1 || vs[0] == "" {
 		return
 	}
-	if !s.comparable {
-		// A caller the store cannot tell apart from another is never
-		// matched to this session: its later requests are decided afresh.
-		s.h.sessions.remove(vs[0])
-		return
-	}
+	// When the store cannot take it (full of identified callers' sessions
+	// and this one anonymous), the session's next request is answered 404
+	// and its client initializes again.
 	s.h.sessions.put(vs[0], s.session)
 }
 
