@@ -77,10 +77,10 @@ func (s followServer) Emit(ctx context.Context, e events.Event) error {
 
 // The states of an answerWatch.
 const (
-	watching  = iota // nothing written yet
-	holding          // the head and the first bytes are held
-	released         // recorded; the answer goes through
-	replaced         // recorded failed; the middleware answered instead
+	watching = iota // nothing written yet
+	holding         // the head and the first bytes are held
+	released        // recorded; the answer goes through
+	replaced        // recorded failed; the middleware answered instead
 )
 
 // answerWatch is the ResponseWriter the wrapped handler answers an
