@@ -204,7 +204,7 @@ func TestEnvelopeUnmarshal(t *testing.T) {
 	// Called directly, UnmarshalJSON also refuses a second value.
 	var e wperrors.Error
 	if err := e.UnmarshalJSON([]byte(`{"error":"e","message":"m"} {"error":"f","message":"n"}`)); err == nil ||
-		err.Error() != "wopneg/errors: envelope: data after the JSON object" {
+		err.Error() != "wopneg/errors: envelope: data after the JSON value" {
 		t.Errorf("trailing object: %v", err)
 	}
 }
