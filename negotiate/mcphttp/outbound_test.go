@@ -79,8 +79,24 @@ func TestDiscover(t *testing.T) {
 			mcphttp.Discovery{Versions: []string{"2025-11-25", "2026-07-28"}}, ""},
 		{"server-sent events", sseAnswer("event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n", "data: \"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n"),
 			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+		// An event the stream ends before is not dispatched (the SSE
+		// rule): it is no answer.
 		{"server-sent events without a closing blank line", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}"),
-			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
+		{"a repeated key", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"supportedVersions":["2026-07-28"]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: the key "supportedVersions" appears twice`},
+		{"a key in another case", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"SupportedVersions":["2026-07-28"]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: no member "supportedVersions"`},
+		{"both result and error", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]},"error":{"code":1,"message":"x"}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the answer is not a JSON-RPC response: a response has exactly one of result and error`},
+		{"trailing bytes", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}} {}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the answer is not a JSON-RPC response: data after the JSON value`},
+		{"a version that is not a string", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":[20260728]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: supportedVersions[0]: want a string, got a number`},
+		{"-32022 with data that lists no strings", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":"2025-06-18"}}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 400: json-rpc error -32022 "unsupported"`},
+		{"a code that is not an integer", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022.5,"message":"unsupported","data":{"supported":["2025-06-18"]}}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 400: the answer is not a JSON-RPC response: error.code -32022.5 is not an integer`},
 		{"-32022 with data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}`),
 			mcphttp.Discovery{Versions: []string{"2025-06-18"}, Refused: true}, ""},
 		{"-32022 without data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}`),
@@ -88,9 +104,9 @@ func TestDiscover(t *testing.T) {
 		{"method not found", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: json-rpc error -32601 "Method not found"`},
 		{"not JSON-RPC", jsonAnswer(404, `404 page not found`),
-			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 404: the answer is not a JSON-RPC response: invalid character 'p' after top-level value`},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 404: the answer is not a JSON-RPC response: want an object, got a number`},
 		{"no supportedVersions", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{}}`),
-			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result has no supportedVersions`},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: no member "supportedVersions"`},
 		{"an empty event stream", sseAnswer(": keep-alive\n\n"),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
 	}
@@ -301,6 +317,37 @@ func TestTransport(t *testing.T) {
 	} {
 		if _, err := mcphttp.NewTransport(o, nil); err == nil {
 			t.Errorf("NewTransport(%+v) succeeded", o)
+		}
+	}
+}
+
+// TestDiscoverOpenStream: an event stream is read as far as the response,
+// so a server that keeps it open does not hold the caller; and an answer
+// is read up to DefaultMaxBodyBytes and no further.
+func TestDiscoverOpenStream(t *testing.T) {
+	release := make(chan struct{})
+	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
+	close(release)
+	if err != nil || strings.Join(d.Versions, ",") != "2026-07-28" {
+		t.Errorf("%+v, %v", d, err)
+	}
+	for _, ct := range []string{"application/json", "text/event-stream"} {
+		big := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			_, _ = io.WriteString(w, "data: "+strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes))
+		})
+		_, err = mcphttp.Discover(context.Background(), big.Client(), big.URL, "2026-07-28")
+		if want := "mcphttp: server/discover: HTTP 200: the answer exceeds 4194304 bytes"; errString(err) != want {
+			t.Errorf("%s: %v, want %s", ct, err, want)
 		}
 	}
 }

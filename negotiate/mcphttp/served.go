@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"slices"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -245,41 +247,140 @@ func (a *answerWatch) settle(ok bool) {
 // other method anything but a -32022 refusal (in a batch answer, of any
 // member). method is "" for a request whose result names no revision.
 func serves(msg []byte, method, version string) bool {
-	switch method {
-	case methodDiscover:
-		var r struct {
-			Result *struct {
-				SupportedVersions []string `json:"supportedVersions"`
-			} `json:"result"`
-		}
-		return json.Unmarshal(msg, &r) == nil && r.Result != nil && slices.Contains(r.Result.SupportedVersions, version)
-	case methodInitialize:
-		var r struct {
-			Result *struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
-		}
-		return json.Unmarshal(msg, &r) == nil && r.Result != nil && r.Result.ProtocolVersion == version
-	}
-	type answer struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	var batch []answer
-	if json.Unmarshal(msg, &batch) != nil {
-		var one answer
-		if json.Unmarshal(msg, &one) != nil {
-			return true
-		}
-		batch = []answer{one}
-	}
-	for _, m := range batch {
-		if m.Error != nil && m.Error.Code == wperrors.RPCMCPUnsupportedProtocolVersion {
+	r := strictjson.NewReader(msg, 0)
+	if method == methodDiscover || method == methodInitialize {
+		rep, err := readReply(r)
+		if err != nil || r.End() != nil || rep.result == nil {
 			return false
 		}
+		if method == methodDiscover {
+			versions, err := resultVersions(rep.result)
+			return err == nil && slices.Contains(versions, version)
+		}
+		served, err := resultMember(rep.result, "protocolVersion")
+		return err == nil && served == version
 	}
-	return true
+	refused := false
+	one := func() error {
+		rep, err := readReply(r)
+		refused = refused || rep.err != nil && rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion
+		return err
+	}
+	if k, _ := r.Next(); k == strictjson.Array {
+		_ = r.Array(func(int) error { return one() })
+	} else {
+		_ = one()
+	}
+	// An answer the middleware cannot read is no refusal it could see;
+	// what it read of one stands.
+	return !refused
+}
+
+// reply is a JSON-RPC response, as far as this package reads one.
+type reply struct {
+	result []byte // the result as it was sent; nil when there is none
+	err    *replyError
+}
+
+type replyError struct {
+	code    int64
+	message string
+	data    []byte // as it was sent; nil when there is none
+}
+
+// readReply reads the next value of r as a JSON-RPC response: an object
+// with exactly one of result and error; error's code must be an integer
+// and its message a string. What it read is returned even with an error.
+func readReply(r *strictjson.Reader) (reply, error) {
+	var rep reply
+	err := r.Object(func(key string) error {
+		var err error
+		switch key {
+		case "result":
+			rep.result, err = r.Raw()
+		case "error":
+			rep.err = &replyError{}
+			err = r.Object(func(key string) error {
+				var err error
+				switch key {
+				case "code":
+					var n json.Number
+					if n, err = r.Number(); err == nil {
+						if rep.err.code, err = n.Int64(); err != nil {
+							err = fmt.Errorf("error.code %s is not an integer", n)
+						}
+					}
+				case "message":
+					rep.err.message, err = r.String()
+				case "data":
+					rep.err.data, err = r.Raw()
+				}
+				return err
+			})
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return rep, err
+	case (rep.result == nil) == (rep.err == nil):
+		return rep, errors.New("a response has exactly one of result and error")
+	}
+	return rep, nil
+}
+
+// resultVersions reads a discover result's supportedVersions, or a
+// -32022 error's data.supported: an object whose member holds an array
+// of strings. A missing member is an error.
+func resultVersions(obj []byte) ([]string, error) {
+	return stringsMember(obj, "supportedVersions")
+}
+
+// stringsMember reads obj, a JSON object, and returns its member key, an
+// array of strings.
+func stringsMember(obj []byte, key string) ([]string, error) {
+	var out []string
+	err := member(obj, key, func(r *strictjson.Reader) error {
+		out = []string{}
+		return r.Array(func(int) error {
+			s, err := r.String()
+			out = append(out, s)
+			return err
+		})
+	})
+	return out, err
+}
+
+// resultMember reads obj, a JSON object, and returns its member key, a
+// string.
+func resultMember(obj []byte, key string) (string, error) {
+	var out string
+	err := member(obj, key, func(r *strictjson.Reader) (err error) {
+		out, err = r.String()
+		return err
+	})
+	return out, err
+}
+
+// member reads obj, which must be one JSON object and nothing else, and
+// calls read for the value of its member key, which must be there.
+func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
+	r := strictjson.NewReader(obj, 0)
+	found := false
+	err := r.Object(func(k string) error {
+		if k != key {
+			return nil
+		}
+		found = true
+		return read(r)
+	})
+	if err == nil {
+		err = r.End()
+	}
+	if err == nil && !found {
+		err = fmt.Errorf("no member %q", key)
+	}
+	return err
 }
 
 // sseScanner reads server-sent events as they are held, to find the first
@@ -326,12 +427,10 @@ func (s *sseScanner) response(b []byte) ([]byte, bool) {
 	}
 }
 
-// isResponse reports whether data is a JSON-RPC response: an object with a
-// result or an error.
+// isResponse reports whether data is a JSON-RPC response, not a request
+// or notification the server sent before it.
 func isResponse(data []byte) bool {
-	var m struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	return json.Unmarshal(data, &m) == nil && (m.Result != nil || m.Error != nil)
+	r := strictjson.NewReader(data, 0)
+	_, err := readReply(r)
+	return err == nil && r.End() == nil
 }
