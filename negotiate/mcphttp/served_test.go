@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
@@ -96,10 +97,6 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"tools/list answered with nothing", tools, scripted{}, accepted("2026-07-28")},
 		{"tools/list as events is not held", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: " + refused32022 + "\n\n"}}, accepted("2026-07-28")},
 		{"tools/list answered past the error bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}}, accepted("2026-07-28")},
-		{"a batch answer with -32022", call{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", "Authorization", "Bearer user")},
-			scripted{200, hdr("Content-Type", jsonCT), []string{`[{"jsonrpc":"2.0","id":1,"result":{}},` + refused32022 + `]`}}, refused("2025-11-25")},
-		{"a batch answer without", call{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", "Authorization", "Bearer user")},
-			scripted{200, hdr("Content-Type", jsonCT), []string{`[{"jsonrpc":"2.0","id":1,"result":{}}]`}}, accepted("2025-11-25")},
 		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
 		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
 		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
@@ -123,6 +120,37 @@ func TestRecordFollowsServer(t *testing.T) {
 				t.Errorf("recorded %+v, want %+v", ev, c.want)
 			}
 		})
+	}
+}
+
+// TestRecordFollowsServerBatch: a batch (MCP 2025-03-26) is recorded
+// refused when the server refused the revision to any of its members.
+func TestRecordFollowsServerBatch(t *testing.T) {
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-03-26", "2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-03-26", RefreshedAt: "2026-11-01",
+	}}
+	req := call{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-03-26", "Authorization", "Bearer user")}
+	for _, c := range []struct {
+		answer string
+		want   events.NegotiationDecided
+	}{
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},` + refused32022 + `]`,
+			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Refused, Requested: "2025-03-26", Reason: events.ReasonUnsupported, Floor: "2025-03-26", At: now}},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
+	} {
+		rec := &negotiatetest.Recorder{}
+		m, err := mcphttp.New(compile(t, set, policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := (&rig{h: m.Wrap(scripted{200, hdr("Content-Type", jsonCT), []string{c.answer}})}).do(req)
+		if got.status != 200 || got.body != c.answer {
+			t.Errorf("answer %d %s", got.status, got.body)
+		}
+		if ev := payloads(t, rec); len(ev) != 1 || ev[0] != c.want {
+			t.Errorf("recorded %+v, want %+v", ev, c.want)
+		}
 	}
 }
 
