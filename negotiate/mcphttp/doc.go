@@ -8,8 +8,11 @@
 // [New] checks the configuration once; [Middleware.Wrap] puts an MCP
 // handler behind it. Every request is decided by a compiled
 // [negotiate.Negotiator] for the caller's Subject (Options.Subject), and
-// every decision is recorded through Options.Sink before the request goes
-// on (a durable host event unless Options.Destination names a run). The
+// every decision is recorded through Options.Sink before any answer
+// leaves (a durable host event unless Options.Destination names a run):
+// a refusal before the request would go on, an acceptance once the
+// wrapped server has answered, as it answered (see "The record follows
+// the server" below). The
 // wrapped handler finds the revision it serves with [Version], and the
 // whole outcome with [Outcome]. A request is one of:
 //
@@ -71,9 +74,40 @@
 //   - More than one MCP-Protocol-Version, Mcp-Method or Mcp-Session-Id
 //     value, or a list in one, is refused (-32020), never guessed between.
 //   - The wrapped server must itself answer with the revision decided. It
-//     does when it serves the facet's revisions; when it does not, its
-//     answer and the record disagree, and the session's next request, which
+//     does when it serves the facet's revisions; when it does not, the
+//     record says so (see below), and the session's next request, which
 //     carries the server's revision, is refused. The failure is closed.
+//
+// # The record follows the server
+//
+// An acceptance is recorded only once the wrapped server's answer shows
+// that it served the revision decided, and before any byte of that answer
+// leaves; the answer then goes through byte for byte. A server/discover
+// must be answered with a result whose supportedVersions lists the
+// revision, and an initialize with a result whose protocolVersion is the
+// revision; anything else (an error, another list or revision, an answer
+// that is not JSON-RPC, none at all) is recorded refused, reason
+// unsupported, with the revision requested. For any other request the
+// acceptance stands unless the server answers a JSON-RPC -32022 (to any
+// member of a batch). To read this much, the middleware holds the head of
+// a JSON answer, and its bytes up to 64 KiB (up to Options.MaxBodyBytes
+// for discover and initialize) until the handler returns; of an event
+// stream answering discover or initialize, it holds the events up to the
+// first JSON-RPC response (bounded the same way). Every other answer,
+// event streams included, is recorded at its head and streams unheld.
+// Under policy.Policy.RequireAudit an acceptance whose record cannot be
+// written replaces the server's answer with JSON-RPC -32603 on HTTP 500;
+// the wrapped handler has then already run.
+//
+// Which server settings serve 2026-07-28: the go-sdk's streamable handler
+// serves it only with mcp.StreamableHTTPOptions{Stateless: true}; its
+// default, stateful handler answers server/discover without it, and such a
+// discover is recorded refused. mcp-go's server.StreamableHTTPServer
+// serves both eras on one endpoint unless
+// server.WithStreamableHTTPProtocolVersions leaves 2026-07-28 out. Either
+// way, restrict the server to the facet's revisions (go-sdk:
+// ServerOptions.SupportedProtocolVersions), so that its discover result
+// lists what the host advertises.
 //
 // # Outbound
 //
