@@ -351,3 +351,23 @@ func TestDiscoverOpenStream(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverBroken: an answer cut short, and a request that never went
+// out, are DiscoverErrors that hold their cause.
+func TestDiscoverBroken(t *testing.T) {
+	p := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		_, _ = io.WriteString(w, `{"jsonrpc":`)
+	})
+	_, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
+	var de *mcphttp.DiscoverError
+	if !errors.As(err, &de) || de.Status != 200 || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut short: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := mcphttp.Discover(ctx, p.Client(), p.URL, "2026-07-28"); !errors.As(err, &de) || !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+}

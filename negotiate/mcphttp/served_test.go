@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +101,7 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"tools/list answered past the error bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}}, accepted("2026-07-28")},
 		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
 		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
+		{"initialize answered with nothing", call{body: initialize("2025-11-25"), headers: user}, scripted{}, refused("2025-11-25")},
 		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
 	}
 	for _, c := range cases {
@@ -243,5 +246,81 @@ func TestRecordFollowsServerStreams(t *testing.T) {
 				t.Errorf("%d events recorded when the first event was flushed, want 1", n)
 			}
 		})
+	}
+}
+
+// writerLog is a ResponseWriter that logs the calls made on it, and fails
+// its writes when fail is set.
+type writerLog struct {
+	header http.Header
+	calls  []string
+	fail   error
+}
+
+func (w *writerLog) Header() http.Header { return w.header }
+func (w *writerLog) WriteHeader(status int) {
+	w.calls = append(w.calls, "WriteHeader "+strconv.Itoa(status))
+}
+func (w *writerLog) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, "Write "+string(p))
+	if w.fail != nil {
+		return 0, w.fail
+	}
+	return len(p), nil
+}
+func (w *writerLog) Flush() { w.calls = append(w.calls, "Flush") }
+
+// TestRecordFollowsServerWriter: informational answers go through before
+// the real one, a status written after the answer was released goes
+// through for net/http to report, a failure to write the held bytes
+// reaches the handler, and http.ResponseController reaches the writer
+// underneath.
+func TestRecordFollowsServerWriter(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var werr, ctlErr error
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(200)
+		w.WriteHeader(500)
+		_, werr = io.WriteString(w, "served")
+		w.(http.Flusher).Flush()
+		ctlErr = http.NewResponseController(w).EnableFullDuplex()
+	}))
+	c := discover("2026-07-28")
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	down := errors.New("connection reset")
+	w := &writerLog{header: http.Header{}, fail: down}
+	h.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 103", "WriteHeader 200", "WriteHeader 500", "Write served", "Flush"}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if !errors.Is(werr, down) {
+		t.Errorf("write: %v, want %v", werr, down)
+	}
+	if !errors.Is(ctlErr, http.ErrNotSupported) {
+		t.Errorf("ResponseController: %v, want it to reach the writer underneath (ErrNotSupported)", ctlErr)
+	}
+	// A JSON answer is held and written when the handler returns; a
+	// failure to write it is the handler's to see only if it writes again.
+	held := m.Wrap(scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}})
+	w = &writerLog{header: http.Header{}, fail: down}
+	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	held.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != events.Refused || ev[1].Outcome != events.Accepted {
+		t.Errorf("recorded %+v", ev)
 	}
 }
