@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -29,6 +30,9 @@ import (
 // answer is small, so a longer answer is let through as it comes and the
 // decision stands.
 const heldErrorBytes = 64 << 10
+
+// minus32022 is the code of a refusal of the revision, as it is written.
+var minus32022 = []byte(strconv.Itoa(wperrors.RPCMCPUnsupportedProtocolVersion))
 
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's (the record could not be
@@ -259,6 +263,11 @@ func serves(msg []byte, method, version string) bool {
 		}
 		served, err := resultMember(rep.result, "protocolVersion")
 		return err == nil && served == version
+	}
+	if !bytes.Contains(msg, minus32022) {
+		// The common answer, read no further: a -32022 refusal spells its
+		// code out, as an integer must be.
+		return true
 	}
 	refused := false
 	one := func() error {

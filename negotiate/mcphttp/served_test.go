@@ -324,3 +324,51 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 		t.Errorf("recorded %+v", ev)
 	}
 }
+
+// BenchmarkRecordFollowsServer is the cost of reading the server's answer
+// before the record: a discover result and a JSON tools/list answer are
+// held and read, an event stream answering tools/list is recorded at its
+// head and passes unheld. "alone" is the same server without the
+// middleware.
+func BenchmarkRecordFollowsServer(b *testing.B) {
+	m, err := mcphttp.New(compile(b, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: discard, Subject: subjectOf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	toolsJSON := scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}`}}
+	toolsSSE := scripted{200, hdr("Content-Type", sseCT), []string{"event: message\ndata: " + `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}` + "\n\n"}}
+	disc := scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}}
+	for _, bench := range []struct {
+		name string
+		c    call
+		h    http.Handler
+	}{
+		{"discover/alone", discover("2026-07-28"), disc},
+		{"discover", discover("2026-07-28"), m.Wrap(disc)},
+		{"tools-json/alone", stateless("2026-07-28", "2026-07-28"), toolsJSON},
+		{"tools-json", stateless("2026-07-28", "2026-07-28"), m.Wrap(toolsJSON)},
+		{"tools-sse", stateless("2026-07-28", "2026-07-28"), m.Wrap(toolsSSE)},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			for k, v := range bench.c.headers {
+				req.Header.Set(k, v)
+			}
+			body := strings.NewReader(bench.c.body)
+			w := &flushWriter{nopWriter{h: http.Header{}}}
+			b.ReportAllocs()
+			for b.Loop() {
+				body.Reset(bench.c.body)
+				req.Body = io.NopCloser(body)
+				req.ContentLength = int64(len(bench.c.body))
+				bench.h.ServeHTTP(w, req)
+				clear(w.h)
+			}
+		})
+	}
+}
+
+// flushWriter is a nopWriter that can be flushed, as net/http's can.
+type flushWriter struct{ nopWriter }
+
+func (*flushWriter) Flush() {}
