@@ -1,0 +1,48 @@
+package a2ahttp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// TestOutboundDowngradeVisible: when the host names no version, it asks
+// the peer for its preferred one, and its record says so (requested),
+// so that a downgrade reads as version < requested in the record alone
+// (issue 9 item 5, the silent-downgrade witness of RFC 0175 §D.5). For
+// every subset of versions a peer's card can offer, for an authenticated
+// and an anonymous host: requested is the preferred version, and an
+// accepted record's version differs from it exactly when the outcome is a
+// downgrade.
+func TestOutboundDowngradeVisible(t *testing.T) {
+	all := []string{"1.0", "1.1", "1.2", "2.0"}
+	n := compile(t, wideA2A(), policy.Policy{})
+	for mask := 1; mask < 1<<len(all); mask++ {
+		var offers []string
+		for i, v := range all {
+			if mask&(1<<i) != 0 {
+				offers = append(offers, v)
+			}
+		}
+		peer := newPeer(t, 200, cardOffering(offers...))
+		for _, subject := range []*negotiate.Subject{peerAgent(), nil} {
+			rec := &negotiatetest.Recorder{}
+			o := a2ahttp.Outbound{Negotiator: n, Sink: rec, Subject: subject, Client: peer.Client()}
+			p, _ := o.Negotiate(context.Background(), peer.URL)
+			ev := rec.Events()
+			if len(ev) != 1 {
+				t.Fatalf("%v: %d events", offers, len(ev))
+			}
+			e := ev[0].Payload
+			downgrade := e.Outcome == events.Accepted && e.Version != e.Requested
+			if e.Requested != "1.2" || downgrade != (p.Outcome.Kind == negotiate.Downgraded) {
+				t.Errorf("offers %v, subject %v: recorded %+v for a %s outcome", offers, subject != nil, e, p.Outcome.Kind)
+			}
+		}
+	}
+}
