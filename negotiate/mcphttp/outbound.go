@@ -137,12 +137,13 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 				return data, nil
 			}
 		}
-		switch {
-		case err == io.EOF && sse:
+		if err == io.EOF && sse {
 			return nil, errors.New("the event stream holds no JSON-RPC response")
-		case err == io.EOF:
+		}
+		if err == io.EOF {
 			return buf, nil
-		case err != nil:
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -371,3 +371,13 @@ func TestDiscoverBroken(t *testing.T) {
 		t.Errorf("canceled: %v", err)
 	}
 }
+
+// TestDiscoverAtTheBound: an answer of exactly DefaultMaxBodyBytes is read.
+func TestDiscoverAtTheBound(t *testing.T) {
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`
+	answer += strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes-len(answer))
+	p := newPeer(t, jsonAnswer(200, answer))
+	if d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28"); err != nil || len(d.Versions) != 1 {
+		t.Errorf("%+v, %v", d, err)
+	}
+}

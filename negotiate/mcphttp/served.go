@@ -115,22 +115,19 @@ type answerWatch struct {
 }
 
 func (a *answerWatch) WriteHeader(status int) {
-	switch {
-	case a.state == released || a.state == watching && status < 200:
+	if a.state == released || a.state == watching && status < 200 {
 		// Informational answers go before the real one; a superfluous
 		// status is net/http's to report.
 		a.ResponseWriter.WriteHeader(status)
 		return
-	case a.state != watching:
+	}
+	if a.state != watching {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
 	mt, _, _ := mime.ParseMediaType(a.Header().Get("Content-Type"))
-	switch {
-	case mt == "application/json":
-	case mt == "text/event-stream" && a.confirm:
-		a.sse = true
-	default:
+	a.sse = mt == "text/event-stream" && a.confirm
+	if mt != "application/json" && !a.sse {
 		// Nothing to read in it: a discover or initialize answer that is
 		// no JSON-RPC did not serve the revision; for any other request
 		// the decision stands.
@@ -329,13 +326,10 @@ func readReply(r *strictjson.Reader) (reply, error) {
 		}
 		return err
 	})
-	switch {
-	case err != nil:
-		return rep, err
-	case (rep.result == nil) == (rep.err == nil):
-		return rep, errors.New("a response has exactly one of result and error")
+	if err == nil && (rep.result == nil) == (rep.err == nil) {
+		err = errors.New("a response has exactly one of result and error")
 	}
-	return rep, nil
+	return rep, err
 }
 
 // resultVersions reads a discover result's supportedVersions, or a

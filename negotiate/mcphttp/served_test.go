@@ -101,6 +101,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"tools/list answered past the error bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}}, accepted("2026-07-28")},
 		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
 		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
+		{"initialize answered at the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{pad(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`, 1<<10)}}, accepted("2025-11-25")},
+		{"tools/list refused at the error bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 64<<10)}}, refused("2026-07-28")},
 		{"initialize answered with nothing", call{body: initialize("2025-11-25"), headers: user}, scripted{}, refused("2025-11-25")},
 		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
 	}
@@ -125,6 +127,9 @@ func TestRecordFollowsServer(t *testing.T) {
 		})
 	}
 }
+
+// pad fills answer with trailing white space up to n bytes.
+func pad(answer string, n int) string { return answer + strings.Repeat(" ", n-len(answer)) }
 
 // TestRecordFollowsServerBatch: a batch (MCP 2025-03-26) is recorded
 // refused when the server refused the revision to any of its members.
