@@ -109,12 +109,13 @@ var ErrNoOffers = errors.New("the card offers no A2A version: no supportedInterf
 // not require it, it is the *negotiate.AuditError alone, and the caller
 // decides whether to proceed.
 func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
-	switch {
-	case o.Negotiator == nil:
+	if o.Negotiator == nil {
 		return Peer{URL: peerURL}, ErrNoNegotiator
-	case o.Sink == nil:
+	}
+	if o.Sink == nil {
 		return Peer{URL: peerURL}, ErrSinkRequired
-	case o.MaxCardBytes < 0:
+	}
+	if o.MaxCardBytes < 0 {
 		return Peer{URL: peerURL}, fmt.Errorf("a2ahttp: Outbound.MaxCardBytes %d is negative", o.MaxCardBytes)
 	}
 	adv, ok := o.Negotiator.Facets().Lookup(facets.ProtocolA2A)
@@ -293,10 +294,10 @@ type Transport struct {
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
 func NewTransport(base http.RoundTripper, o negotiate.Outcome) (*Transport, error) {
-	switch {
-	case !o.Accepted():
+	if !o.Accepted() {
 		return nil, fmt.Errorf("a2ahttp: no transport for a refused negotiation: %w", o.Err())
-	case o.Protocol != facets.ProtocolA2A:
+	}
+	if o.Protocol != facets.ProtocolA2A {
 		return nil, fmt.Errorf("a2ahttp: no transport for a %q negotiation", o.Protocol)
 	}
 	if _, err := facets.ParseVersion(facets.ProtocolA2A, o.Version); err != nil {
