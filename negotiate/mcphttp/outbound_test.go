@@ -341,9 +341,11 @@ func TestDiscoverOpenStream(t *testing.T) {
 		t.Errorf("%+v, %v", d, err)
 	}
 	for _, ct := range []string{"application/json", "text/event-stream"} {
-		big := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+		big := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ct)
 			_, _ = io.WriteString(w, "data: "+strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // the bound, not the end of the answer, stops the read
 		})
 		_, err = mcphttp.Discover(context.Background(), big.Client(), big.URL, "2026-07-28")
 		if want := "mcphttp: server/discover: HTTP 200: the answer exceeds 4194304 bytes"; errString(err) != want {

@@ -195,7 +195,9 @@ func (a *answerWatch) observe(int) {
 		// No answer written: net/http answers 200 with nothing, which
 		// confirms no revision.
 		a.settle(!a.confirm)
-		if o, ok := a.ResponseWriter.(observer); ok && a.state == released {
+		if o, ok := a.ResponseWriter.(observer); ok {
+			// Replaced, the writer underneath has observed the
+			// middleware's answer already, and this changes nothing.
 			o.observe(http.StatusOK)
 		}
 	case holding:
@@ -236,9 +238,7 @@ func (a *answerWatch) settle(ok bool) {
 		head[k] = v
 	}
 	a.ResponseWriter.WriteHeader(a.status)
-	if len(a.held) > 0 {
-		_, a.werr = a.ResponseWriter.Write(a.held)
-	}
+	_, a.werr = a.ResponseWriter.Write(a.held)
 	a.held = nil
 }
 
@@ -365,8 +365,9 @@ func resultMember(obj []byte, key string) (string, error) {
 	return out, err
 }
 
-// member reads obj, which must be one JSON object and nothing else, and
-// calls read for the value of its member key, which must be there.
+// member reads obj, one JSON value as strictjson's Raw returns it, which
+// must be an object, and calls read for the value of its member key, which
+// must be there.
 func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
 	r := strictjson.NewReader(obj, 0)
 	found := false
@@ -377,9 +378,6 @@ func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
 		found = true
 		return read(r)
 	})
-	if err == nil {
-		err = r.End()
-	}
 	if err == nil && !found {
 		err = fmt.Errorf("no member %q", key)
 	}

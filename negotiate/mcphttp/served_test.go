@@ -84,6 +84,7 @@ func TestRecordFollowsServer(t *testing.T) {
 			": comment\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\r\n\r\n",
 			"data: " + discoverAll[:24], "\ndata: " + discoverAll[24:] + "\r", "\n\r\n",
 		}}, accepted("2026-07-28")},
+		{"discover as events: an event with bytes after its JSON is no response", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{"data: " + discoverLegacy + " {}\n\n", "data: " + discoverAll + "\n\n"}}, accepted("2026-07-28")},
 		{"discover stream ends without a response", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\ndata: " + discoverAll}}, refused("2026-07-28")},
 		{"discover answered -32022", discover("2026-07-28"), scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, refused("2026-07-28")},
 		{"discover answered as text", discover("2026-07-28"), scripted{400, hdr("Content-Type", "text/plain"), []string{"Bad Request: stateless only\n"}}, refused("2026-07-28")},
@@ -167,20 +168,20 @@ func TestRecordFollowsServerBatch(t *testing.T) {
 // leaves; the client gets -32603 on 500, and the handler's later writes
 // fail.
 func TestRecordFollowsServerAudit(t *testing.T) {
-	for _, ct := range []string{jsonCT, "text/plain"} {
+	for _, ct := range []string{jsonCT, "text/plain", sseCT} {
 		rec := &negotiatetest.Recorder{}
 		rec.Fail(errors.New("down"))
 		m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{RequireAudit: true}), mcphttp.Options{Sink: rec, Subject: subjectOf})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var werr error
+		var first, werr error
 		h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ct)
 			w.Header().Set(mcphttp.HeaderSessionID, "s-1")
 			w.WriteHeader(200)
 			w.WriteHeader(201) // superfluous: ignored
-			_, _ = io.WriteString(w, discoverAll)
+			_, first = io.WriteString(w, "data: "+discoverAll+"\n\n")
 			w.(http.Flusher).Flush()
 			_, werr = io.WriteString(w, "more")
 		}))
@@ -193,6 +194,12 @@ func TestRecordFollowsServerAudit(t *testing.T) {
 		// settled at its head, so the writes after it fail.
 		if (werr == nil) != (ct == jsonCT) {
 			t.Errorf("%s: write after the answer was replaced: %v", ct, werr)
+		}
+		// An event stream is settled by the write that completes its
+		// response, which learns that the answer was replaced, as any
+		// write after an answer settled at its head does.
+		if (first == nil) != (ct == jsonCT) {
+			t.Errorf("%s: the settling write: %v", ct, first)
 		}
 	}
 }
@@ -328,7 +335,24 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != events.Refused || ev[1].Outcome != events.Accepted {
 		t.Errorf("recorded %+v", ev)
 	}
+	// Past the bound the held bytes are written by the handler's write,
+	// which gets the writer's error.
+	var bigErr error
+	big := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonCT)
+		_, bigErr = io.WriteString(w, strings.Repeat(" ", 64<<10+1))
+	}))
+	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tools().body))
+	for k, v := range tools().headers {
+		req.Header.Set(k, v)
+	}
+	big.ServeHTTP(&writerLog{header: http.Header{}, fail: down}, req)
+	if !errors.Is(bigErr, down) {
+		t.Errorf("write past the bound: %v, want %v", bigErr, down)
+	}
 }
+
+func tools() call { return stateless("2026-07-28", "2026-07-28") }
 
 // BenchmarkRecordFollowsServer is the cost of reading the server's answer
 // before the record: a discover result and a JSON tools/list answer are
