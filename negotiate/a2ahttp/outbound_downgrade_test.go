@@ -2,6 +2,9 @@ package a2ahttp_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/wopneg/wopneg/events"
@@ -43,6 +46,26 @@ func TestOutboundDowngradeVisible(t *testing.T) {
 			if e.Requested != "1.2" || downgrade != (p.Outcome.Kind == negotiate.Downgraded) {
 				t.Errorf("offers %v, subject %v: recorded %+v for a %s outcome", offers, subject != nil, e, p.Outcome.Kind)
 			}
+		}
+	}
+}
+
+// TestOutboundClient: an https peer's card is fetched with the Client
+// given (here, the one that trusts the test server's certificate), and a
+// nil Client is http.DefaultClient.
+func TestOutboundClient(t *testing.T) {
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, cardOffering("1.2"))
+	}))
+	defer tls.Close()
+	plain := newPeer(t, 200, cardOffering("1.2"))
+	for _, c := range []struct {
+		url    string
+		client *http.Client
+	}{{tls.URL, tls.Client()}, {plain.URL, nil}} {
+		o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: &negotiatetest.Recorder{}, Client: c.client}
+		if p, err := o.Negotiate(context.Background(), c.url); err != nil || p.Outcome.Version != "1.2" {
+			t.Errorf("%s: %+v, %v", c.url, p, err)
 		}
 	}
 }
