@@ -69,3 +69,58 @@ func TestOutboundClient(t *testing.T) {
 		}
 	}
 }
+
+// roundTripLog is a RoundTripper that keeps the headers of what it is
+// given to send.
+type roundTripLog struct{ sent []http.Header }
+
+func (l *roundTripLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.sent = append(l.sent, r.Header.Clone())
+	return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
+}
+
+// TestTransportBase: the Transport sends through the base it is given, or
+// http.DefaultTransport; a request it must restamp keeps its other
+// headers, and one without a header is stamped; a card's version may hold
+// any digit.
+func TestTransportBase(t *testing.T) {
+	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.9"}
+	base := &roundTripLog{}
+	tr, err := a2ahttp.NewTransport(base, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://peer.example/a2a", nil)
+	req.Header.Set("X-Other", "kept")
+	req.Header["a2a-version"] = []string{"1.9"}
+	if _, err := tr.RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	nilHeader := &http.Request{Method: http.MethodGet, URL: req.URL}
+	if _, err := tr.RoundTrip(nilHeader); err != nil {
+		t.Fatal(err)
+	}
+	if len(base.sent) != 2 || base.sent[0].Get("X-Other") != "kept" || base.sent[0].Get("A2A-Version") != "1.9" || base.sent[1].Get("A2A-Version") != "1.9" {
+		t.Errorf("sent %v", base.sent)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Header.Get("A2A-Version"))
+	}))
+	defer srv.Close()
+	def, err := a2ahttp.NewTransport(nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: def}).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "1.9" {
+		t.Errorf("through http.DefaultTransport the peer saw %q", body)
+	}
+	if offers, err := a2ahttp.CardOffers([]byte(`{"supportedInterfaces":[{"protocolVersion":"9.90"}]}`)); err != nil || len(offers) != 1 || offers[0] != "9.90" {
+		t.Errorf("CardOffers: %q, %v", offers, err)
+	}
+}
