@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -347,7 +348,10 @@ func TestDiscoverOpenStream(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done() // the bound, not the end of the answer, stops the read
 		})
-		_, err = mcphttp.Discover(context.Background(), big.Client(), big.URL, "2026-07-28")
+		// The deadline only ends a read that would not stop at the bound.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err = mcphttp.Discover(ctx, big.Client(), big.URL, "2026-07-28")
+		cancel()
 		if want := "mcphttp: server/discover: HTTP 200: the answer exceeds 4194304 bytes"; errString(err) != want {
 			t.Errorf("%s: %v, want %s", ct, err, want)
 		}
