@@ -128,10 +128,11 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 	chunk := make([]byte, 32<<10)
 	for {
 		n, err := resp.Body.Read(chunk)
-		if len(buf)+n > DefaultMaxBodyBytes {
+		buf = append(buf, chunk[:n]...)
+		if len(buf) > DefaultMaxBodyBytes {
+			// At most one chunk past the bound is ever held.
 			return nil, fmt.Errorf("the answer exceeds %d bytes", DefaultMaxBodyBytes)
 		}
-		buf = append(buf, chunk[:n]...)
 		if sse {
 			if data, ok := events.response(buf); ok {
 				return data, nil
