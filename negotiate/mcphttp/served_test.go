@@ -401,3 +401,31 @@ func BenchmarkRecordFollowsServer(b *testing.B) {
 type flushWriter struct{ nopWriter }
 
 func (*flushWriter) Flush() {}
+
+// TestRecordFollowsServerEarlyHints: an informational status before the
+// answer settles nothing: the answer after it is read as any other.
+func TestRecordFollowsServerEarlyHints(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", jsonCT)
+		_, _ = io.WriteString(w, discoverAll)
+	}))
+	c := discover("2026-07-28")
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	w := &writerLog{header: http.Header{}}
+	h.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 103", "WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != events.Accepted {
+		t.Errorf("recorded %+v", ev)
+	}
+}
