@@ -19,33 +19,42 @@ import (
 // so, except in CI (CI set), where it fails: CI must run it.
 func tsClient(t *testing.T) string {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+"; the TypeScript MCP SDK client is not exercised", args...)
-	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		missing("node is not installed")
+		npmMissing(t, "node is not installed")
 	}
-	dir := filepath.Join("testdata", "tsclient")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err == nil {
-		return node
+	npmPrepare(t, filepath.Join("testdata", "tsclient"), filepath.Join("@modelcontextprotocol", "sdk"))
+	return node
+}
+
+// npmMissing skips the test for want of what the message names, except in
+// CI (CI set), where it fails: CI must run it.
+func npmMissing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format+"; the test needs it", args...)
+}
+
+// npmPrepare installs the packages of dir as its package-lock.json pins
+// them (npm ci), unless pkg is already in its node_modules.
+func npmPrepare(t *testing.T, dir, pkg string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err == nil {
+		return
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		missing("npm is not installed")
+		npmMissing(t, "npm is not installed")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		missing("npm ci in %s: %v\n%s", dir, err, out)
+		npmMissing(t, "npm ci in %s: %v\n%s", dir, err, out)
 	}
-	return node
 }
 
 // tsResult is what client.mjs prints.

@@ -2,7 +2,6 @@ package a2ahttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -109,12 +109,13 @@ var ErrNoOffers = errors.New("the card offers no A2A version: no supportedInterf
 // not require it, it is the *negotiate.AuditError alone, and the caller
 // decides whether to proceed.
 func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
-	switch {
-	case o.Negotiator == nil:
+	if o.Negotiator == nil {
 		return Peer{URL: peerURL}, ErrNoNegotiator
-	case o.Sink == nil:
+	}
+	if o.Sink == nil {
 		return Peer{URL: peerURL}, ErrSinkRequired
-	case o.MaxCardBytes < 0:
+	}
+	if o.MaxCardBytes < 0 {
 		return Peer{URL: peerURL}, fmt.Errorf("a2ahttp: Outbound.MaxCardBytes %d is negative", o.MaxCardBytes)
 	}
 	adv, ok := o.Negotiator.Facets().Lookup(facets.ProtocolA2A)
@@ -204,43 +205,58 @@ func cardURLForError(peerURL string) string {
 // ("1.0.1", "v1") are not offers. A card that is not a JSON object, or
 // that offers nothing, is an error.
 func CardOffers(card []byte) ([]string, error) {
-	var c struct {
-		SupportedInterfaces []struct {
-			ProtocolVersion json.RawMessage `json:"protocolVersion"`
-		} `json:"supportedInterfaces"`
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	}
-	if err := json.Unmarshal(card, &c); err != nil {
-		return nil, fmt.Errorf("the card is not a JSON agent card: %w", err)
-	}
 	var offers []string
-	for _, iface := range c.SupportedInterfaces {
-		if v, ok := jsonString(iface.ProtocolVersion); ok && isMajorMinor(v) && !slices.Contains(offers, v) {
-			offers = append(offers, v)
+	var fallback string
+	r := strictjson.NewReader(card, 0)
+	err := r.Object(func(key string) error {
+		switch key {
+		case "supportedInterfaces":
+			if k, err := r.Next(); err != nil || k == strictjson.Null {
+				return err
+			}
+			return r.Array(func(int) error {
+				return r.Object(func(key string) error {
+					if v, ok := stringValue(r, key, "protocolVersion"); ok && isMajorMinor(v) && !slices.Contains(offers, v) {
+						offers = append(offers, v)
+					}
+					return nil
+				})
+			})
+		case "protocolVersion":
+			fallback, _ = stringValue(r, key, "protocolVersion")
 		}
+		return nil
+	})
+	if err == nil {
+		err = r.End()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the card is not a JSON agent card: %w", err)
 	}
 	if len(offers) > 0 {
 		return offers, nil
 	}
-	if v, ok := jsonString(c.ProtocolVersion); ok {
-		if major, rest, ok := strings.Cut(v, "."); ok {
-			minor, _, _ := strings.Cut(rest, ".")
-			if mm := major + "." + minor; isMajorMinor(mm) {
-				return []string{mm}, nil
-			}
+	if major, rest, ok := strings.Cut(fallback, "."); ok {
+		minor, _, _ := strings.Cut(rest, ".")
+		if mm := major + "." + minor; isMajorMinor(mm) {
+			return []string{mm}, nil
 		}
 	}
 	return nil, ErrNoOffers
 }
 
-// jsonString reads raw as a JSON string; anything else (a number, null, a
-// missing member) is not a version.
-func jsonString(raw json.RawMessage) (string, bool) {
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+// stringValue reads the value of member key when key is want and the
+// value is a string; anything else (a number, null) is not a version, and
+// is left for the reader to skip.
+func stringValue(r *strictjson.Reader, key, want string) (string, bool) {
+	if key != want {
 		return "", false
 	}
-	return s, true
+	if k, err := r.Next(); err != nil || k != strictjson.String {
+		return "", false
+	}
+	s, err := r.String()
+	return s, err == nil
 }
 
 // isMajorMinor matches the facet pattern ^[0-9]+\.[0-9]+$.
@@ -278,10 +294,10 @@ type Transport struct {
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
 func NewTransport(base http.RoundTripper, o negotiate.Outcome) (*Transport, error) {
-	switch {
-	case !o.Accepted():
+	if !o.Accepted() {
 		return nil, fmt.Errorf("a2ahttp: no transport for a refused negotiation: %w", o.Err())
-	case o.Protocol != facets.ProtocolA2A:
+	}
+	if o.Protocol != facets.ProtocolA2A {
 		return nil, fmt.Errorf("a2ahttp: no transport for a %q negotiation", o.Protocol)
 	}
 	if _, err := facets.ParseVersion(facets.ProtocolA2A, o.Version); err != nil {

@@ -39,7 +39,15 @@ func TestCardOffers(t *testing.T) {
 		{"a bare major", `{"protocolVersion":"1"}`, nil, a2ahttp.ErrNoOffers.Error()},
 		{"not a number", `{"protocolVersion":"x.y.z"}`, nil, a2ahttp.ErrNoOffers.Error()},
 		{"not JSON", `<html>`, nil, "the card is not a JSON agent card: invalid character '<' looking for beginning of value"},
-		{"not an object", `[]`, nil, "the card is not a JSON agent card: json: cannot unmarshal array into Go value of type struct { SupportedInterfaces []struct { ProtocolVersion json.RawMessage \"json:\\\"protocolVersion\\\"\" } \"json:\\\"supportedInterfaces\\\"\"; ProtocolVersion json.RawMessage \"json:\\\"protocolVersion\\\"\" }"},
+		{"not an object", `[]`, nil, "the card is not a JSON agent card: want an object, got an array"},
+		// The one strict reader: exact keys, no repeats, nothing after.
+		{"a repeated key", `{"protocolVersion":"0.3","protocolVersion":"1.0"}`, nil, `the card is not a JSON agent card: the key "protocolVersion" appears twice`},
+		{"a key in another case", `{"ProtocolVersion":"1.0"}`, nil, a2ahttp.ErrNoOffers.Error()},
+		{"a key in another case inside", `{"supportedInterfaces":[{"ProtocolVersion":"1.0"}]}`, nil, a2ahttp.ErrNoOffers.Error()},
+		{"trailing bytes", `{"protocolVersion":"1.0"}{}`, nil, "the card is not a JSON agent card: data after the JSON value"},
+		{"an interface that is not an object", `{"supportedInterfaces":["1.0"]}`, nil, "the card is not a JSON agent card: supportedInterfaces[0]: want an object, got a string"},
+		{"interfaces that are not a list", `{"supportedInterfaces":{"protocolVersion":"1.0"}}`, nil, "the card is not a JSON agent card: supportedInterfaces: want an array, got an object"},
+		{"null interfaces: fallback", `{"supportedInterfaces":null,"protocolVersion":"0.3.0"}`, []string{"0.3"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := a2ahttp.CardOffers([]byte(tc.card))

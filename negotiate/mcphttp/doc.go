@@ -8,8 +8,11 @@
 // [New] checks the configuration once; [Middleware.Wrap] puts an MCP
 // handler behind it. Every request is decided by a compiled
 // [negotiate.Negotiator] for the caller's Subject (Options.Subject), and
-// every decision is recorded through Options.Sink before the request goes
-// on (a durable host event unless Options.Destination names a run). The
+// every decision is recorded through Options.Sink before any answer
+// leaves (a durable host event unless Options.Destination names a run):
+// a refusal before the request would go on, an acceptance once the
+// wrapped server has answered, as it answered (see "The record follows
+// the server" below). The
 // wrapped handler finds the revision it serves with [Version], and the
 // whole outcome with [Outcome]. A request is one of:
 //
@@ -121,9 +124,42 @@
 //     values are gathered under every spelling of the header's key, which
 //     a hand-built http.Header can hold beside the canonical one.
 //   - The wrapped server must itself answer with the revision decided. It
-//     does when it serves the facet's revisions; when it does not, its
-//     answer and the record disagree, and the session's next request, which
+//     does when it serves the facet's revisions; when it does not, the
+//     record says so (see below), and the session's next request, which
 //     carries the server's revision, is refused. The failure is closed.
+//
+// # The record follows the server
+//
+// A server/discover or an initialize, which cannot act, is recorded only
+// once the wrapped server's answer shows that it served the revision
+// decided, and before any byte of that answer leaves; the answer then goes
+// through byte for byte. The discover must be answered with a result whose
+// supportedVersions lists the revision, and the initialize with a result
+// whose protocolVersion is the revision; anything else (an error, another
+// list or revision, an answer that is not JSON-RPC, none at all) is
+// recorded refused, reason unsupported, with the revision requested. To
+// read this much, the middleware holds the head of the answer and its
+// bytes up to Options.MaxBodyBytes until the handler returns; of an event
+// stream, the events up to the first JSON-RPC response. Under
+// policy.Policy.RequireAudit an acceptance whose record cannot be written
+// replaces the server's answer with JSON-RPC -32603 on HTTP 500.
+//
+// Every other request may act (a tools/call runs a tool), and nothing may
+// act unrecorded: it is recorded when it is decided, before the wrapped
+// handler sees it, and under RequireAudit a record that cannot be written
+// refuses it there. A server that then answers -32022 refuses a revision
+// the host advertises: a configuration this record cannot see, which the
+// settings below avoid.
+//
+// Which server settings serve 2026-07-28: the go-sdk's streamable handler
+// serves it only with mcp.StreamableHTTPOptions{Stateless: true}; its
+// default, stateful handler answers server/discover without it, and such a
+// discover is recorded refused. mcp-go's server.StreamableHTTPServer
+// serves both eras on one endpoint unless
+// server.WithStreamableHTTPProtocolVersions leaves 2026-07-28 out. Either
+// way, restrict the server to the facet's revisions (go-sdk:
+// ServerOptions.SupportedProtocolVersions), so that its discover result
+// lists what the host advertises.
 //
 // # Outbound
 //

@@ -428,12 +428,26 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	o, ok := h.decide(r, subject, negotiate.Inbound(h.adv, "", requested))
+	offer := negotiate.Inbound(h.adv, "", requested)
+	o, ok := h.decide(r, subject, offer)
 	if !ok {
 		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
-	h.forward(w, r, raw, &o, false)
+	if rh.method != methodDiscover {
+		// Anything but discover may act (a tools/call runs a tool), and
+		// under RequireAudit nothing may act unrecorded: its record comes
+		// before it is served. A server that then refuses the revision
+		// (-32022) is misconfigured for it; see "The record follows the
+		// server" in the package doc.
+		if o = h.record(r, h.opts.Sink, subject, offer); !o.Accepted() {
+			h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+			return
+		}
+		h.forward(w, r, raw, &o, false)
+		return
+	}
+	h.forward(h.follow(w, r, subject, offer, &o, rh.method, id), r, raw, &o, false)
 }
 
 // sessionMismatch is the refusal of a request whose revision is not the
@@ -571,22 +585,18 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.DefaultAuthenticated(subject),
 	}}
-	h.forward(rec, r, raw, &o, true)
+	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id), r, raw, &o, true)
 }
 
-// decide decides offer for r's caller and records it. It returns false
-// when the outcome is a refusal, which the caller answers.
+// decide decides offer for r's caller. A refusal is recorded now; an
+// accepted outcome is recorded when the wrapped server answers, as it
+// answered (see follow), so the caller must forward it through follow.
+// It returns false when the outcome is a refusal, which the caller answers.
 func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
-	var dest negotiate.Destination
-	if h.opts.Destination != nil {
-		dest = h.opts.Destination(r)
+	if o, _ := h.n.Decide(subject, offer); o.Accepted() {
+		return o, true
 	}
-	o, err := h.n.DecideAndRecord(r.Context(), h.opts.Sink, dest, subject, offer)
-	if err != nil && o.Rule != negotiate.RuleAudit {
-		// The policy lets the outcome stand without its record; the host
-		// must still hear of it.
-		h.log.ErrorContext(r.Context(), "mcphttp: negotiation.decided was not recorded", "err", err, "outcome", o.Kind.String(), "version", o.Version)
-	}
+	o := h.record(r, h.opts.Sink, subject, offer)
 	return o, o.Accepted()
 }
 

@@ -632,7 +632,11 @@ func TestAudit(t *testing.T) {
 		if a.status != 500 || compact(t, a.body) != want {
 			t.Errorf("initialize: %d %s", a.status, a.body)
 		}
-		if bodies, _ := r.server.received(); len(bodies) != 0 {
+		// A request that may act is recorded before it is served, so the
+		// server never saw the stateless call; initialize, which cannot
+		// act, is recorded when the server has answered (served.go): the
+		// server ran, and its answer never left.
+		if bodies, _ := r.server.received(); len(bodies) != 1 || !strings.Contains(string(bodies[0]), `"initialize"`) {
 			t.Errorf("forwarded %q", bodies)
 		}
 	})

@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -100,95 +100,70 @@ func Discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		return Discovery{}, &DiscoverError{Err: err}
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, DefaultMaxBodyBytes+1))
+	data, err := readAnswer(resp)
 	if err != nil {
 		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: err}
 	}
-	if len(raw) > DefaultMaxBodyBytes {
-		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: fmt.Errorf("the answer exceeds %d bytes", DefaultMaxBodyBytes)}
+	r := strictjson.NewReader(data, 0)
+	rep, err := readReply(r)
+	if err == nil {
+		err = r.End()
 	}
-	msg, err := rpcAnswer(resp.Header.Get("Content-Type"), raw)
 	if err != nil {
-		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: err}
+		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
 	}
-	return discovery(resp.StatusCode, msg)
+	return discovery(resp.StatusCode, rep)
 }
 
-// rpcResponse is a JSON-RPC response, as much of it as discovery reads.
-type rpcResponse struct {
-	ID     json.RawMessage `json:"id"`
-	Result *struct {
-		SupportedVersions []string `json:"supportedVersions"`
-	} `json:"result"`
-	Error *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
+// readAnswer reads the JSON-RPC response in an answer, up to
+// DefaultMaxBodyBytes: the body itself, or the data of the first
+// server-sent event that is a response. An event stream is read only as
+// far as that event, so a server that keeps its stream open does not hold
+// the caller.
+func readAnswer(resp *http.Response) ([]byte, error) {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	sse := mt == "text/event-stream"
+	var events sseScanner
+	var buf []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if len(buf) > DefaultMaxBodyBytes {
+			// At most one chunk past the bound is ever held.
+			return nil, fmt.Errorf("the answer exceeds %d bytes", DefaultMaxBodyBytes)
+		}
+		if sse {
+			if data, ok := events.response(buf); ok {
+				return data, nil
+			}
+		}
+		if err == io.EOF && sse {
+			return nil, errors.New("the event stream holds no JSON-RPC response")
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
-// rpcAnswer finds the JSON-RPC response in an answer: the body itself, or
-// the first server-sent event whose data is a response.
-func rpcAnswer(contentType string, raw []byte) (rpcResponse, error) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt != "text/event-stream" {
-		var r rpcResponse
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return rpcResponse{}, fmt.Errorf("the answer is not a JSON-RPC response: %w", err)
+func discovery(status int, rep reply) (Discovery, error) {
+	if rep.err == nil {
+		versions, err := resultVersions(rep.result)
+		if err != nil {
+			return Discovery{}, &DiscoverError{Status: status, Err: fmt.Errorf("the result: %w", err)}
 		}
-		return r, nil
+		return Discovery{Versions: versions}, nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 4096), DefaultMaxBodyBytes+1)
-	var data []byte
-	try := func() (rpcResponse, bool) {
-		defer func() { data = data[:0] }()
-		var r rpcResponse
-		if len(data) == 0 || json.Unmarshal(data, &r) != nil || (r.Result == nil && r.Error == nil) {
-			return r, false
-		}
-		return r, true
-	}
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if r, ok := try(); ok {
-				return r, nil
-			}
-			continue
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+	if rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
+		if supported, err := stringsMember(rep.err.data, "supported"); err == nil {
+			return Discovery{Versions: supported, Refused: true}, nil
 		}
 	}
-	if r, ok := try(); ok {
-		return r, nil
-	}
-	return rpcResponse{}, errors.New("the event stream holds no JSON-RPC response")
-}
-
-func discovery(status int, r rpcResponse) (Discovery, error) {
-	switch {
-	case r.Result != nil && r.Error == nil:
-		if r.Result.SupportedVersions == nil {
-			return Discovery{}, &DiscoverError{Status: status, Err: errors.New("the result has no supportedVersions")}
-		}
-		return Discovery{Versions: r.Result.SupportedVersions}, nil
-	case r.Error != nil && r.Result == nil:
-		if r.Error.Code == wperrors.RPCMCPUnsupportedProtocolVersion && len(r.Error.Data) > 0 {
-			var d struct {
-				Supported []string `json:"supported"`
-			}
-			if err := json.Unmarshal(r.Error.Data, &d); err == nil && d.Supported != nil {
-				return Discovery{Versions: d.Supported, Refused: true}, nil
-			}
-		}
-		return Discovery{}, &DiscoverError{Status: status, Code: r.Error.Code, Message: r.Error.Message}
-	}
-	return Discovery{}, &DiscoverError{Status: status, Err: errors.New("the answer is neither a result nor an error")}
+	return Discovery{}, &DiscoverError{Status: status, Code: int(rep.err.code), Message: rep.err.message}
 }
 
 // OutboundOptions configures [Negotiate].

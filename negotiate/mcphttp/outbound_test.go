@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -79,8 +80,24 @@ func TestDiscover(t *testing.T) {
 			mcphttp.Discovery{Versions: []string{"2025-11-25", "2026-07-28"}}, ""},
 		{"server-sent events", sseAnswer("event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n", "data: \"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n"),
 			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+		// An event the stream ends before is not dispatched (the SSE
+		// rule): it is no answer.
 		{"server-sent events without a closing blank line", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}"),
-			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
+		{"a repeated key", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"supportedVersions":["2026-07-28"]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: the key "supportedVersions" appears twice`},
+		{"a key in another case", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"SupportedVersions":["2026-07-28"]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: no member "supportedVersions"`},
+		{"both result and error", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]},"error":{"code":1,"message":"x"}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the answer is not a JSON-RPC response: a response has exactly one of result and error`},
+		{"trailing bytes", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}} {}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the answer is not a JSON-RPC response: data after the JSON value`},
+		{"a version that is not a string", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":[20260728]}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: supportedVersions[0]: want a string, got a number`},
+		{"-32022 with data that lists no strings", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":"2025-06-18"}}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 400: json-rpc error -32022 "unsupported"`},
+		{"a code that is not an integer", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022.5,"message":"unsupported","data":{"supported":["2025-06-18"]}}}`),
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 400: the answer is not a JSON-RPC response: error.code -32022.5 is not an integer`},
 		{"-32022 with data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}`),
 			mcphttp.Discovery{Versions: []string{"2025-06-18"}, Refused: true}, ""},
 		{"-32022 without data", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}`),
@@ -88,9 +105,9 @@ func TestDiscover(t *testing.T) {
 		{"method not found", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: json-rpc error -32601 "Method not found"`},
 		{"not JSON-RPC", jsonAnswer(404, `404 page not found`),
-			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 404: the answer is not a JSON-RPC response: invalid character 'p' after top-level value`},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 404: the answer is not a JSON-RPC response: want an object, got a number`},
 		{"no supportedVersions", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{}}`),
-			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result has no supportedVersions`},
+			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the result: no member "supportedVersions"`},
 		{"an empty event stream", sseAnswer(": keep-alive\n\n"),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
 	}
@@ -284,5 +301,71 @@ func TestTransport(t *testing.T) {
 		if _, err := mcphttp.NewTransport(o, nil); err == nil {
 			t.Errorf("NewTransport(%+v) succeeded", o)
 		}
+	}
+}
+
+// TestDiscoverOpenStream: an event stream is read as far as the response,
+// so a server that keeps it open does not hold the caller; and an answer
+// is read up to DefaultMaxBodyBytes and no further.
+func TestDiscoverOpenStream(t *testing.T) {
+	release := make(chan struct{})
+	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
+	close(release)
+	if err != nil || strings.Join(d.Versions, ",") != "2026-07-28" {
+		t.Errorf("%+v, %v", d, err)
+	}
+	for _, ct := range []string{"application/json", "text/event-stream"} {
+		big := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			_, _ = io.WriteString(w, "data: "+strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // the bound, not the end of the answer, stops the read
+		})
+		// The deadline only ends a read that would not stop at the bound.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err = mcphttp.Discover(ctx, big.Client(), big.URL, "2026-07-28")
+		cancel()
+		if want := "mcphttp: server/discover: HTTP 200: the answer exceeds 4194304 bytes"; errString(err) != want {
+			t.Errorf("%s: %v, want %s", ct, err, want)
+		}
+	}
+}
+
+// TestDiscoverBroken: an answer cut short, and a request that never went
+// out, are DiscoverErrors that hold their cause.
+func TestDiscoverBroken(t *testing.T) {
+	p := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		_, _ = io.WriteString(w, `{"jsonrpc":`)
+	})
+	_, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
+	var de *mcphttp.DiscoverError
+	if !errors.As(err, &de) || de.Status != 200 || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut short: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := mcphttp.Discover(ctx, p.Client(), p.URL, "2026-07-28"); !errors.As(err, &de) || !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+}
+
+// TestDiscoverAtTheBound: an answer of exactly DefaultMaxBodyBytes is read.
+func TestDiscoverAtTheBound(t *testing.T) {
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`
+	answer += strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes-len(answer))
+	p := newPeer(t, jsonAnswer(200, answer))
+	if d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28"); err != nil || len(d.Versions) != 1 {
+		t.Errorf("%+v, %v", d, err)
 	}
 }

@@ -1,0 +1,47 @@
+package mcphttp
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzServed feeds what a wrapped server could answer to the readers of
+// served.go: they never panic, an event stream reads the same however it
+// is split into writes, and an answer is read the same on its own as when
+// it is the one event of a stream.
+func FuzzServed(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`,
+		`[{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x"}}]`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32022.0,"message":"x"}}`,
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\ndata: {\"id\":1,\r\ndata: \"result\":{}}\r\r",
+		`{"result":{},"result":{}}`, `[[[[[[[[[[`, "",
+	} {
+		f.Add([]byte(seed), uint16(7))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		for _, m := range []string{methodDiscover, methodInitialize, ""} {
+			serves(b, m, StatelessRevision)
+		}
+		var whole sseScanner
+		want, wantOK := whole.response(b)
+		var split sseScanner
+		at := int(cut) % (len(b) + 1)
+		got, ok := split.response(b[:at])
+		if !ok {
+			got, ok = split.response(b)
+		}
+		if ok != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("split at %d: %q %v, whole: %q %v", at, got, ok, want, wantOK)
+		}
+		if bytes.ContainsAny(b, "\r\n") {
+			return
+		}
+		var one sseScanner
+		data, ok := one.response([]byte("data: " + string(b) + "\n\n"))
+		if ok != isResponse(b) || ok && !bytes.Equal(data, b) {
+			t.Fatalf("%q as an event: %q %v, on its own a response: %v", b, data, ok, isResponse(b))
+		}
+	})
+}

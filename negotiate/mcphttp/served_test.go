@@ -1,0 +1,433 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// scripted is a wrapped server that answers every request the same way:
+// a status (0 writes none), headers, and the body in chunks, each flushed.
+type scripted struct {
+	status int
+	header map[string]string
+	chunks []string
+}
+
+func (s scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	for k, v := range s.header {
+		w.Header().Set(k, v)
+	}
+	if s.status != 0 {
+		w.WriteHeader(s.status)
+	}
+	for _, c := range s.chunks {
+		_, _ = io.WriteString(w, c)
+		w.(http.Flusher).Flush()
+	}
+}
+
+func discover(rev string) call {
+	body := `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + rev + `","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	return call{body: body, headers: hdr(mcphttp.HeaderProtocolVersion, rev, mcphttp.HeaderMethod, "server/discover", "Authorization", "Bearer user")}
+}
+
+const (
+	jsonCT = "application/json"
+	sseCT  = "text/event-stream"
+	// discoverLegacy is the go-sdk stateful handler's discover result: it
+	// lists only the handshake revisions.
+	discoverLegacy = `{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2025-06-18","2025-11-25"],"capabilities":{}}}`
+	discoverAll    = `{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"],"capabilities":{}}}`
+	refused32022   = `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"protocol version \"2026-07-28\" is not supported by this server","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`
+)
+
+// TestRecordFollowsServer: an accepted decision is recorded as the wrapped
+// server answered it (issue 9 item 2): accepted when the server served the
+// revision, refused unsupported when it answered -32022 or a discover or
+// initialize result without the revision; and the answer reaches the
+// client byte for byte either way.
+func TestRecordFollowsServer(t *testing.T) {
+	accepted := func(v string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: v, Requested: v, Reason: events.ReasonOK, Floor: "2025-11-25", At: now}
+	}
+	refused := func(v string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: "mcp", Outcome: events.Refused, Requested: v, Reason: events.ReasonUnsupported, Floor: "2025-11-25", At: now}
+	}
+	user := hdr("Authorization", "Bearer user")
+	tools := stateless("2026-07-28", "2026-07-28")
+	tools.headers["Authorization"] = "Bearer user"
+	cases := []struct {
+		name   string
+		req    call
+		server scripted
+		want   events.NegotiationDecided
+	}{
+		{"discover lists the revision", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}}, accepted("2026-07-28")},
+		{"discover lists it, split in writes", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll[:20], discoverAll[20:]}}, accepted("2026-07-28")},
+		{"stateful go-sdk discover", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{discoverLegacy}}, refused("2026-07-28")},
+		{"stateful go-sdk discover, as events", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{"event: message\ndata: " + discoverLegacy + "\n\n"}}, refused("2026-07-28")},
+		{"discover as events, after a notification", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{
+			": comment\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\r\n\r\n",
+			"data: " + discoverAll[:24], "\ndata: " + discoverAll[24:] + "\r", "\n\r\n",
+		}}, accepted("2026-07-28")},
+		{"discover as events: an event with bytes after its JSON is no response", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{"data: " + discoverLegacy + " {}\n\n", "data: " + discoverAll + "\n\n"}}, accepted("2026-07-28")},
+		{"discover stream ends without a response", discover("2026-07-28"), scripted{200, hdr("Content-Type", sseCT), []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\ndata: " + discoverAll}}, refused("2026-07-28")},
+		{"discover answered -32022", discover("2026-07-28"), scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, refused("2026-07-28")},
+		{"discover answered as text", discover("2026-07-28"), scripted{400, hdr("Content-Type", "text/plain"), []string{"Bad Request: stateless only\n"}}, refused("2026-07-28")},
+		{"discover answered with nothing", discover("2026-07-28"), scripted{}, refused("2026-07-28")},
+		{"discover answered not JSON", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{"{"}}, refused("2026-07-28")},
+		{"discover result not an object", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":3,"result":["2026-07-28"]}`}}, refused("2026-07-28")},
+		{"tools/list served", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`}}, accepted("2026-07-28")},
+		{"tools/list answered -32022", tools, scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, accepted("2026-07-28")},                                   // recorded before it may act
+		{"tools/list answered -32022 on 200", tools, scripted{200, hdr("Content-Type", "application/json; charset=utf-8"), []string{refused32022}}, accepted("2026-07-28")}, // recorded before it may act
+		{"tools/list answered another error", tools, scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`}}, accepted("2026-07-28")},
+		{"tools/list answered not JSON", tools, scripted{200, hdr("Content-Type", jsonCT), []string{"]"}}, accepted("2026-07-28")},
+		{"tools/list answered as text", tools, scripted{404, hdr("Content-Type", "text/plain"), []string{"not found"}}, accepted("2026-07-28")},
+		{"tools/list answered with nothing", tools, scripted{}, accepted("2026-07-28")},
+		{"tools/list as events is not held", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: " + refused32022 + "\n\n"}}, accepted("2026-07-28")},
+		{"tools/list answered past the error bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}}, accepted("2026-07-28")},
+		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
+		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
+		{"initialize answered at the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{pad(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`, 1<<10)}}, accepted("2025-11-25")},
+		{"tools/list refused at the error bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 64<<10)}}, accepted("2026-07-28")}, // recorded before it may act
+		{"initialize answered with nothing", call{body: initialize("2025-11-25"), headers: user}, scripted{}, refused("2025-11-25")},
+		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &negotiatetest.Recorder{}
+			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxBodyBytes: 1 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := (&rig{h: m.Wrap(c.server)}).do(c.req)
+			// The answer is the server's, untouched.
+			want := httptest.NewRecorder()
+			c.server.ServeHTTP(want, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.req.body)))
+			if got.status != want.Code || got.body != want.Body.String() || got.header.Get("Content-Type") != want.Header().Get("Content-Type") {
+				t.Errorf("answer %d %q %q, want the server's %d %q %q", got.status, got.header.Get("Content-Type"), got.body, want.Code, want.Header().Get("Content-Type"), want.Body.String())
+			}
+			ev := payloads(t, rec)
+			if len(ev) != 1 || ev[0] != c.want {
+				t.Errorf("recorded %+v, want %+v", ev, c.want)
+			}
+		})
+	}
+}
+
+// pad fills answer with trailing white space up to n bytes.
+func pad(answer string, n int) string { return answer + strings.Repeat(" ", n-len(answer)) }
+
+// TestRecordFollowsServerBatch: a batch (MCP 2025-03-26) is recorded
+// refused when the server refused the revision to any of its members.
+func TestRecordFollowsServerBatch(t *testing.T) {
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-03-26", "2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-03-26", RefreshedAt: "2026-11-01",
+	}}
+	req := call{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-03-26", "Authorization", "Bearer user")}
+	for _, c := range []struct {
+		answer string
+		want   events.NegotiationDecided
+	}{
+		// A batch may act, so it is recorded before it is served: what
+		// its members answer does not change the record.
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},` + refused32022 + `]`,
+			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
+	} {
+		rec := &negotiatetest.Recorder{}
+		m, err := mcphttp.New(compile(t, set, policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := (&rig{h: m.Wrap(scripted{200, hdr("Content-Type", jsonCT), []string{c.answer}})}).do(req)
+		if got.status != 200 || got.body != c.answer {
+			t.Errorf("answer %d %s", got.status, got.body)
+		}
+		if ev := payloads(t, rec); len(ev) != 1 || ev[0] != c.want {
+			t.Errorf("recorded %+v, want %+v", ev, c.want)
+		}
+	}
+}
+
+// TestRecordFollowsServerAudit: when the record of an answered request
+// cannot be written and the policy requires it, the server's answer never
+// leaves; the client gets -32603 on 500, and the handler's later writes
+// fail.
+func TestRecordFollowsServerAudit(t *testing.T) {
+	for _, ct := range []string{jsonCT, "text/plain", sseCT} {
+		rec := &negotiatetest.Recorder{}
+		rec.Fail(errors.New("down"))
+		m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{RequireAudit: true}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, werr error
+		h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			w.Header().Set(mcphttp.HeaderSessionID, "s-1")
+			w.WriteHeader(200)
+			w.WriteHeader(201) // superfluous: ignored
+			_, first = io.WriteString(w, "data: "+discoverAll+"\n\n")
+			w.(http.Flusher).Flush()
+			_, werr = io.WriteString(w, "more")
+		}))
+		a := (&rig{h: h}).do(discover("2026-07-28"))
+		want := `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the negotiation could not be recorded; retry"}}`
+		if a.status != 500 || compact(t, a.body) != want || a.header.Get(mcphttp.HeaderSessionID) != "" {
+			t.Errorf("%s: %d %v %s", ct, a.status, a.header, a.body)
+		}
+		// A JSON answer is read when the handler returns; any other is
+		// settled at its head, so the writes after it fail.
+		if (werr == nil) != (ct == jsonCT) {
+			t.Errorf("%s: write after the answer was replaced: %v", ct, werr)
+		}
+		// An event stream is settled by the write that completes its
+		// response, which learns that the answer was replaced, as any
+		// write after an answer settled at its head does.
+		if (first == nil) != (ct == jsonCT) {
+			t.Errorf("%s: the settling write: %v", ct, first)
+		}
+	}
+}
+
+// TestRecordFollowsServerStreams: an answer that is not held streams as
+// the server writes it, after its record; a held one is released, with
+// the rest of the stream, as soon as it shows the revision.
+func TestRecordFollowsServerStreams(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		req  call
+		body string
+	}{
+		{"tools/list", stateless("2026-07-28", "2026-07-28"), `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`},
+		{"discover", discover("2026-07-28"), discoverAll},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &negotiatetest.Recorder{}
+			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := make(chan struct{})
+			recorded := make(chan int, 1)
+			srv := httptest.NewServer(m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", sseCT)
+				w.WriteHeader(200)
+				_, _ = io.WriteString(w, "data: "+c.body+"\n\n")
+				w.(http.Flusher).Flush()
+				http.NewResponseController(w).Flush()
+				recorded <- len(rec.Events())
+				<-read // the client has the first event while the handler runs
+				_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"late\"}\n\n")
+			})))
+			defer srv.Close()
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(c.req.body))
+			for k, v := range c.req.headers {
+				req.Header.Set(k, v)
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			line, err := br.ReadString('\n')
+			if err != nil || line != "data: "+c.body+"\n" {
+				t.Fatalf("first line %q, %v", line, err)
+			}
+			close(read)
+			rest, _ := io.ReadAll(br)
+			if string(rest) != "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"late\"}\n\n" {
+				t.Errorf("rest %q", rest)
+			}
+			if n := <-recorded; n != 1 {
+				t.Errorf("%d events recorded when the first event was flushed, want 1", n)
+			}
+		})
+	}
+}
+
+// writerLog is a ResponseWriter that logs the calls made on it, and fails
+// its writes when fail is set.
+type writerLog struct {
+	header http.Header
+	calls  []string
+	fail   error
+}
+
+func (w *writerLog) Header() http.Header { return w.header }
+func (w *writerLog) WriteHeader(status int) {
+	w.calls = append(w.calls, "WriteHeader "+strconv.Itoa(status))
+}
+func (w *writerLog) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, "Write "+string(p))
+	if w.fail != nil {
+		return 0, w.fail
+	}
+	return len(p), nil
+}
+func (w *writerLog) Flush() { w.calls = append(w.calls, "Flush") }
+
+// TestRecordFollowsServerWriter: informational answers go through before
+// the real one, a status written after the answer was released goes
+// through for net/http to report, a failure to write the held bytes
+// reaches the handler, and http.ResponseController reaches the writer
+// underneath.
+func TestRecordFollowsServerWriter(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var werr, ctlErr error
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(200)
+		w.WriteHeader(500)
+		_, werr = io.WriteString(w, "served")
+		w.(http.Flusher).Flush()
+		ctlErr = http.NewResponseController(w).EnableFullDuplex()
+	}))
+	c := discover("2026-07-28")
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	down := errors.New("connection reset")
+	w := &writerLog{header: http.Header{}, fail: down}
+	h.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 103", "WriteHeader 200", "WriteHeader 500", "Write served", "Flush"}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if !errors.Is(werr, down) {
+		t.Errorf("write: %v, want %v", werr, down)
+	}
+	if !errors.Is(ctlErr, http.ErrNotSupported) {
+		t.Errorf("ResponseController: %v, want it to reach the writer underneath (ErrNotSupported)", ctlErr)
+	}
+	// A JSON answer is held and written when the handler returns; a
+	// failure to write it is the handler's to see only if it writes again.
+	held := m.Wrap(scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}})
+	w = &writerLog{header: http.Header{}, fail: down}
+	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	held.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != events.Refused || ev[1].Outcome != events.Accepted {
+		t.Errorf("recorded %+v", ev)
+	}
+	// Past the bound the held bytes are written by the handler's write,
+	// which gets the writer's error.
+	var bigErr error
+	big := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonCT)
+		_, bigErr = io.WriteString(w, strings.Repeat(" ", 64<<10+1))
+	}))
+	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tools().body))
+	for k, v := range tools().headers {
+		req.Header.Set(k, v)
+	}
+	big.ServeHTTP(&writerLog{header: http.Header{}, fail: down}, req)
+	if !errors.Is(bigErr, down) {
+		t.Errorf("write past the bound: %v, want %v", bigErr, down)
+	}
+}
+
+func tools() call { return stateless("2026-07-28", "2026-07-28") }
+
+// BenchmarkRecordFollowsServer is the cost of reading the server's answer
+// before the record: a discover result and a JSON tools/list answer are
+// held and read, an event stream answering tools/list is recorded at its
+// head and passes unheld. "alone" is the same server without the
+// middleware.
+func BenchmarkRecordFollowsServer(b *testing.B) {
+	m, err := mcphttp.New(compile(b, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: discard, Subject: subjectOf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	toolsJSON := scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}`}}
+	toolsSSE := scripted{200, hdr("Content-Type", sseCT), []string{"event: message\ndata: " + `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}` + "\n\n"}}
+	disc := scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}}
+	for _, bench := range []struct {
+		name string
+		c    call
+		h    http.Handler
+	}{
+		{"discover/alone", discover("2026-07-28"), disc},
+		{"discover", discover("2026-07-28"), m.Wrap(disc)},
+		{"tools-json/alone", stateless("2026-07-28", "2026-07-28"), toolsJSON},
+		{"tools-json", stateless("2026-07-28", "2026-07-28"), m.Wrap(toolsJSON)},
+		{"tools-sse", stateless("2026-07-28", "2026-07-28"), m.Wrap(toolsSSE)},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			for k, v := range bench.c.headers {
+				req.Header.Set(k, v)
+			}
+			body := strings.NewReader(bench.c.body)
+			w := &flushWriter{nopWriter{h: http.Header{}}}
+			b.ReportAllocs()
+			for b.Loop() {
+				body.Reset(bench.c.body)
+				req.Body = io.NopCloser(body)
+				req.ContentLength = int64(len(bench.c.body))
+				bench.h.ServeHTTP(w, req)
+				clear(w.h)
+			}
+		})
+	}
+}
+
+// flushWriter is a nopWriter that can be flushed, as net/http's can.
+type flushWriter struct{ nopWriter }
+
+func (*flushWriter) Flush() {}
+
+// TestRecordFollowsServerEarlyHints: an informational status before the
+// answer settles nothing: the answer after it is read as any other.
+func TestRecordFollowsServerEarlyHints(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", jsonCT)
+		_, _ = io.WriteString(w, discoverAll)
+	}))
+	c := discover("2026-07-28")
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	w := &writerLog{header: http.Header{}}
+	h.ServeHTTP(w, req)
+	if want := []string{"WriteHeader 103", "WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %q, want %q", w.calls, want)
+	}
+	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != events.Accepted {
+		t.Errorf("recorded %+v", ev)
+	}
+}
