@@ -73,8 +73,11 @@ func TestSubjectJSONDepthRefusedWhileReading(t *testing.T) {
 	}
 }
 
-// Reading a chain costs as much at 8,000 actors as at 6: the reader stops
-// at the same place. (A measure of work that is not a timing.)
+// Reading a chain costs about as much at 8,000 actors as at 6: the reader
+// stops at the same place. (A measure of work that is not a timing.) The
+// slack is for encoding/json's pooled syntax scanner, which run under
+// -race sometimes regrows its stack for the deeper input; decoding each
+// actor would cost thousands.
 func TestSubjectJSONDepthCostIsBounded(t *testing.T) {
 	allocs := func(data []byte) float64 {
 		return testing.AllocsPerRun(5, func() {
@@ -83,7 +86,7 @@ func TestSubjectJSONDepthCostIsBounded(t *testing.T) {
 		})
 	}
 	short, long := allocs(actorChain(policy.MaxActorDepth+2, "")), allocs(actorChain(8000, ""))
-	if long > short {
+	if long > 2*short {
 		t.Errorf("an 8,000-deep chain allocates %v times, a 6-deep one %v", long, short)
 	}
 }
