@@ -348,9 +348,12 @@ func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
 // one whose data is a JSON-RPC response. It keeps its place, so that each
 // byte is scanned once however the answer is split into writes.
 type sseScanner struct {
-	pos  int    // bytes of complete lines read
-	data []byte // the data of the event being read
-	has  bool   // the event being read has a data field
+	pos int // bytes of complete lines read
+	// searched is how far b has been searched for the end of the line
+	// at pos.
+	searched int
+	data     []byte // the data of the event being read
+	has      bool   // the event being read has a data field
 }
 
 // response reads the complete lines of b past what it has read, and
@@ -359,9 +362,18 @@ type sseScanner struct {
 func (s *sseScanner) response(b []byte) ([]byte, bool) {
 	for {
 		rest := b[s.pos:]
-		i := bytes.IndexAny(rest, "\r\n")
-		if i < 0 || (rest[i] == '\r' && i+1 == len(rest)) {
+		// Search only what was not searched before: a long line arriving
+		// in many reads is searched once, not once a read.
+		from := max(s.searched-s.pos, 0)
+		i := bytes.IndexAny(rest[from:], "\r\n")
+		if i < 0 {
+			s.searched = len(b)
 			return nil, false // the line is not complete yet
+		}
+		i += from
+		if rest[i] == '\r' && i+1 == len(rest) {
+			s.searched = s.pos + i // the \r again: a \n may follow it
+			return nil, false
 		}
 		line := rest[:i]
 		s.pos += i + 1

@@ -45,3 +45,29 @@ func FuzzServed(f *testing.F) {
 		}
 	})
 }
+
+// TestSSEScannerByteByByte feeds an event stream one byte at a time, as a
+// slow server sends it: the scanner finds the response as it does in one
+// piece, a \r at the end of one read and its \n in the next included.
+func TestSSEScannerByteByByte(t *testing.T) {
+	const resp = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, stream := range []string{
+		"event: message\r\ndata: " + resp + "\r\n\r\n",
+		": note\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\ndata: " + resp + "\n\n",
+		"data: " + resp + "\r\r\n",
+	} {
+		var s sseScanner
+		var got []byte
+		for i := 1; i <= len(stream) && got == nil; i++ {
+			if data, ok := s.response([]byte(stream[:i])); ok {
+				if i != len(stream) {
+					t.Errorf("%q: response at byte %d of %d", stream, i, len(stream))
+				}
+				got = data
+			}
+		}
+		if string(got) != resp {
+			t.Errorf("%q: got %q", stream, got)
+		}
+	}
+}
