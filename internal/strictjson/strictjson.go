@@ -112,9 +112,9 @@ func NewReader(data []byte, maxDepth int) *Reader {
 	return r
 }
 
-// tokens makes r walk with encoding/json's Decoder from where it stands.
+// tokens makes r walk with encoding/json's Decoder, from the start.
 func (r *Reader) tokens() {
-	r.dec = json.NewDecoder(bytes.NewReader(r.data[r.pos:]))
+	r.dec = json.NewDecoder(bytes.NewReader(r.data))
 	r.dec.UseNumber()
 }
 
@@ -123,7 +123,7 @@ func (r *Reader) Offset() int {
 	if r.dec == nil {
 		return r.pos
 	}
-	return r.pos + int(r.dec.InputOffset())
+	return int(r.dec.InputOffset())
 }
 
 // Path returns the JSON path of the value being read: "" at the top,
@@ -177,7 +177,7 @@ func (r *Reader) wrap(err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return &Error{Path: r.Path(), Offset: r.pos + int(se.Offset), Msg: se.Error()}
+		return &Error{Path: r.Path(), Offset: int(se.Offset), Msg: se.Error()}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &Error{Path: r.Path(), Offset: len(r.data), Msg: "unexpected end of JSON input"}
 	}
