@@ -51,6 +51,11 @@ func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
 // nothing in n.
 func (n *Negotiator) Facets() facets.Set { return n.facets.Clone() }
 
+// RequiresAudit reports whether the policy n was compiled with requires
+// every decision to be recorded before it stands (policy.Policy.RequireAudit):
+// an adapter then records a request that may act before it lets it act.
+func (n *Negotiator) RequiresAudit() bool { return n.policy.RequireAudit }
+
 // Decide is [Decide] with n's facets and policy.
 func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.NegotiationDecided) {
 	now := n.policy.Time()

@@ -130,26 +130,29 @@
 //
 // # The record follows the server
 //
-// A server/discover or an initialize, which cannot act, is recorded only
-// once the wrapped server's answer shows that it served the revision
-// decided, and before any byte of that answer leaves; the answer then goes
-// through byte for byte. The discover must be answered with a result whose
-// supportedVersions lists the revision, and the initialize with a result
-// whose protocolVersion is the revision; anything else (an error, another
-// list or revision, an answer that is not JSON-RPC, none at all) is
-// recorded refused, reason unsupported, with the revision requested. To
-// read this much, the middleware holds the head of the answer and its
-// bytes up to Options.MaxBodyBytes until the handler returns; of an event
-// stream, the events up to the first JSON-RPC response. Under
-// policy.Policy.RequireAudit an acceptance whose record cannot be written
-// replaces the server's answer with JSON-RPC -32603 on HTTP 500.
+// An acceptance is recorded only once the wrapped server's answer shows
+// that it served the revision decided, and before any byte of that answer
+// leaves; the answer then goes through byte for byte. A server/discover
+// must be answered with a result whose supportedVersions lists the
+// revision, and an initialize with a result whose protocolVersion is the
+// revision; anything else (an error, another list or revision, an answer
+// that is not JSON-RPC, none at all) is recorded refused, reason
+// unsupported, with the revision requested. For any other request the
+// acceptance stands unless the server answers a JSON-RPC -32022 (to any
+// member of a batch). To read this much, the middleware holds the head of
+// a JSON answer, and its bytes up to 64 KiB (up to Options.MaxBodyBytes
+// for discover and initialize) until the handler returns; of an event
+// stream answering discover or initialize, it holds the events up to the
+// first JSON-RPC response (bounded the same way). Every other answer,
+// event streams included, is recorded at its head and streams unheld.
 //
-// Every other request may act (a tools/call runs a tool), and nothing may
-// act unrecorded: it is recorded when it is decided, before the wrapped
-// handler sees it, and under RequireAudit a record that cannot be written
-// refuses it there. A server that then answers -32022 refuses a revision
-// the host advertises: a configuration this record cannot see, which the
-// settings below avoid.
+// Under policy.Policy.RequireAudit nothing may act unrecorded, and every
+// request but discover and initialize may act (a tools/call runs a tool):
+// such a request is recorded when it is decided, before the wrapped
+// handler sees it, and refused there (-32603 on HTTP 500) when its record
+// cannot be written; a -32022 the server answers afterwards is then not
+// in the record. For discover and initialize, an acceptance whose record
+// cannot be written replaces the server's answer with the same -32603.
 //
 // Which server settings serve 2026-07-28: the go-sdk's streamable handler
 // serves it only with mcp.StreamableHTTPOptions{Stateless: true}; its

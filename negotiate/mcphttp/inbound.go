@@ -434,7 +434,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
-	if rh.method != methodDiscover {
+	if rh.method != methodDiscover && h.n.RequiresAudit() {
 		// Anything but discover may act (a tools/call runs a tool), and
 		// under RequireAudit nothing may act unrecorded: its record comes
 		// before it is served. A server that then refuses the revision

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -24,6 +25,15 @@ import (
 // the revision decided and refused (reason unsupported) when it did not,
 // and then lets the answer through unchanged.
 
+// heldErrorBytes bounds what is held of a JSON answer to a request whose
+// result names no revision, to find a -32022 refusal in it: an error
+// answer is small, so a longer answer is let through as it comes and the
+// decision stands.
+const heldErrorBytes = 64 << 10
+
+// minus32022 is the code of a refusal of the revision, as it is written.
+var minus32022 = []byte(strconv.Itoa(wperrors.RPCMCPUnsupportedProtocolVersion))
+
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's (the record could not be
 // written and the policy requires it).
@@ -31,12 +41,16 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 
 // follow returns w watched: the accepted decision of offer for subject is
 // recorded once the wrapped handler's answer shows whether it served the
-// revision, o's. method is methodDiscover or methodInitialize, the two
-// requests that cannot act and whose results name the revisions served:
-// the answer must confirm the decision, read whole up to the request
-// bound. id is the id a replacement answer carries.
+// revision, o's. method is the method of the request when it is one
+// message; id is the id a replacement answer carries.
 func (h *Handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage) *answerWatch {
-	return &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, method: method, limit: int(h.maxBody)}
+	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, limit: heldErrorBytes}
+	if method == methodDiscover || method == methodInitialize {
+		// Their results name the revisions served: the answer must confirm
+		// the decision, read whole up to the request bound.
+		a.confirm, a.method, a.limit = true, method, int(h.maxBody)
+	}
+	return a
 }
 
 // record decides offer for subject and records it through sink, logging a
@@ -88,6 +102,7 @@ type answerWatch struct {
 	version string // the revision decided
 	id      json.RawMessage
 	method  string
+	confirm bool // the answer must confirm the revision
 	limit   int
 
 	state  int
@@ -111,11 +126,12 @@ func (a *answerWatch) WriteHeader(status int) {
 	}
 	a.status = status
 	mt, _, _ := mime.ParseMediaType(a.Header().Get("Content-Type"))
-	a.sse = mt == "text/event-stream"
+	a.sse = mt == "text/event-stream" && a.confirm
 	if mt != "application/json" && !a.sse {
-		// Nothing to read in it: an answer that is no JSON-RPC did not
-		// serve the revision.
-		a.settle(false)
+		// Nothing to read in it: a discover or initialize answer that is
+		// no JSON-RPC did not serve the revision; for any other request
+		// the decision stands.
+		a.settle(!a.confirm)
 		return
 	}
 	a.state = holding
@@ -133,9 +149,10 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 		return a.ResponseWriter.Write(p)
 	}
 	if len(a.held)+len(p) > a.limit {
-		// Too long to be read: not a confirmation the middleware could read.
+		// Too long to be read: not the small answer a refusal is, and not
+		// a confirmation the middleware could read.
 		a.held = append(a.held, p...)
-		a.settle(false)
+		a.settle(!a.confirm)
 		return len(p), a.writeErr()
 	}
 	a.held = append(a.held, p...)
@@ -177,14 +194,14 @@ func (a *answerWatch) observe(int) {
 	case watching:
 		// No answer written: net/http answers 200 with nothing, which
 		// confirms no revision.
-		a.settle(false)
+		a.settle(!a.confirm)
 		if o, ok := a.ResponseWriter.(observer); ok {
 			// Replaced, the writer underneath has observed the
 			// middleware's answer already, and this changes nothing.
 			o.observe(http.StatusOK)
 		}
 	case holding:
-		ok := false
+		ok := !a.confirm
 		if !a.sse {
 			ok = serves(a.held, a.method, a.version)
 		}
@@ -226,20 +243,43 @@ func (a *answerWatch) settle(ok bool) {
 }
 
 // serves reports whether msg, the wrapped server's JSON-RPC answer to a
-// discover or initialize decided at version, shows the revision served: a
-// discover result that lists it, an initialize result that names it.
+// request decided at version, shows the revision served: a discover
+// result that lists it, an initialize result that names it, and for any
+// other method anything but a -32022 refusal (in a batch answer, of any
+// member). method is "" for a request whose result names no revision.
 func serves(msg []byte, method, version string) bool {
 	r := strictjson.NewReader(msg, 0)
-	rep, err := readReply(r)
-	if err != nil || r.End() != nil || rep.result == nil {
-		return false
+	if method == methodDiscover || method == methodInitialize {
+		rep, err := readReply(r)
+		if err != nil || r.End() != nil || rep.result == nil {
+			return false
+		}
+		if method == methodDiscover {
+			versions, err := resultVersions(rep.result)
+			return err == nil && slices.Contains(versions, version)
+		}
+		served, err := resultMember(rep.result, "protocolVersion")
+		return err == nil && served == version
 	}
-	if method == methodDiscover {
-		versions, err := resultVersions(rep.result)
-		return err == nil && slices.Contains(versions, version)
+	if !bytes.Contains(msg, minus32022) {
+		// The common answer, read no further: a -32022 refusal spells its
+		// code out, as an integer must be.
+		return true
 	}
-	served, err := resultMember(rep.result, "protocolVersion")
-	return err == nil && served == version
+	refused := false
+	one := func() error {
+		rep, err := readReply(r)
+		refused = refused || rep.err != nil && rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion
+		return err
+	}
+	if k, _ := r.Next(); k == strictjson.Array {
+		_ = r.Array(func(int) error { return one() })
+	} else {
+		_ = one()
+	}
+	// An answer the middleware cannot read is no refusal it could see;
+	// what it read of one stands.
+	return !refused
 }
 
 // reply is a JSON-RPC response, as far as this package reads one.

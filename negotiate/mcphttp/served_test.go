@@ -92,8 +92,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"discover answered not JSON", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{"{"}}, refused("2026-07-28")},
 		{"discover result not an object", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":3,"result":["2026-07-28"]}`}}, refused("2026-07-28")},
 		{"tools/list served", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`}}, accepted("2026-07-28")},
-		{"tools/list answered -32022", tools, scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, accepted("2026-07-28")},                                   // recorded before it may act
-		{"tools/list answered -32022 on 200", tools, scripted{200, hdr("Content-Type", "application/json; charset=utf-8"), []string{refused32022}}, accepted("2026-07-28")}, // recorded before it may act
+		{"tools/list answered -32022", tools, scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, refused("2026-07-28")},
+		{"tools/list answered -32022 on 200", tools, scripted{200, hdr("Content-Type", "application/json; charset=utf-8"), []string{refused32022}}, refused("2026-07-28")},
 		{"tools/list answered another error", tools, scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`}}, accepted("2026-07-28")},
 		{"tools/list answered not JSON", tools, scripted{200, hdr("Content-Type", jsonCT), []string{"]"}}, accepted("2026-07-28")},
 		{"tools/list answered as text", tools, scripted{404, hdr("Content-Type", "text/plain"), []string{"not found"}}, accepted("2026-07-28")},
@@ -103,7 +103,7 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
 		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
 		{"initialize answered at the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{pad(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`, 1<<10)}}, accepted("2025-11-25")},
-		{"tools/list refused at the error bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 64<<10)}}, accepted("2026-07-28")}, // recorded before it may act
+		{"tools/list refused at the error bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 64<<10)}}, refused("2026-07-28")},
 		{"initialize answered with nothing", call{body: initialize("2025-11-25"), headers: user}, scripted{}, refused("2025-11-25")},
 		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
 	}
@@ -143,10 +143,8 @@ func TestRecordFollowsServerBatch(t *testing.T) {
 		answer string
 		want   events.NegotiationDecided
 	}{
-		// A batch may act, so it is recorded before it is served: what
-		// its members answer does not change the record.
 		{`[{"jsonrpc":"2.0","id":1,"result":{}},` + refused32022 + `]`,
-			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
+			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Refused, Requested: "2025-03-26", Reason: events.ReasonUnsupported, Floor: "2025-03-26", At: now}},
 		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
 			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
 	} {
