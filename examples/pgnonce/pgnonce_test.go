@@ -3,11 +3,9 @@ package pgnonce
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,47 +15,16 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/wopneg/wopneg/examples/internal/pgtest"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
-// pool returns a pool of its own on WOPNEG_PG_URL (or the loopback
-// database .ci/run sets up): each replica of a test gets one. Without a
-// server the test is skipped, unless CI is set (CI starts one).
-func pool(t *testing.T) *pgxpool.Pool {
-	t.Helper()
-	url := os.Getenv("WOPNEG_PG_URL")
-	if url == "" {
-		url = "postgres://wopneg:wopneg@127.0.0.1:5432/wopneg?sslmode=disable&connect_timeout=5"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	p, err := pgxpool.New(ctx, url)
-	if err == nil {
-		if err = p.Ping(ctx); err != nil {
-			p.Close()
-		}
-	}
-	if err != nil {
-		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-			t.Fatalf("CI is set but PostgreSQL is not reachable: %v", err)
-		}
-		t.Skipf("no PostgreSQL (%v): set WOPNEG_PG_URL", err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
+// pool returns a pool of its own (pgtest.Connect): each replica of a test
+// gets one.
+func pool(t *testing.T) *pgxpool.Pool { return pgtest.Connect(t, nil) }
 
 // schema returns a schema name of the test's own, dropped when it ends.
-func schema(t *testing.T, p *pgxpool.Pool) string {
-	t.Helper()
-	name := "wopneg_nonce_test_" + strings.ToLower(rand.Text())
-	t.Cleanup(func() {
-		if _, err := p.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	return name
-}
+func schema(t *testing.T, p *pgxpool.Pool) string { return pgtest.Schema(t, p) }
 
 func store(t *testing.T, p *pgxpool.Pool, opts Options) *Store {
 	t.Helper()
