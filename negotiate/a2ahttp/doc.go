@@ -63,11 +63,13 @@
 //
 // # Outbound
 //
-// [Outbound.Negotiate] fetches a peer's agent card (GET
+// [Negotiate] fetches a peer's agent card (GET
 // <peer>/.well-known/agent-card.json with A2A-Version set to the preferred
 // version), takes the peer's offers from supportedInterfaces[].protocolVersion
-// (see [CardOffers]), decides with the host's own outbound Subject and
-// records the event. Only an accepted outcome yields a [Transport], so a
+// (see [ErrNoOffers]), decides with the host's own outbound Subject and
+// records the event; OutboundOptions.Requested names another version to
+// ask for than the preferred one. Only an accepted outcome yields a
+// [Transport] (see [NewTransport]), so a
 // request at a version below the floor, or at a version an unauthenticated
 // exchange was refused, cannot be sent through it; the Transport stamps
 // the negotiated version on every request and refuses, sending nothing, a

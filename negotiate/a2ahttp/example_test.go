@@ -136,9 +136,9 @@ func ExampleOptions_bearerToken() {
 // A host calling a peer negotiates first, then sends every call through a
 // Transport that stamps the negotiated version. Here the peer's card offers
 // 0.3 and 1.0, and the host, which prefers 1.0, settles on 1.0.
-func ExampleOutbound() {
+func ExampleNegotiate() {
 	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == a2ahttp.DefaultCardPath {
+		if r.URL.Path == "/.well-known/agent-card.json" {
 			io.WriteString(w, `{"name":"peer","supportedInterfaces":[
 				{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
 				{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}`)
@@ -155,14 +155,13 @@ func ExampleOutbound() {
 	if err != nil {
 		panic(err)
 	}
-	out := a2ahttp.Outbound{Negotiator: n, Sink: &negotiatetest.Recorder{}, Client: peer.Client()}
-	p, err := out.Negotiate(context.Background(), peer.URL)
+	o, offers, err := a2ahttp.Negotiate(context.Background(), n, peer.URL, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Client: peer.Client()})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("offers", p.Offers, "settled on", p.Outcome.Version)
+	fmt.Println("offers", offers, "settled on", o.Version)
 
-	stamped, err := p.Transport(peer.Client().Transport)
+	stamped, err := a2ahttp.NewTransport(o, peer.Client().Transport)
 	if err != nil {
 		panic(err)
 	}
@@ -175,30 +174,47 @@ func ExampleOutbound() {
 	resp.Body.Close()
 	fmt.Println(string(body))
 
+	// A request at another version is never sent.
 	req, _ := http.NewRequest("POST", peer.URL+"/a2a", strings.NewReader(`{}`))
 	req.Header.Set("A2A-Version", "0.3")
 	_, err = client.Do(req)
-	var conflict *a2ahttp.VersionConflictError
-	if errors.As(err, &conflict) {
-		fmt.Println(conflict)
-	}
+	fmt.Println(errors.Is(err, a2ahttp.ErrVersionConflict), strings.TrimPrefix(err.Error(), "Post \""+peer.URL+"/a2a\": "))
 	// Output:
 	// offers [1.0 0.3] settled on 1.0
 	// the peer saw A2A-Version 1.0
-	// a2ahttp: the request names A2A-Version "0.3", but 1.0 was negotiated with this peer; nothing was sent
+	// true a2ahttp: the request names A2A-Version "0.3", but 1.0 was negotiated with this peer; nothing was sent
 }
 
-// CardOffers reads the versions an agent card offers, falling back on an
-// A2A 0.3 card's protocolVersion.
-func ExampleCardOffers() {
-	for _, card := range []string{
-		`{"supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"0.3"}]}`,
-		`{"protocolVersion":"0.3.0"}`,
-	} {
-		offers, err := a2ahttp.CardOffers([]byte(card))
-		fmt.Println(offers, err)
+// Adoption in plain net/http: New and Wrap in front of the host's A2A
+// handler (a2a-go's a2asrv JSON-RPC handler in a real host), the card path
+// beside it. The zero Options but Sink is the reference behaviour: every
+// caller is unauthenticated, so it is never served below the preferred
+// version. Wrap has the shape of any router's middleware (chi's r.Use(m.Wrap)).
+func ExampleMiddleware_Wrap() {
+	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
+		Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
 	}
+	a2aHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := a2ahttp.Version(r.Context())
+		fmt.Fprintf(w, "served at %s", v)
+	})
+
+	// The wiring: five lines.
+	m, err := a2ahttp.New(n, a2ahttp.Options{Sink: &negotiatetest.Recorder{}}) // a host passes its event store
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/a2a", m.Wrap(a2aHandler))
+
+	r := httptest.NewRequest("POST", "/a2a", strings.NewReader(`{"jsonrpc":"2.0","method":"GetTask","id":1}`))
+	r.Header.Set("A2A-Version", "1.0")
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Body)
 	// Output:
-	// [1.0 0.3] <nil>
-	// [0.3] <nil>
+	// 200 served at 1.0
 }

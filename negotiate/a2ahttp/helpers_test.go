@@ -171,7 +171,7 @@ func onlyPayload(t *testing.T, rec *negotiatetest.Recorder) events.NegotiationDe
 // JSON-RPC POST with id "req-1"; either names version.
 func cardOrPost(target, version string) *http.Request {
 	method := http.MethodPost
-	if target == a2ahttp.DefaultCardPath {
+	if target == "/.well-known/agent-card.json" {
 		method = http.MethodGet
 	}
 	r := httptest.NewRequest(method, target, strings.NewReader(rpcBody(`"req-1"`)))

@@ -13,50 +13,27 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
 
-// Binding is the A2A protocol binding a [Middleware] fronts. It decides the
-// shape of a refusal and whether the version may come in the query string.
-type Binding uint8
+// defaultCardPath is where A2A serves an agent card, for every version.
+const defaultCardPath = "/.well-known/agent-card.json"
 
-// The bindings served over HTTP.
-const (
-	// JSONRPC is the JSON-RPC 2.0 binding, A2A 1.0's primary one and the
-	// zero Binding: a refusal is HTTP 200 with a JSON-RPC error.
-	JSONRPC Binding = iota
-	// HTTPJSON is the HTTP+JSON (REST) binding: a refusal is HTTP 400 with
-	// a google.rpc.Status body, and the version may also come as the
-	// ?A2A-Version= query parameter.
-	HTTPJSON
-)
-
-// String names the binding as A2A agent cards do (protocolBinding), so
-// that logs and errors read like the card.
-func (b Binding) String() string {
-	switch b {
-	case JSONRPC:
-		return "JSONRPC"
-	case HTTPJSON:
-		return "HTTP+JSON"
-	}
-	return "Binding(" + strconv.Itoa(int(b)) + ")"
-}
-
-// DefaultCardPath is where A2A serves an agent card, for every version.
-const DefaultCardPath = "/.well-known/agent-card.json"
-
-// DefaultMaxBodyBytes bounds how much of a refused JSON-RPC request is read
+// defaultMaxBodyBytes bounds how much of a refused JSON-RPC request is read
 // to find its id. An id after a larger body is answered as null.
-const DefaultMaxBodyBytes = 1 << 20
+const defaultMaxBodyBytes = 1 << 20
 
 // Options configure a [Middleware]. Only Sink is required; the zero value
 // of every other field is the reference behaviour.
 type Options struct {
-	// Binding is the binding of the wrapped handler; the zero value is
-	// JSONRPC.
-	Binding Binding
+	// HTTPJSON says the wrapped handler serves the HTTP+JSON (REST)
+	// binding: a refusal is HTTP 400 with a google.rpc.Status body, and the
+	// version may also come as the ?A2A-Version= query parameter. False,
+	// the zero value, is the JSON-RPC 2.0 binding, A2A 1.0's primary one: a
+	// refusal is HTTP 200 with a JSON-RPC error.
+	HTTPJSON bool
 
 	// Subject returns the caller's Subject, as the host resolved it (from a
 	// token, a client certificate, a session). Nil, or a nil result, means
@@ -87,7 +64,8 @@ type Options struct {
 	// like any other, with the decided version in their context.
 	Card func(r *http.Request, version string) ([]byte, error)
 
-	// CardPath is the path of the agent card; empty means DefaultCardPath.
+	// CardPath is the path of the agent card; empty means
+	// /.well-known/agent-card.json, where A2A serves it for every version.
 	// GET and HEAD requests for it are card requests; their refusals are
 	// always google.rpc.Status bodies, since they carry no JSON-RPC id.
 	CardPath string
@@ -101,7 +79,7 @@ type Options struct {
 	OmitErrorData bool
 
 	// MaxBodyBytes bounds how much of a refused JSON-RPC request body is
-	// read to find its id; zero means DefaultMaxBodyBytes. A body declared
+	// read to find its id; zero means 1 MiB. A body declared
 	// larger is not read at all, and a declared length never sizes a
 	// buffer. An accepted request's body is never read.
 	MaxBodyBytes int64
@@ -126,31 +104,15 @@ type Middleware struct {
 	servedCSV string
 }
 
-// Errors [New] returns for options it cannot work with.
-var (
-	ErrNoNegotiator = errors.New("a2ahttp: no Negotiator")
-	ErrNoA2A        = errors.New("a2ahttp: the Negotiator does not advertise a2a")
-	ErrSinkRequired = errors.New("a2ahttp: Options.Sink is nil: every negotiation must be recorded")
-)
-
 // New returns a Middleware that decides with n, which must advertise a2a.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	if n == nil {
-		return nil, ErrNoNegotiator
-	}
-	adv, ok := n.Facets().Lookup(facets.ProtocolA2A)
-	if !ok {
-		return nil, ErrNoA2A
-	}
-	if opts.Sink == nil {
-		return nil, ErrSinkRequired
-	}
-	if opts.Binding != JSONRPC && opts.Binding != HTTPJSON {
-		return nil, fmt.Errorf("a2ahttp: unknown %v", opts.Binding)
+	adv, err := adapter.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
+	if err != nil {
+		return nil, err
 	}
 	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}
 	if m.cardPath == "" {
-		m.cardPath = DefaultCardPath
+		m.cardPath = defaultCardPath
 	}
 	if !strings.HasPrefix(m.cardPath, "/") {
 		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
@@ -159,7 +121,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
 	}
 	if m.maxBody == 0 {
-		m.maxBody = DefaultMaxBodyBytes
+		m.maxBody = defaultMaxBodyBytes
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -193,7 +155,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		m.refuseInternal(w, r, card, "the caller's Subject is invalid: "+invalid)
 		return
 	}
-	req := readVersion(r.Header, r.URL.RawQuery, m.opts.Binding == HTTPJSON)
+	req := readVersion(r.Header, r.URL.RawQuery, m.opts.HTTPJSON)
 	if !card && req.version == "" && req.problem == problemNone {
 		// A2A §3.6.2: "Agents MUST interpret empty value as 0.3
 		// version." Only the card keeps the v2 rule (the preferred one).
@@ -216,10 +178,10 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 
-	// Indexing with the canonical key skips canonicalizing HeaderName
+	// Indexing with the canonical key skips canonicalizing headerName
 	// on every request.
 	w.Header()[canonicalHeader] = []string{outcome.Version}
-	r = r.WithContext(context.WithValue(ctx, outcomeKey{}, &outcome))
+	r = r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome))
 	if card && m.opts.Card != nil {
 		m.serveCard(w, r, outcome.Version)
 		return
@@ -288,7 +250,7 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 // refuseVersion answers a request whose version was refused.
 func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
 	msg := m.refusalMessage(req, o)
-	if card || m.opts.Binding == HTTPJSON {
+	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(wperrors.A2AReasonVersionNotSupported, true))
 		return
 	}
@@ -310,7 +272,7 @@ const auditMessage = "the A2A version negotiation could not be recorded; retry"
 // about an exchange it has no record of, and the caller may retry), or an
 // invalid Subject under StrictSubject.
 func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool, msg string) {
-	if card || m.opts.Binding == HTTPJSON {
+	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
 		return
 	}
@@ -353,24 +315,24 @@ func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string
 	serves := "; this interface serves " + strings.Join(m.served, ", ")
 	switch req.problem {
 	case problemMultiple:
-		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", HeaderName, req.count, listed(req)) + serves
+		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", headerName, req.count, listed(req)) + serves
 	case problemMalformed:
-		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", HeaderName, quote(req.values[0]), m.adv.Preferred) + serves
+		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", headerName, quote(req.values[0]), m.adv.Preferred) + serves
 	}
 	named := quote(req.version)
 	if req.implied {
 		named = "(none, which A2A reads as " + impliedVersion + ")"
 	}
 	if o.Reason == events.ReasonBelowFloor {
-		return fmt.Sprintf("%s %s is below this interface's minimum version %s", HeaderName, named, m.adv.Floor) + serves
+		return fmt.Sprintf("%s %s is below this interface's minimum version %s", headerName, named, m.adv.Floor) + serves
 	}
 	if o.Reason == events.ReasonUnauthenticated {
-		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", HeaderName, named, m.adv.Preferred) + serves
+		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", headerName, named, m.adv.Preferred) + serves
 	}
 	if o.Rule == negotiate.RulePolicy {
-		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", HeaderName, named) + serves
+		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", headerName, named) + serves
 	}
-	return fmt.Sprintf("%s %s is not served", HeaderName, named) + serves
+	return fmt.Sprintf("%s %s is not served", headerName, named) + serves
 }
 
 // listed quotes the values of a request that sent several, with "..." for
@@ -415,28 +377,18 @@ func quoteList(values []string) string {
 	return b.String()
 }
 
-// outcomeKey is the context key of the Outcome the middleware decided.
-type outcomeKey struct{}
-
 // Version returns the A2A version the middleware decided for the request
 // whose context ctx is, and false when ctx did not come through a
 // [Middleware]. The wrapped handler serves that version, and only that one:
 // the response already says so in its A2A-Version header.
 func Version(ctx context.Context) (string, bool) {
-	o, ok := ctx.Value(outcomeKey{}).(*negotiate.Outcome)
-	if !ok {
-		return "", false
-	}
-	return o.Version, true
+	o, ok := adapter.Outcome(ctx, facets.ProtocolA2A)
+	return o.Version, ok
 }
 
 // Outcome returns the whole accepted [negotiate.Outcome] of the request
 // whose context ctx is (a downgrade shows as Kind Downgraded), and false
 // when ctx did not come through a [Middleware].
 func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
-	o, ok := ctx.Value(outcomeKey{}).(*negotiate.Outcome)
-	if !ok {
-		return negotiate.Outcome{}, false
-	}
-	return *o, true
+	return adapter.Outcome(ctx, facets.ProtocolA2A)
 }

@@ -28,10 +28,9 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 		opts a2ahttp.Options
 		want string
 	}{
-		{"no negotiator", nil, a2ahttp.Options{Sink: sink}, "a2ahttp: no Negotiator"},
-		{"no a2a", mcpOnly, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator does not advertise a2a"},
-		{"no sink", n, a2ahttp.Options{}, "a2ahttp: Options.Sink is nil: every negotiation must be recorded"},
-		{"unknown binding", n, a2ahttp.Options{Sink: sink, Binding: 2}, "a2ahttp: unknown Binding(2)"},
+		{"no negotiator", nil, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator is nil: protocol not advertised"},
+		{"no a2a", mcpOnly, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator does not advertise a2a: protocol not advertised"},
+		{"no sink", n, a2ahttp.Options{}, "a2ahttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error()},
 		{"relative card path", n, a2ahttp.Options{Sink: sink, CardPath: "agent-card.json"}, `a2ahttp: Options.CardPath "agent-card.json" does not start with /`},
 		{"negative bound", n, a2ahttp.Options{Sink: sink, MaxBodyBytes: -1}, "a2ahttp: Options.MaxBodyBytes -1 is negative"},
 	} {
@@ -42,13 +41,13 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 			}
 		})
 	}
-	if _, err := a2ahttp.New(nil, a2ahttp.Options{Sink: sink}); !errors.Is(err, a2ahttp.ErrNoNegotiator) {
+	if _, err := a2ahttp.New(nil, a2ahttp.Options{Sink: sink}); !errors.Is(err, negotiate.ErrNotAdvertised) {
 		t.Errorf("no negotiator: %v", err)
 	}
-	if _, err := a2ahttp.New(mcpOnly, a2ahttp.Options{Sink: sink}); !errors.Is(err, a2ahttp.ErrNoA2A) {
+	if _, err := a2ahttp.New(mcpOnly, a2ahttp.Options{Sink: sink}); !errors.Is(err, negotiate.ErrNotAdvertised) {
 		t.Errorf("no a2a: %v", err)
 	}
-	if _, err := a2ahttp.New(n, a2ahttp.Options{}); !errors.Is(err, a2ahttp.ErrSinkRequired) {
+	if _, err := a2ahttp.New(n, a2ahttp.Options{}); !errors.Is(err, events.ErrNoSink) {
 		t.Errorf("no sink: %v", err)
 	}
 }
@@ -290,7 +289,7 @@ func TestHTTPJSONBinding(t *testing.T) {
 			statusRefusal(`A2A-Version \"1%zz\" is not a version: want major.minor, such as \"1.2\"` + serves)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, policy.Policy{}, a2ahttp.Options{Binding: a2ahttp.HTTPJSON})
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: true})
 			r := httptest.NewRequest(http.MethodGet, tc.target, nil)
 			for i := 0; i < len(tc.header); i += 2 {
 				r.Header.Add(tc.header[i], tc.header[i+1])
@@ -318,7 +317,7 @@ func TestAgentCard(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		binding a2ahttp.Binding
+		httpJSON bool
 		card    func(*http.Request, string) ([]byte, error)
 		method  string
 		header  []string
@@ -328,21 +327,21 @@ func TestAgentCard(t *testing.T) {
 		calls   int
 		log     string
 	}{
-		{"no header: the preferred card", a2ahttp.JSONRPC, cardFor, "GET", nil, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
-		{"HEAD", a2ahttp.JSONRPC, cardFor, "HEAD", nil, 200, "1.2", ``, 0, ""},
-		{"a named version", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "1.2"}, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
-		{"refused on the JSON-RPC binding is still a status body", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "0.3"}, 400, "1.2",
+		{"no header: the preferred card", false, cardFor, "GET", nil, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
+		{"HEAD", false, cardFor, "HEAD", nil, 200, "1.2", ``, 0, ""},
+		{"a named version", false, cardFor, "GET", []string{"A2A-Version", "1.2"}, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
+		{"refused on the JSON-RPC binding is still a status body", false, cardFor, "GET", []string{"A2A-Version", "0.3"}, 400, "1.2",
 			statusRefusal(`A2A-Version \"0.3\" is below this interface's minimum version 1.1` + serves), 0, ""},
-		{"the card function fails", a2ahttp.JSONRPC, cardFor, "GET", []string{"A2A-Version", "1.1", "Authorization", bearer}, 500, "1.1",
+		{"the card function fails", false, cardFor, "GET", []string{"A2A-Version", "1.1", "Authorization", bearer}, 500, "1.1",
 			`{"error":{"code":500,"status":"INTERNAL","message":"the agent card could not be produced","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`, 0,
 			"level=ERROR msg=\"a2ahttp: the agent card could not be produced\" version=1.1 error=\"no 1.1 card today\"\n"},
-		{"no card function: the wrapped handler serves it", a2ahttp.HTTPJSON, nil, "GET", nil, 200, "1.2", "served", 1, ""},
-		{"POST to the card path is a binding request", a2ahttp.JSONRPC, cardFor, "POST", []string{"A2A-Version", "9.9"}, 200, "1.2",
+		{"no card function: the wrapped handler serves it", true, nil, "GET", nil, 200, "1.2", "served", 1, ""},
+		{"POST to the card path is a binding request", false, cardFor, "POST", []string{"A2A-Version", "9.9"}, 200, "1.2",
 			rpcRefusal(`null`, `A2A-Version \"9.9\" is not served`+serves), 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, policy.Policy{}, a2ahttp.Options{Binding: tc.binding, Card: tc.card})
-			r := httptest.NewRequest(tc.method, a2ahttp.DefaultCardPath, nil)
+			f := newFixture(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: tc.httpJSON, Card: tc.card})
+			r := httptest.NewRequest(tc.method, "/.well-known/agent-card.json", nil)
 			for i := 0; i < len(tc.header); i += 2 {
 				r.Header.Add(tc.header[i], tc.header[i+1])
 			}
@@ -368,7 +367,7 @@ func TestCardPathOption(t *testing.T) {
 	if w := f.do(httptest.NewRequest("GET", "/agents/a/card.json", nil)); w.Body.String() != `{}` {
 		t.Errorf("the configured card path answered %s", w.Body)
 	}
-	r := httptest.NewRequest("GET", a2ahttp.DefaultCardPath, nil)
+	r := httptest.NewRequest("GET", "/.well-known/agent-card.json", nil)
 	r.Header.Set("A2A-Version", "1.2")
 	if w := f.do(r); w.Body.String() != "served" {
 		t.Errorf("the default card path answered %s, want the wrapped handler", w.Body)
@@ -391,9 +390,9 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`},
 		{"JSON-RPC without data", a2ahttp.Options{OmitErrorData: true}, "/a2a", 200,
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`},
-		{"HTTP+JSON", a2ahttp.Options{Binding: a2ahttp.HTTPJSON}, "/a2a", 500,
+		{"HTTP+JSON", a2ahttp.Options{HTTPJSON: true}, "/a2a", 500,
 			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
-		{"card", a2ahttp.Options{}, a2ahttp.DefaultCardPath, 500,
+		{"card", a2ahttp.Options{}, "/.well-known/agent-card.json", 500,
 			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -460,13 +459,6 @@ func TestAccessorsOutsideTheMiddleware(t *testing.T) {
 	}
 }
 
-func TestBindingString(t *testing.T) {
-	for b, want := range map[a2ahttp.Binding]string{a2ahttp.JSONRPC: "JSONRPC", a2ahttp.HTTPJSON: "HTTP+JSON", 9: "Binding(9)"} {
-		if b.String() != want {
-			t.Errorf("%d.String() = %q, want %q", b, b.String(), want)
-		}
-	}
-}
 
 // A request that names no version is a request for 0.3 (A2A §3.6.2), on
 // both bindings and whatever the host prefers: served at 0.3 to a caller
@@ -482,7 +474,7 @@ func TestHeaderlessRequestIsA2A03(t *testing.T) {
 	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
 	for _, tc := range []struct {
 		name    string
-		binding a2ahttp.Binding
+		httpJSON bool
 		method  string
 		target  string
 		header  []string
@@ -491,19 +483,19 @@ func TestHeaderlessRequestIsA2A03(t *testing.T) {
 		body    string
 		event   events.NegotiationDecided
 	}{
-		{"JSON-RPC, authenticated: served at 0.3", a2ahttp.JSONRPC, "POST", "/a2a", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
-		{"JSON-RPC, empty header, authenticated: served at 0.3", a2ahttp.JSONRPC, "POST", "/a2a", []string{"A2A-Version", "", "Authorization", bearer}, 200, "0.3", "served", accepted03},
-		{"JSON-RPC, anonymous: refused -32009", a2ahttp.JSONRPC, "POST", "/a2a", nil, 200, "1.0",
+		{"JSON-RPC, authenticated: served at 0.3", false, "POST", "/a2a", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"JSON-RPC, empty header, authenticated: served at 0.3", false, "POST", "/a2a", []string{"A2A-Version", "", "Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"JSON-RPC, anonymous: refused -32009", false, "POST", "/a2a", nil, 200, "1.0",
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"` + msg + `","data":[` + errInfo03 + `]}}`, refused03},
-		{"HTTP+JSON, authenticated: served at 0.3", a2ahttp.HTTPJSON, "POST", "/message:send", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
-		{"HTTP+JSON, empty query, authenticated: served at 0.3", a2ahttp.HTTPJSON, "POST", "/message:send?A2A-Version=", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
-		{"HTTP+JSON, anonymous: refused 400", a2ahttp.HTTPJSON, "POST", "/message:send", nil, 400, "1.0",
+		{"HTTP+JSON, authenticated: served at 0.3", true, "POST", "/message:send", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"HTTP+JSON, empty query, authenticated: served at 0.3", true, "POST", "/message:send?A2A-Version=", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
+		{"HTTP+JSON, anonymous: refused 400", true, "POST", "/message:send", nil, 400, "1.0",
 			`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"` + msg + `","details":[` + errInfo03 + `]}}`, refused03},
-		{"the card, anonymous: the preferred card", a2ahttp.JSONRPC, "GET", a2ahttp.DefaultCardPath, nil, 200, "1.0", "served", card10},
-		{"the card, authenticated: still the preferred card", a2ahttp.HTTPJSON, "HEAD", a2ahttp.DefaultCardPath, []string{"Authorization", bearer}, 200, "1.0", "served", card10},
+		{"the card, anonymous: the preferred card", false, "GET", "/.well-known/agent-card.json", nil, 200, "1.0", "served", card10},
+		{"the card, authenticated: still the preferred card", true, "HEAD", "/.well-known/agent-card.json", []string{"Authorization", bearer}, 200, "1.0", "served", card10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixtureOf(t, legacyA2A(), policy.Policy{}, a2ahttp.Options{Binding: tc.binding})
+			f := newFixtureOf(t, legacyA2A(), policy.Policy{}, a2ahttp.Options{HTTPJSON: tc.httpJSON})
 			r := httptest.NewRequest(tc.method, tc.target, strings.NewReader(rpcBody(`"req-1"`)))
 			for i := 0; i+1 < len(tc.header); i += 2 {
 				r.Header.Add(tc.header[i], tc.header[i+1])
@@ -554,10 +546,10 @@ func TestInvalidSubject(t *testing.T) {
 		{"JSON-RPC, strict, without data", a2ahttp.Options{StrictSubject: true, OmitErrorData: true}, "/a2a", 200, "1.2",
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + strictMsg + `"}}`, 0,
 			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
-		{"HTTP+JSON, strict: 500", a2ahttp.Options{StrictSubject: true, Binding: a2ahttp.HTTPJSON}, "/a2a", 500, "1.2",
+		{"HTTP+JSON, strict: 500", a2ahttp.Options{StrictSubject: true, HTTPJSON: true}, "/a2a", 500, "1.2",
 			`{"error":{"code":500,"status":"INTERNAL","message":"` + strictMsg + `","details":[` + internalInfo + `]}}`, 0,
 			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
-		{"the card, strict: 500", a2ahttp.Options{StrictSubject: true}, a2ahttp.DefaultCardPath, 500, "1.2",
+		{"the card, strict: 500", a2ahttp.Options{StrictSubject: true}, "/.well-known/agent-card.json", 500, "1.2",
 			`{"error":{"code":500,"status":"INTERNAL","message":"` + strictMsg + `","details":[` + internalInfo + `]}}`, 0,
 			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=true` + "\n"},
 	} {

@@ -11,160 +11,141 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// DefaultMaxCardBytes bounds the agent card [Outbound] reads from a peer.
-const DefaultMaxCardBytes = 1 << 20
+// defaultMaxCardBytes bounds the agent card Negotiate reads from a peer
+// when OutboundOptions.MaxCardBytes is zero.
+const defaultMaxCardBytes = 1 << 20
 
-// Outbound negotiates the A2A version a host speaks to a peer it calls, as
-// the reference host does before it sends anything: it fetches the peer's
-// agent card, takes the versions the card offers, decides with the host's
-// own outbound Subject and records the event. The zero value is not
-// usable: Negotiator and Sink are required, and Negotiate says so.
-type Outbound struct {
-	// Negotiator decides; it must advertise a2a.
-	Negotiator *negotiate.Negotiator
-	// Sink records the negotiation.decided event of every negotiation.
+// OutboundOptions configures [Negotiate]. Only Sink is required.
+type OutboundOptions struct {
+	// Sink records the negotiation.decided event. It is required.
 	Sink events.Sink
-	// Destination is where the event goes: the run the call is part of, or
-	// the zero Destination for a durable host event.
-	Destination negotiate.Destination
 	// Subject is the host's own identity towards the peer. Nil is an
 	// unauthenticated exchange, which never settles below the preferred
 	// version.
 	Subject *negotiate.Subject
+	// Destination is where the event goes: the run the call is part of, or
+	// the zero Destination for a durable host event.
+	Destination negotiate.Destination
 	// Client fetches the agent card; nil means http.DefaultClient. The
 	// context given to Negotiate bounds the fetch.
 	Client *http.Client
-	// Requested is the version to ask for; empty means the preferred one.
-	// A version above what the peer offers settles lower only as the
-	// decision allows (an authenticated caller, above the floor).
+	// Requested is the version the host asks for; empty means its
+	// preferred one. The card is always fetched at the preferred version;
+	// the decision then weighs Requested against what the card offers: a
+	// version above what the peer offers settles lower only as the
+	// decision allows (an authenticated caller, above the floor), and one
+	// the host does not offer, or one below its floor, is refused.
 	Requested string
-	// MaxCardBytes bounds the card; zero means DefaultMaxCardBytes. A
-	// larger card is not read, and offers nothing.
+	// MaxCardBytes bounds the card; zero means 1 MiB. A larger card is not
+	// read, and offers nothing.
 	MaxCardBytes int64
 }
 
-// Peer is the result of one outbound negotiation.
-type Peer struct {
-	// URL is the peer URL as given.
-	URL string
-	// Offers are the versions its agent card offers (see [CardOffers]);
-	// empty when the card could not be read.
-	Offers []string
-	// Outcome is the decision, after recording: refused with internal_error
-	// when the policy requires the audit and the event was not recorded.
-	Outcome negotiate.Outcome
-	// CardErr is why the card yielded no offers, if it did not; the
-	// negotiation then went ahead with none, which refuses it.
-	CardErr error
-}
+// ErrNoOffers is wrapped by the error of a [Negotiate] whose peer's agent
+// card yielded no A2A version: it could not be fetched, is not a JSON agent
+// card, or names no version the way the reference host reads one (every
+// supportedInterfaces[].protocolVersion that is major.minor; with none, the
+// top-level protocolVersion of an A2A 0.3 card cut to major.minor). The
+// peer then offers nothing, which the decision refuses.
+var ErrNoOffers = errors.New("a2ahttp: the peer's agent card offers no A2A version")
 
-// Transport returns a [Transport] over base for the negotiated version, or
-// an error when the negotiation was refused.
-func (p Peer) Transport(base http.RoundTripper) (*Transport, error) {
-	return NewTransport(base, p.Outcome)
-}
-
-// CardError says why a peer's agent card yielded no offers.
-type CardError struct {
-	// URL is the card's URL, with any password redacted.
-	URL string
-	// StatusCode is the HTTP status of a response other than 200; zero
-	// when the failure was something else.
-	StatusCode int
-	// Err is the failure: the request's, the body's, or the card's content.
-	Err error
+// cardError says why a peer's agent card yielded no offers. It wraps
+// ErrNoOffers and the underlying failure.
+type cardError struct {
+	// url is the card's URL, with any password redacted.
+	url string
+	// status is the HTTP status of a response other than 200; zero when
+	// the failure was something else.
+	status int
+	// err is the failure: the request's, the body's, or the card's
+	// content.
+	err error
 }
 
 // Error names the card and what went wrong with it; the URL is redacted, so
 // the message is safe to log.
-func (e *CardError) Error() string {
-	if e.StatusCode != 0 {
-		return fmt.Sprintf("a2ahttp: agent card %s: HTTP status %d", e.URL, e.StatusCode)
+func (e *cardError) Error() string {
+	if e.status != 0 {
+		return fmt.Sprintf("a2ahttp: agent card %s: HTTP status %d", e.url, e.status)
 	}
-	return fmt.Sprintf("a2ahttp: agent card %s: %v", e.URL, e.Err)
+	return fmt.Sprintf("a2ahttp: agent card %s: %v", e.url, e.err)
 }
 
-// Unwrap returns Err.
-func (e *CardError) Unwrap() error { return e.Err }
+// Unwrap returns ErrNoOffers and the underlying failure.
+func (e *cardError) Unwrap() []error { return []error{ErrNoOffers, e.err} }
 
-// ErrNoOffers is the Err of a [CardError] for a card that names no A2A
-// version the way [CardOffers] reads them.
-var ErrNoOffers = errors.New("the card offers no A2A version: no supportedInterfaces[].protocolVersion is major.minor, and it has no protocolVersion to fall back on")
+// errNoVersion is the failure of a card that names no A2A version.
+var errNoVersion = errors.New("no supportedInterfaces[].protocolVersion is major.minor, and it has no protocolVersion to fall back on")
 
-// Negotiate fetches the agent card of peerURL, decides the version to
-// speak to it and records the decision. It always records one event when
-// o is configured, even when the card cannot be fetched (the peer then
-// offers nothing, which is refused below-floor, as the reference host
-// does).
+// Negotiate settles the A2A version a host speaks to the peer at peerURL,
+// as the reference host does before it sends anything: it fetches the
+// peer's agent card (GET <peer>/.well-known/agent-card.json, A2A-Version set
+// to the preferred version), takes the versions the card offers, decides
+// with n for opts.Subject and records the decision. It returns the
+// outcome, the versions the card offered, and an error that is nil exactly
+// when the outcome is accepted and recorded.
 //
-// The error is nil only when the outcome is accepted and recorded. When
-// the outcome is refused it is the refusal (an interop_version_unsupported
-// or, under a required audit, internal_error *errors.Error), joined with
-// the CardError and the *negotiate.AuditError when there are any; when the
-// outcome is accepted but its event was not recorded and the policy does
-// not require it, it is the *negotiate.AuditError alone, and the caller
-// decides whether to proceed.
-func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
-	if o.Negotiator == nil {
-		return Peer{URL: peerURL}, ErrNoNegotiator
+// It always records one event once n and opts.Sink are usable, even when
+// the card cannot be fetched: the peer then offers nothing, which is
+// refused below-floor, as the reference host does, and the error also
+// wraps [ErrNoOffers]. When the outcome is refused the error is the
+// refusal (an interop_version_unsupported or, under a required audit,
+// internal_error *errors.Error), joined with the *negotiate.AuditError
+// when the event was not recorded; when the outcome is accepted but its
+// event was not recorded and the policy does not require it, it is the
+// *negotiate.AuditError alone, and the caller decides whether to proceed.
+// Nothing is sent at a refused version: only an accepted outcome makes a
+// [Transport].
+func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opts OutboundOptions) (negotiate.Outcome, []string, error) {
+	adv, err := adapter.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
+	if err != nil {
+		return negotiate.Outcome{}, nil, err
 	}
-	if o.Sink == nil {
-		return Peer{URL: peerURL}, ErrSinkRequired
+	if opts.MaxCardBytes < 0 {
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxCardBytes %d is negative", opts.MaxCardBytes)
 	}
-	if o.MaxCardBytes < 0 {
-		return Peer{URL: peerURL}, fmt.Errorf("a2ahttp: Outbound.MaxCardBytes %d is negative", o.MaxCardBytes)
-	}
-	adv, ok := o.Negotiator.Facets().Lookup(facets.ProtocolA2A)
-	if !ok {
-		return Peer{URL: peerURL}, ErrNoA2A
-	}
-	requested := o.Requested
+	requested := opts.Requested
 	if requested == "" {
 		// RFC 0242: outbound, requested is what the host asks the peer
 		// for, and absent a choice that is its preferred version.
 		requested = adv.Preferred
 	}
-	p := Peer{URL: peerURL}
-	var body []byte
-	body, p.CardErr = o.fetchCard(ctx, peerURL, adv.Preferred)
-	if p.CardErr == nil {
-		var err error
-		if p.Offers, err = CardOffers(body); err != nil {
-			p.CardErr = &CardError{URL: cardURLForError(peerURL), Err: err}
+	var offers []string
+	body, cardErr := fetchCard(ctx, &opts, peerURL, adv.Preferred)
+	if cardErr == nil {
+		if offers, err = cardOffers(body); err != nil {
+			cardErr = &cardError{url: cardURLForError(peerURL), err: err}
 		}
 	}
-	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: p.Offers}
-	outcome, auditErr := o.Negotiator.DecideAndRecord(ctx, o.Sink, o.Destination, o.Subject, offer)
-	p.Outcome = outcome
+	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: offers}
+	outcome, auditErr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	if outcome.Accepted() {
-		if auditErr != nil {
-			return p, auditErr
-		}
-		return p, nil
+		return outcome, offers, auditErr
 	}
-	return p, errors.Join(outcome.Err(), p.CardErr, auditErr)
+	return outcome, offers, errors.Join(outcome.Err(), cardErr, auditErr)
 }
 
 // fetchCard GETs the peer's agent card, asking for version, within the
 // bound.
-func (o *Outbound) fetchCard(ctx context.Context, peerURL, version string) ([]byte, error) {
+func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]byte, error) {
 	u, err := url.Parse(peerURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &CardError{URL: cardURLForError(peerURL), Err: fmt.Errorf("peer URL is not an absolute http(s) URL")}
+		return nil, &cardError{url: cardURLForError(peerURL), err: errors.New("peer URL is not an absolute http(s) URL")}
 	}
-	cardURL := u.JoinPath(DefaultCardPath)
+	cardURL := u.JoinPath(defaultCardPath)
 	fail := func(status int, err error) error {
-		return &CardError{URL: cardURL.Redacted(), StatusCode: status, Err: err}
+		return &cardError{url: cardURL.Redacted(), status: status, err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL.String(), nil)
 	if err != nil {
 		return nil, fail(0, err)
 	}
-	req.Header.Set(HeaderName, version)
+	req.Header.Set(headerName, version)
 	req.Header.Set("Accept", "application/json")
 	client := o.Client
 	if client == nil {
@@ -180,7 +161,7 @@ func (o *Outbound) fetchCard(ctx context.Context, peerURL, version string) ([]by
 	}
 	max := o.MaxCardBytes
 	if max == 0 {
-		max = DefaultMaxCardBytes
+		max = defaultMaxCardBytes
 	}
 	body, err := readBounded(resp.Body, max)
 	if err != nil {
@@ -192,19 +173,19 @@ func (o *Outbound) fetchCard(ctx context.Context, peerURL, version string) ([]by
 // cardURLForError names the card of a peer URL that may not parse.
 func cardURLForError(peerURL string) string {
 	if u, err := url.Parse(peerURL); err == nil {
-		return u.JoinPath(DefaultCardPath).Redacted()
+		return u.JoinPath(defaultCardPath).Redacted()
 	}
 	return "of a peer URL that does not parse"
 }
 
-// CardOffers returns the A2A versions an agent card offers: every
+// cardOffers returns the A2A versions an agent card offers: every
 // supportedInterfaces[].protocolVersion that is major.minor, in the card's
 // order, each once. A card with none (an A2A 0.3 card) offers its
 // top-level protocolVersion cut to major.minor ("0.3.0" offers "0.3").
 // That is how the reference host reads a card; versions in any other form
 // ("1.0.1", "v1") are not offers. A card that is not a JSON object, or
 // that offers nothing, is an error.
-func CardOffers(card []byte) ([]string, error) {
+func cardOffers(card []byte) ([]string, error) {
 	var offers []string
 	var fallback string
 	r := strictjson.NewReader(card, 0)
@@ -242,7 +223,7 @@ func CardOffers(card []byte) ([]string, error) {
 			return []string{mm}, nil
 		}
 	}
-	return nil, ErrNoOffers
+	return nil, errNoVersion
 }
 
 // stringValue reads the value of member key when key is want and the
@@ -289,19 +270,13 @@ type Transport struct {
 	version string
 }
 
-// NewTransport returns a Transport over base (nil means
-// http.DefaultTransport) for an accepted A2A outcome. A refused outcome,
+// NewTransport returns a Transport for an accepted A2A outcome o, that
+// sends through base (nil means http.DefaultTransport). A refused outcome,
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
-func NewTransport(base http.RoundTripper, o negotiate.Outcome) (*Transport, error) {
-	if !o.Accepted() {
-		return nil, fmt.Errorf("a2ahttp: no transport for a refused negotiation: %w", o.Err())
-	}
-	if o.Protocol != facets.ProtocolA2A {
-		return nil, fmt.Errorf("a2ahttp: no transport for a %q negotiation", o.Protocol)
-	}
-	if _, err := facets.ParseVersion(facets.ProtocolA2A, o.Version); err != nil {
-		return nil, fmt.Errorf("a2ahttp: no transport for the outcome: %w", err)
+func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
+	if err := adapter.Sendable("a2ahttp", o, facets.ProtocolA2A); err != nil {
+		return nil, err
 	}
 	if base == nil {
 		base = http.DefaultTransport
@@ -312,25 +287,33 @@ func NewTransport(base http.RoundTripper, o negotiate.Outcome) (*Transport, erro
 // Version returns the version t stamps.
 func (t *Transport) Version() string { return t.version }
 
-// VersionConflictError is the error of a request [Transport] refused: it
-// named a version other than the negotiated one.
-type VersionConflictError struct {
-	// Negotiated is the version the Transport stamps.
-	Negotiated string
-	// Sent are the values the request named, header lines before query
+// ErrVersionConflict is wrapped by the error of every request a
+// [Transport] refuses to send: it names a version other than the
+// negotiated one. Nothing of it was sent.
+var ErrVersionConflict = errors.New("a2ahttp: the request names another version than the negotiated one; nothing was sent")
+
+// versionConflictError is a request Transport refused, and what it named.
+type versionConflictError struct {
+	// negotiated is the version the Transport stamps.
+	negotiated string
+	// sent are the values the request named, header lines before query
 	// parameters.
-	Sent []string
+	sent []string
 }
 
 // Error says what the request named and what was negotiated, and that
 // nothing was sent, so that the caller knows the peer saw nothing.
-func (e *VersionConflictError) Error() string {
+func (e *versionConflictError) Error() string {
 	return fmt.Sprintf("a2ahttp: the request names %s %s, but %s was negotiated with this peer; nothing was sent",
-		HeaderName, quoteList(e.Sent), e.Negotiated)
+		headerName, quoteList(e.sent), e.negotiated)
 }
 
+// Unwrap returns ErrVersionConflict.
+func (e *versionConflictError) Unwrap() error { return ErrVersionConflict }
+
 // RoundTrip sends req with A2A-Version set to the negotiated version, or
-// refuses it with a [*VersionConflictError] when it names another. As the
+// refuses it with an error wrapping [ErrVersionConflict] when it names
+// another. As the
 // RoundTripper contract requires, req is not modified (a copy is sent when
 // its header must change) and its body is closed even on a refusal.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -350,7 +333,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				if req.Body != nil {
 					req.Body.Close()
 				}
-				return nil, &VersionConflictError{Negotiated: t.version, Sent: sent}
+				return nil, &versionConflictError{negotiated: t.version, sent: sent}
 			}
 		}
 	}
@@ -362,10 +345,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r2.Header = make(http.Header, 1)
 	}
 	for k := range r2.Header {
-		if strings.EqualFold(k, HeaderName) {
+		if strings.EqualFold(k, headerName) {
 			delete(r2.Header, k)
 		}
 	}
-	r2.Header.Set(HeaderName, t.version)
+	r2.Header.Set(headerName, t.version)
 	return t.base.RoundTrip(r2)
 }

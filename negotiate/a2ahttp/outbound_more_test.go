@@ -86,7 +86,7 @@ func (l *roundTripLog) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestTransportBase(t *testing.T) {
 	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.9"}
 	base := &roundTripLog{}
-	tr, err := a2ahttp.NewTransport(base, o)
+	tr, err := a2ahttp.NewTransport(o, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTransportBase(t *testing.T) {
 		_, _ = io.WriteString(w, r.Header.Get("A2A-Version"))
 	}))
 	defer srv.Close()
-	def, err := a2ahttp.NewTransport(nil, o)
+	def, err := a2ahttp.NewTransport(o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

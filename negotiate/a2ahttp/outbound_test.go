@@ -35,15 +35,15 @@ func TestCardOffers(t *testing.T) {
 		{"major.minor protocolVersion", `{"protocolVersion":"0.3"}`, []string{"0.3"}, ""},
 		{"union card: interfaces win", `{"protocolVersion":"0.3.0","supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"0.3"}]}`, []string{"1.0", "0.3"}, ""},
 		{"interfaces without a version: fallback", `{"protocolVersion":"0.3.0","supportedInterfaces":[{"protocolVersion":""}]}`, []string{"0.3"}, ""},
-		{"nothing", `{"name":"x"}`, nil, a2ahttp.ErrNoOffers.Error()},
-		{"a bare major", `{"protocolVersion":"1"}`, nil, a2ahttp.ErrNoOffers.Error()},
-		{"not a number", `{"protocolVersion":"x.y.z"}`, nil, a2ahttp.ErrNoOffers.Error()},
+		{"nothing", `{"name":"x"}`, nil, a2ahttp.ErrNoVersion.Error()},
+		{"a bare major", `{"protocolVersion":"1"}`, nil, a2ahttp.ErrNoVersion.Error()},
+		{"not a number", `{"protocolVersion":"x.y.z"}`, nil, a2ahttp.ErrNoVersion.Error()},
 		{"not JSON", `<html>`, nil, "the card is not a JSON agent card: invalid character '<' looking for beginning of value"},
 		{"not an object", `[]`, nil, "the card is not a JSON agent card: want an object, got an array"},
 		// The one strict reader: exact keys, no repeats, nothing after.
 		{"a repeated key", `{"protocolVersion":"0.3","protocolVersion":"1.0"}`, nil, `the card is not a JSON agent card: the key "protocolVersion" appears twice`},
-		{"a key in another case", `{"ProtocolVersion":"1.0"}`, nil, a2ahttp.ErrNoOffers.Error()},
-		{"a key in another case inside", `{"supportedInterfaces":[{"ProtocolVersion":"1.0"}]}`, nil, a2ahttp.ErrNoOffers.Error()},
+		{"a key in another case", `{"ProtocolVersion":"1.0"}`, nil, a2ahttp.ErrNoVersion.Error()},
+		{"a key in another case inside", `{"supportedInterfaces":[{"ProtocolVersion":"1.0"}]}`, nil, a2ahttp.ErrNoVersion.Error()},
 		{"trailing bytes", `{"protocolVersion":"1.0"}{}`, nil, "the card is not a JSON agent card: data after the JSON value"},
 		{"an interface that is not an object", `{"supportedInterfaces":["1.0"]}`, nil, "the card is not a JSON agent card: supportedInterfaces[0]: want an object, got a string"},
 		{"interfaces that are not a list", `{"supportedInterfaces":{"protocolVersion":"1.0"}}`, nil, "the card is not a JSON agent card: supportedInterfaces: want an array, got an object"},
@@ -72,7 +72,7 @@ func newPeer(t *testing.T, status int, card string) *peerServer {
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if r.URL.Path == a2ahttp.DefaultCardPath {
+		if r.URL.Path == "/.well-known/agent-card.json" {
 			p.cardSeen = append(p.cardSeen, strings.Join(r.Header.Values("A2A-Version"), "|"))
 			w.WriteHeader(status)
 			_, _ = io.WriteString(w, card)
@@ -138,7 +138,7 @@ func TestOutboundNegotiate(t *testing.T) {
 		{"A6 no card", 404, `not found`, peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
 			"interop_version_unsupported: a2a negotiation refused: below-floor\na2ahttp: agent card PEER/.well-known/agent-card.json: HTTP status 404"},
 		{"A6 a card that offers nothing", 200, `{"name":"x"}`, peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
-			"interop_version_unsupported: a2a negotiation refused: below-floor\na2ahttp: agent card PEER/.well-known/agent-card.json: " + a2ahttp.ErrNoOffers.Error()},
+			"interop_version_unsupported: a2a negotiation refused: below-floor\na2ahttp: agent card PEER/.well-known/agent-card.json: " + a2ahttp.ErrNoVersion.Error()},
 		{"A7 a newer peer", 200, cardOffering("2.0"), peerAgent(), "", []string{"2.0"}, negotiate.Refused, "", refused("1.2", events.ReasonUnsupported),
 			"interop_version_unsupported: a2a negotiation refused: unsupported"},
 	} {
@@ -181,16 +181,16 @@ func TestOutboundConfiguration(t *testing.T) {
 		o    a2ahttp.Outbound
 		want error
 	}{
-		{"no negotiator", a2ahttp.Outbound{Sink: rec}, a2ahttp.ErrNoNegotiator},
-		{"no sink", a2ahttp.Outbound{Negotiator: n}, a2ahttp.ErrSinkRequired},
-		{"no a2a", a2ahttp.Outbound{Negotiator: mcpOnly, Sink: rec}, a2ahttp.ErrNoA2A},
+		{"no negotiator", a2ahttp.Outbound{Sink: rec}, negotiate.ErrNotAdvertised},
+		{"no sink", a2ahttp.Outbound{Negotiator: n}, events.ErrNoSink},
+		{"no a2a", a2ahttp.Outbound{Negotiator: mcpOnly, Sink: rec}, negotiate.ErrNotAdvertised},
 	} {
-		if _, err := tc.o.Negotiate(context.Background(), "http://127.0.0.1:1"); err != tc.want {
+		if _, err := tc.o.Negotiate(context.Background(), "http://127.0.0.1:1"); !errors.Is(err, tc.want) || !strings.HasPrefix(err.Error(), "a2ahttp: ") {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
 	o := a2ahttp.Outbound{Negotiator: n, Sink: rec, MaxCardBytes: -1}
-	if _, err := o.Negotiate(context.Background(), "http://127.0.0.1:1"); err == nil || err.Error() != "a2ahttp: Outbound.MaxCardBytes -1 is negative" {
+	if _, err := o.Negotiate(context.Background(), "http://127.0.0.1:1"); err == nil || err.Error() != "a2ahttp: OutboundOptions.MaxCardBytes -1 is negative" {
 		t.Errorf("negative MaxCardBytes: %v", err)
 	}
 	if len(rec.Events()) != 0 {
@@ -205,7 +205,7 @@ func TestOutboundBadPeerURL(t *testing.T) {
 	o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Subject: peerAgent()}
 	p, err := o.Negotiate(context.Background(), "file:///etc/passwd")
 	var cardErr *a2ahttp.CardError
-	if !errors.As(err, &cardErr) || cardErr.URL != "file:///etc/passwd/.well-known/agent-card.json" || cardErr.Err.Error() != "peer URL is not an absolute http(s) URL" {
+	if !errors.As(err, &cardErr) || cardErr.Error() != "a2ahttp: agent card file:///etc/passwd/.well-known/agent-card.json: peer URL is not an absolute http(s) URL" || !errors.Is(err, a2ahttp.ErrNoOffers) {
 		t.Fatalf("err %v, CardError %+v", err, cardErr)
 	}
 	if p.Outcome.Kind != negotiate.Refused || p.Outcome.Rule != negotiate.RuleInput || len(rec.Events()) != 1 {
@@ -324,9 +324,8 @@ func TestTransport(t *testing.T) {
 			if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 				t.Errorf("err %v\nwant %s", err, tc.err)
 			}
-			var conflict *a2ahttp.VersionConflictError
-			if tc.err != "" && (!errors.As(err, &conflict) || conflict.Negotiated != "1.2") {
-				t.Errorf("not a VersionConflictError for 1.2: %#v", err)
+						if tc.err != "" && !errors.Is(err, a2ahttp.ErrVersionConflict) {
+				t.Errorf("not an ErrVersionConflict: %#v", err)
 			}
 			if !reflect.DeepEqual(req.Header, before) {
 				t.Errorf("RoundTrip changed the request's header: %v, was %v", req.Header, before)
@@ -356,12 +355,12 @@ func TestNewTransportRefusesWhatCannotBeSent(t *testing.T) {
 		{"mcp", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: "2026-07-28"}, `a2ahttp: no transport for a "mcp" negotiation`},
 		{"no version", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A}, `a2ahttp: no transport for the outcome: a2a version "": want "major.minor"`},
 	} {
-		tr, err := a2ahttp.NewTransport(nil, tc.o)
+		tr, err := a2ahttp.NewTransport(tc.o, nil)
 		if tr != nil || err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, %v; want %s", tc.name, tr, err, tc.want)
 		}
 	}
-	tr, err := a2ahttp.NewTransport(nil, negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.1"})
+	tr, err := a2ahttp.NewTransport(negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.1"}, nil)
 	if err != nil || tr.Version() != "1.1" {
 		t.Errorf("downgraded: %v, %v", tr, err)
 	}

@@ -9,18 +9,18 @@ import (
 	"github.com/wopneg/wopneg/facets"
 )
 
-// HeaderName is the header, and on the HTTP+JSON binding the query
+// headerName is the header, and on the HTTP+JSON binding the query
 // parameter, that names the A2A version of a request. Header names are
 // matched in any case; net/http writes and reads this one as A2a-Version.
-const HeaderName = "A2A-Version"
+const headerName = "A2A-Version"
 
 // impliedVersion is the version A2A reads a request that names none as
 // (A2A §3.6.2), everywhere but on the agent card.
 const impliedVersion = "0.3"
 
-// canonicalHeader is HeaderName as net/http stores it, so that the common
+// canonicalHeader is headerName as net/http stores it, so that the common
 // case is one map lookup.
-var canonicalHeader = http.CanonicalHeaderKey(HeaderName)
+var canonicalHeader = http.CanonicalHeaderKey(headerName)
 
 // problem says what is wrong with the A2A-Version a request carried.
 type problem uint8
@@ -127,7 +127,7 @@ func single(v string) requested {
 func otherSpellings(h http.Header) []string {
 	var keys []string
 	for k := range h {
-		if len(k) == len(HeaderName) && k != canonicalHeader && strings.EqualFold(k, HeaderName) {
+		if len(k) == len(headerName) && k != canonicalHeader && strings.EqualFold(k, headerName) {
 			keys = append(keys, k)
 		}
 	}
@@ -153,7 +153,7 @@ func queryValues(rawQuery string) []string {
 	var values []string
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		key, value, _ := strings.Cut(pair, "=")
-		if k, err := url.QueryUnescape(key); err != nil || k != HeaderName {
+		if k, err := url.QueryUnescape(key); err != nil || k != headerName {
 			continue
 		}
 		if v, err := url.QueryUnescape(value); err == nil {

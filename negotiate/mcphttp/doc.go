@@ -6,7 +6,8 @@
 // # Inbound
 //
 // [New] checks the configuration once; [Middleware.Wrap] puts an MCP
-// handler behind it. Every request is decided by a compiled
+// handler behind it, and has the shape routers chain
+// (func(http.Handler) http.Handler), as in a2ahttp. Every request is decided by a compiled
 // [negotiate.Negotiator] for the caller's Subject (Options.Subject), and
 // every decision is recorded through Options.Sink before any answer
 // leaves (a durable host event unless Options.Destination names a run):
@@ -17,7 +18,7 @@
 // whole outcome with [Outcome]. A request is one of:
 //
 //   - A legacy initialize: params.protocolVersion is decided with a
-//     counter-offer (DESIGN rules 3 and 5): the host may answer with its
+//     counter-offer (rules 3 and 5 of the decision, in the README): the host may answer with its
 //     preferred revision instead of refusing. Below the floor it is
 //     refused with JSON-RPC -32602, data {supported, requested, reason},
 //     on HTTP 200, the one shape the MCP SDK clients surface with its
@@ -43,7 +44,7 @@
 //     -32020, before any version is looked at; then the revision the
 //     header names is decided, and refused with HTTP 400 -32022, data
 //     {supported, requested, reason}. A request without the header is
-//     read as 2025-03-26 ([ImpliedRevision], the MCP rule), refused unless
+//     read as 2025-03-26 (the MCP rule), refused unless
 //     the host offers it; its answer and its record both name 2025-03-26
 //     as requested (the reference server answers null; the stricter
 //     reading keeps the answer and the record in agreement).
@@ -99,8 +100,8 @@
 //
 // # Stricter readings
 //
-//   - The handshake cannot settle a revision from [StatelessRevision] on
-//     (2026-07-28 removed initialize, and both SDK servers answer it with at
+//   - The handshake cannot settle a revision from 2026-07-28 on
+//     (it removed initialize, and both SDK servers answer it with at
 //     most 2025-11-25), so a host whose preferred revision is a stateless
 //     one makes no counter-offer at initialize: what would have been
 //     counter-offered is refused (-32602), and a client that wants the
@@ -167,9 +168,10 @@
 // # Outbound
 //
 // [Negotiate] calls the server's server/discover at the host's preferred
-// revision ([Discover]), takes the result's supportedVersions or a
+// revision, takes the result's supportedVersions or a
 // -32022's data.supported as the server's offer, decides for the host's
-// outbound Subject and records it. Only an accepted outcome makes a
+// outbound Subject and records it; OutboundOptions.Requested names
+// another revision to ask for than the preferred one. Only an accepted outcome makes a
 // [Transport], the http.RoundTripper that stamps the revision on every
 // later request and refuses any that names another, so nothing is ever
 // sent below the floor or at a downgrade an unauthenticated caller could

@@ -91,11 +91,11 @@ func ExampleNegotiate() {
 		panic(err)
 	}
 	var audit negotiatetest.Recorder
-	o, d, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit})
+	o, offers, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("server offers", d.Versions, "->", o.Kind, o.Version)
+	fmt.Println("server offers", offers, "->", o.Kind, o.Version)
 
 	t, err := mcphttp.NewTransport(o, nil)
 	if err != nil {
@@ -117,4 +117,41 @@ func ExampleNegotiate() {
 	// server offers [2025-11-25 2026-07-28] -> accepted 2026-07-28
 	// server got {"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"jsonrpc":"2.0","id":2,"method":"tools/list"} at 2026-07-28
 	// mcphttp: the Mcp-Protocol-Version header names revision "2025-06-18", not the negotiated "2026-07-28"
+}
+
+// Adoption in plain net/http: New and Wrap in front of the host's MCP
+// handler (in a real host the go-sdk's
+// mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+// &mcp.StreamableHTTPOptions{Stateless: true})). The zero Options but Sink
+// is the reference behaviour: every caller is unauthenticated, so it is
+// never served below the preferred revision. Wrap has the shape of any
+// router's middleware (chi's r.Use(m.Wrap)).
+func ExampleMiddleware_Wrap_serveMux() {
+	n, err := negotiate.Compile(facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	mcpHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rev, _ := mcphttp.Version(r.Context())
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"servedAt":%q}}`, rev)
+	})
+
+	// The wiring: five lines.
+	m, err := mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}}) // a host passes its event store
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", m.Wrap(mcpHandler))
+
+	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	r.Header.Set("Mcp-Method", "tools/list")
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Body)
+	// Output:
+	// 200 {"jsonrpc":"2.0","id":1,"result":{"servedAt":"2026-07-28"}}
 }

@@ -13,46 +13,46 @@ import (
 // protocol revision. Header names are in Go's canonical form, which is how
 // net/http stores them; on the wire they match in any case.
 const (
-	// HeaderProtocolVersion names the revision of every request after the
+	// headerProtocolVersion names the revision of every request after the
 	// legacy handshake, and of every 2026-07-28-era request.
-	HeaderProtocolVersion = "Mcp-Protocol-Version"
-	// HeaderMethod mirrors the JSON-RPC method (2026-07-28 era).
-	HeaderMethod = "Mcp-Method"
-	// HeaderName mirrors params.name of tools/call and prompts/get, and
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	// headerMethod mirrors the JSON-RPC method (2026-07-28 era).
+	headerMethod = "Mcp-Method"
+	// headerName mirrors params.name of tools/call and prompts/get, and
 	// params.uri of resources/read (2026-07-28 era).
-	HeaderName = "Mcp-Name"
-	// HeaderSessionID carries the session a legacy server created at
+	headerName = "Mcp-Name"
+	// headerSessionID carries the session a legacy server created at
 	// initialize.
-	HeaderSessionID = "Mcp-Session-Id"
-	// MetaProtocolVersion is the params._meta key in which a 2026-07-28-era
+	headerSessionID = "Mcp-Session-Id"
+	// metaProtocolVersion is the params._meta key in which a 2026-07-28-era
 	// request declares its revision.
-	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 )
 
 // Revisions with a meaning of their own in the protocol.
 const (
-	// StatelessRevision is the first revision without the initialize
+	// statelessRevision is the first revision without the initialize
 	// handshake: from it on, every request declares its revision itself,
 	// and initialize cannot settle it (both the go-sdk and mcp-go servers
 	// answer initialize with at most 2025-11-25).
-	StatelessRevision = "2026-07-28"
-	// ImpliedRevision is the revision a request without
+	statelessRevision = "2026-07-28"
+	// impliedRevision is the revision a request without
 	// MCP-Protocol-Version is read as (the MCP rule for servers since
 	// 2025-06-18): it is refused unless the host offers it.
-	ImpliedRevision = "2025-03-26"
+	impliedRevision = "2025-03-26"
 )
 
 var (
-	statelessRevision = facets.MustParseVersion(facets.ProtocolMCP, StatelessRevision)
-	impliedRevision   = facets.MustParseVersion(facets.ProtocolMCP, ImpliedRevision)
+	statelessParsed = facets.MustParseVersion(facets.ProtocolMCP, statelessRevision)
+	impliedParsed   = facets.MustParseVersion(facets.ProtocolMCP, impliedRevision)
 )
 
 // isStateless reports whether rev is a revision at or after
-// StatelessRevision. A malformed revision is not: it is decided, and
+// statelessRevision. A malformed revision is not: it is decided, and
 // refused, like any revision the host does not speak.
 func isStateless(rev string) bool {
 	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
-	return err == nil && v.Compare(statelessRevision) >= 0
+	return err == nil && v.Compare(statelessParsed) >= 0
 }
 
 // headerError is a request whose headers cannot be read unambiguously.
@@ -105,16 +105,16 @@ func headerValues(h http.Header, name string) []string {
 // headerRevision is what a request whose headers could not be read names
 // as its revision, for the record: every value of MCP-Protocol-Version,
 // which the decision refuses as no revision when there is more than one,
-// or ImpliedRevision when there is none.
+// or impliedRevision when there is none.
 func headerRevision(h http.Header) string {
-	return revisionOrImplied(strings.Trim(strings.Join(headerValues(h, HeaderProtocolVersion), ", "), " \t"))
+	return revisionOrImplied(strings.Trim(strings.Join(headerValues(h, headerProtocolVersion), ", "), " \t"))
 }
 
 // revisionOrImplied returns the revision a request's header names, or
-// ImpliedRevision when it names none (the MCP rule).
+// impliedRevision when it names none (the MCP rule).
 func revisionOrImplied(header string) string {
 	if header == "" {
-		return ImpliedRevision
+		return impliedRevision
 	}
 	return header
 }
@@ -135,27 +135,27 @@ func (rh *requestHeaders) revision() string { return revisionOrImplied(rh.versio
 func readHeaders(h http.Header) (requestHeaders, error) {
 	var rh requestHeaders
 	var err error
-	if rh.version, err = singleHeader(h, HeaderProtocolVersion, false); err != nil {
+	if rh.version, err = singleHeader(h, headerProtocolVersion, false); err != nil {
 		return rh, err
 	}
-	if rh.method, err = singleHeader(h, HeaderMethod, false); err != nil {
+	if rh.method, err = singleHeader(h, headerMethod, false); err != nil {
 		return rh, err
 	}
-	if rh.session, err = singleHeader(h, HeaderSessionID, false); err != nil {
+	if rh.session, err = singleHeader(h, headerSessionID, false); err != nil {
 		return rh, err
 	}
 	for i := 0; i < len(rh.session); i++ {
 		// The session id is visible ASCII (MCP transports §session
 		// management); anything else is not one a server issued.
 		if c := rh.session[i]; c < 0x21 || c > 0x7e {
-			return rh, &headerError{HeaderSessionID + " holds a character outside visible ASCII"}
+			return rh, &headerError{headerSessionID + " holds a character outside visible ASCII"}
 		}
 	}
-	name, err := singleHeader(h, HeaderName, true)
+	name, err := singleHeader(h, headerName, true)
 	if err != nil {
 		return rh, err
 	}
-	if len(headerValues(h, HeaderName)) > 0 {
+	if len(headerValues(h, headerName)) > 0 {
 		rh.hasName = true
 		if rh.name, err = decodeHeaderValue(name); err != nil {
 			return rh, err
@@ -184,7 +184,7 @@ func decodeHeaderValue(v string) (string, error) {
 	}
 	dec, err := base64.StdEncoding.DecodeString(inner)
 	if err != nil {
-		return "", &headerError{HeaderName + " has a malformed base64 value"}
+		return "", &headerError{headerName + " has a malformed base64 value"}
 	}
 	return string(dec), nil
 }

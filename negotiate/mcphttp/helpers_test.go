@@ -152,7 +152,7 @@ func (f *fakeServer) received() ([][]byte, []negotiate.Outcome) {
 // rig is a middleware over a fake server, with the recorder its events go
 // to.
 type rig struct {
-	h      *mcphttp.Handler
+	h      http.Handler
 	server *fakeServer
 	events *negotiatetest.Recorder
 }

@@ -147,7 +147,7 @@ func refusedToSend(t *testing.T, err error, got []seen, want string) bool {
 		}
 		return false
 	}
-	if !errors.Is(err, mcphttp.ErrRevision) || !strings.HasSuffix(err.Error(), want) {
+	if !errors.Is(err, mcphttp.ErrVersionConflict) || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	if len(got) != 0 {
@@ -204,7 +204,7 @@ func TestAnonymousCannotEvictAuthenticatedPins(t *testing.T) {
 	for range 60 {
 		initializeOn(t, r, "2025-11-25", "")
 	}
-	if got := r.h.Sessions(); got != 50 {
+	if got := mcphttp.Sessions(r.h); got != 50 {
 		t.Errorf("%d sessions, want the bound 50", got)
 	}
 	if a := r.do(onSession(sid, "2025-11-25", "Bearer user")); a.status != 400 || !strings.Contains(a.body, `"supported":["2025-06-18"]`) {
@@ -628,7 +628,7 @@ func TestRecorderStatuses(t *testing.T) {
 			}
 			h := m.Wrap(answer(c.statuses...))
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
-			if got := h.Sessions() == 1; got != c.pinned {
+			if got := mcphttp.Sessions(h) == 1; got != c.pinned {
 				t.Errorf("pinned %t, want %t", got, c.pinned)
 			}
 		})
@@ -646,7 +646,7 @@ func TestRecorderStatuses(t *testing.T) {
 		req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
 		req.Header = http.Header{mcphttp.HeaderSessionID: {"s"}, mcphttp.HeaderProtocolVersion: {"2025-11-25"}}
 		h.ServeHTTP(httptest.NewRecorder(), req)
-		if got := h.Sessions() == 0; got != forgotten {
+		if got := mcphttp.Sessions(h) == 0; got != forgotten {
 			t.Errorf("DELETE answered %d: forgotten %t, want %t", status, got, forgotten)
 		}
 	}

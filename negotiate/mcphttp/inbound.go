@@ -19,21 +19,22 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
 
-// DefaultMaxBodyBytes bounds a request body when [Options.MaxBodyBytes] is
+// defaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is
 // zero: 4 MiB, the go-sdk streamable handler's own default.
-const DefaultMaxBodyBytes = 4 << 20
+const defaultMaxBodyBytes = 4 << 20
 
 // defaultMaxBatchMembers bounds a batch when Options.MaxBatchMembers is
 // zero: far more than a client batches, far fewer than a body can hold.
 const defaultMaxBatchMembers = 100
 
-// Options configures a [Handler]. The zero Options is safe: no caller is
-// authenticated, bodies are bounded by DefaultMaxBodyBytes, sessions by
-// DefaultMaxSessions, and every decision is a durable host event; only
+// Options configures a [Middleware]. The zero Options is safe: no caller is
+// authenticated, bodies are bounded by 4 MiB, sessions by 10,000, and every
+// decision is a durable host event; only
 // Sink must be set, because a negotiation with nowhere to be recorded is a
 // configuration error, not a default.
 type Options struct {
@@ -53,12 +54,13 @@ type Options struct {
 	Destination func(*http.Request) negotiate.Destination
 
 	// MaxBodyBytes bounds a request body; a larger one is answered 413 and
-	// never reaches the wrapped handler. Zero means DefaultMaxBodyBytes;
+	// never reaches the wrapped handler. Zero means 4 MiB, the go-sdk
+	// streamable handler's own default;
 	// negative is an error.
 	MaxBodyBytes int64
 
-	// MaxSessions bounds how many legacy sessions are remembered. Zero means
-	// DefaultMaxSessions; negative is an error.
+	// MaxSessions bounds how many legacy sessions each wrapped handler
+	// remembers. Zero means 10,000; negative is an error.
 	MaxSessions int
 
 	// MaxBatchMembers bounds how many messages a JSON-RPC batch may hold
@@ -128,11 +130,9 @@ type settings struct {
 // server.WithStreamableHTTPProtocolVersions), so that their
 // server/discover answer lists what the host advertises.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	if n == nil {
-		return nil, errors.New("mcphttp: the negotiator is nil")
-	}
-	if opts.Sink == nil {
-		return nil, errors.New("mcphttp: Options.Sink is nil; every negotiation must be recorded")
+	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	if err != nil {
+		return nil, err
 	}
 	for _, bound := range []struct {
 		name  string
@@ -141,10 +141,6 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		if bound.value < 0 {
 			return nil, fmt.Errorf("mcphttp: Options.%s is %d; want 0 (the default) or more", bound.name, bound.value)
 		}
-	}
-	adv, ok := n.Facets().Lookup(facets.ProtocolMCP)
-	if !ok {
-		return nil, errors.New("mcphttp: the negotiator does not advertise the mcp facet")
 	}
 	m := &settings{
 		n:         n,
@@ -155,16 +151,16 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		maxBatch:  opts.MaxBatchMembers,
 		supported: slices.Clone(adv.Versions),
 		// The handshake can only settle a revision before
-		// StatelessRevision, so only such a preferred revision can be
+		// statelessRevision, so only such a preferred revision can be
 		// counter-offered at initialize.
 		counter: !opts.ByteExact && !isStateless(adv.Preferred),
 		log:     opts.ErrorLog,
 	}
 	if m.maxBody == 0 {
-		m.maxBody = DefaultMaxBodyBytes
+		m.maxBody = defaultMaxBodyBytes
 	}
 	if m.maxSess == 0 {
-		m.maxSess = DefaultMaxSessions
+		m.maxSess = defaultMaxSessions
 	}
 	if m.maxBatch == 0 {
 		m.maxBatch = defaultMaxBatchMembers
@@ -177,56 +173,45 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 
 // Wrap returns next, an MCP streamable-HTTP handler (the go-sdk's
 // mcp.StreamableHTTPHandler, mcp-go's server.StreamableHTTPServer, or any
-// other), behind the negotiation. Each handler it returns remembers its own
-// sessions. Like http.Handle, it panics on a nil handler: that is a
+// other), behind the negotiation. Its method value m.Wrap is a
+// func(http.Handler) http.Handler, the shape routers chain (chi's r.Use).
+// Each handler it returns remembers its own sessions, and is safe for
+// concurrent use. Like http.Handle, it panics on a nil handler: that is a
 // mistake in the host's wiring, not a request to answer.
-func (m *Middleware) Wrap(next http.Handler) *Handler {
+func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("mcphttp: Wrap of a nil handler")
 	}
-	return &Handler{settings: m.settings, next: next, sessions: newSessions(m.maxSess)}
+	return &handler{settings: m.settings, next: next, sessions: newSessions(m.maxSess)}
 }
 
-// Handler is one MCP handler behind the [Middleware]; [Middleware.Wrap]
-// makes it. It is safe for concurrent use.
-type Handler struct {
+// handler is one MCP handler behind the Middleware; Middleware.Wrap makes
+// it.
+type handler struct {
 	*settings
 	next     http.Handler
 	sessions *sessions
 }
 
-// contextKey keys the outcome in a request's context.
-type contextKey struct{}
-
 // Version returns the revision the middleware settled for the request
 // whose context ctx is: the wrapped handler serves that revision. It
-// returns false when ctx did not come through a [Handler].
+// returns false when ctx did not come through a [Middleware].
 func Version(ctx context.Context) (string, bool) {
-	o, ok := ctx.Value(contextKey{}).(*negotiate.Outcome)
-	if !ok {
-		return "", false
-	}
-	return o.Version, true
+	o, ok := adapter.Outcome(ctx, facets.ProtocolMCP)
+	return o.Version, ok
 }
 
 // Outcome returns the whole accepted [negotiate.Outcome] of the request
 // whose context ctx is (a downgrade shows as Kind Downgraded, a
 // counter-offer as CounterOffered), and false when ctx did not come
-// through a [Handler].
+// through a [Middleware].
 func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
-	o, ok := ctx.Value(contextKey{}).(*negotiate.Outcome)
-	if !ok {
-		return negotiate.Outcome{}, false
-	}
-	return *o, true
+	return adapter.Outcome(ctx, facets.ProtocolMCP)
 }
-
-// Sessions returns how many legacy sessions h remembers.
-func (h *Handler) Sessions() int { return h.sessions.len() }
 
 // ServeHTTP checks and negotiates the request, then passes it to the
 // wrapped handler with its body unchanged, or answers it with the refusal.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableLocalhostProtection {
 		if what := rebound(r); what != "" {
 			writeRPCError(w, http.StatusForbidden, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
@@ -261,7 +246,7 @@ const (
 	codeInternalError  = ^32602 // -32603
 )
 
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
+func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
 		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
@@ -314,7 +299,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	} else if mismatch != nil {
 		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(mismatch.Error()))
 	} else if err == errBatchRevision {
-		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
+		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
 	} else if errors.As(err, &shape) {
 		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else if err != nil {
@@ -336,7 +321,7 @@ var (
 // at a later revision). A malformed revision is left to the decision.
 func batchesAllowed(rev string) bool {
 	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
-	return err != nil || v.Compare(impliedRevision) <= 0
+	return err != nil || v.Compare(impliedParsed) <= 0
 }
 
 const methodInitialize = "initialize"
@@ -349,31 +334,31 @@ const methodInitialize = "initialize"
 func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 	// A header that names no stateless revision still decides the request,
 	// but a body that declares a revision must declare the same one; a
-	// missing header reads as ImpliedRevision, which no body declares.
+	// missing header reads as impliedRevision, which no body declares.
 	if m.hasMetaVersion && !m.metaVersionStr {
-		return fmt.Errorf("params._meta[%q] is not a string", MetaProtocolVersion)
+		return fmt.Errorf("params._meta[%q] is not a string", metaProtocolVersion)
 	}
 	if m.hasMetaVersion && m.metaVersion != rh.revision() {
-		return fmt.Errorf("%s %s does not match params._meta[%q] %q", HeaderProtocolVersion, quoteOrAbsent(rh.version), MetaProtocolVersion, m.metaVersion)
+		return fmt.Errorf("%s %s does not match params._meta[%q] %q", headerProtocolVersion, quoteOrAbsent(rh.version), metaProtocolVersion, m.metaVersion)
 	}
 	if stateless && m.isRequest() && !m.hasMetaVersion {
-		return fmt.Errorf("%s %q needs params._meta[%q] to match it", HeaderProtocolVersion, rh.version, MetaProtocolVersion)
+		return fmt.Errorf("%s %q needs params._meta[%q] to match it", headerProtocolVersion, rh.version, metaProtocolVersion)
 	}
 	if !m.hasMethod {
 		return nil
 	}
 	if rh.method != "" && rh.method != m.method {
-		return fmt.Errorf("%s %q does not match method %q", HeaderMethod, rh.method, m.method)
+		return fmt.Errorf("%s %q does not match method %q", headerMethod, rh.method, m.method)
 	}
 	if stateless && rh.method == "" {
-		return fmt.Errorf("%s is required at %s %q", HeaderMethod, HeaderProtocolVersion, rh.version)
+		return fmt.Errorf("%s is required at %s %q", headerMethod, headerProtocolVersion, rh.version)
 	}
 	want, named, present := mirroredName(m)
 	if rh.hasName && named && (!present || rh.name != want) {
-		return fmt.Errorf("%s %q does not match the %s's name %s", HeaderName, rh.name, m.method, quoteOrAbsent(want))
+		return fmt.Errorf("%s %q does not match the %s's name %s", headerName, rh.name, m.method, quoteOrAbsent(want))
 	}
 	if stateless && named && !rh.hasName && m.isRequest() {
-		return fmt.Errorf("%s is required for %s at %s %q", HeaderName, m.method, HeaderProtocolVersion, rh.version)
+		return fmt.Errorf("%s is required for %s at %s %q", headerName, m.method, headerProtocolVersion, rh.version)
 	}
 	return nil
 }
@@ -401,7 +386,7 @@ func quoteOrAbsent(v string) string {
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now.
-func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage) {
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
 		s, ok := h.sessions.get(rh.session)
@@ -431,7 +416,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 	offer := negotiate.Inbound(h.adv, "", requested)
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
 	if rh.method != methodDiscover && h.n.RequiresAudit() {
@@ -441,7 +426,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// (-32022) is misconfigured for it; see "The record follows the
 		// server" in the package doc.
 		if o = h.record(r, h.opts.Sink, subject, offer); !o.Accepted() {
-			h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+			h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
 		h.forward(w, r, raw, &o, false)
@@ -454,7 +439,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 // one its session settled: the session serves that one revision only.
 func sessionMismatch(header, settled string) wperrors.RPCError {
 	e := wperrors.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
-	e.Message = HeaderProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
+	e.Message = headerProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
 	e.Data = withReason(e.Data, events.ReasonUnsupported)
 	return e
 }
@@ -462,7 +447,7 @@ func sessionMismatch(header, settled string) wperrors.RPCError {
 // refuseDecided answers a refusal the decision made: e is the wire error,
 // named opens its message, which then says why; data lists what this
 // caller could be served instead, and the reason.
-func (h *Handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e wperrors.RPCError, named string, subject *negotiate.Subject) {
+func (h *handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e wperrors.RPCError, named string, subject *negotiate.Subject) {
 	if o.Rule == negotiate.RuleAudit {
 		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
 		return
@@ -499,7 +484,7 @@ func servedList(servable []string) string {
 // facet's order: the ones the decision accepts when asked for by name.
 // None is below the floor, and an unauthenticated caller is never offered
 // one below the preferred revision it would be refused.
-func (h *Handler) servable(subject *negotiate.Subject) []string {
+func (h *handler) servable(subject *negotiate.Subject) []string {
 	out := []string{}
 	for _, v := range h.adv.Versions {
 		if o, _ := h.n.Decide(subject, negotiate.Inbound(h.adv, "", v)); o.Accepted() {
@@ -526,7 +511,7 @@ const unoffered = "9999-12-31"
 // it), and records the refusal of the revision it named: every refusal of
 // a request that names a revision is on the record. The negotiator records
 // only what it decides, so it is asked to decide an offer it must refuse.
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e wperrors.RPCError) {
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e wperrors.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
 	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
 		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
@@ -537,10 +522,10 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negoti
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
 // a counter-offer when the preferred revision can be one.
-func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
+func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
 	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", HeaderMethod, rh.method, methodInitialize)))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
 		return
 	}
 	if !m.paramsObject || !m.hasProtocolVersion || !m.protocolVersionStr {
@@ -553,7 +538,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
 		// The body names two revisions; which one a server reads is its
 		// own business, so neither is served.
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", MetaProtocolVersion, requested)))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", metaProtocolVersion, requested)))
 		return
 	}
 	if isStateless(requested) {
@@ -592,7 +577,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 // accepted outcome is recorded when the wrapped server answers, as it
 // answered (see follow), so the caller must forward it through follow.
 // It returns false when the outcome is a refusal, which the caller answers.
-func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
+func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
 	if o, _ := h.n.Decide(subject, offer); o.Accepted() {
 		return o, true
 	}
@@ -604,7 +589,7 @@ func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 // Options.StrictSubject refuses the request (ok false, answered), taken as
 // no Subject: it never reaches the decision, where it would count as
 // unauthenticated anyway, nor a session, where it could match another.
-func (h *Handler) caller(w http.ResponseWriter, r *http.Request) (subject *negotiate.Subject, ok bool) {
+func (h *handler) caller(w http.ResponseWriter, r *http.Request) (subject *negotiate.Subject, ok bool) {
 	if h.opts.Subject == nil {
 		return nil, true
 	}
@@ -663,8 +648,8 @@ func isLoopback(addr string) bool {
 
 // forward passes r, with raw as its body, to the wrapped handler, with the
 // outcome in its context.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
-	r = r.WithContext(context.WithValue(r.Context(), contextKey{}, o))
+func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
+	r = r.WithContext(adapter.WithOutcome(r.Context(), facets.ProtocolMCP, o))
 	if raw != nil {
 		r.Body = io.NopCloser(bytes.NewReader(raw))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
@@ -685,7 +670,7 @@ type observer interface{ observe(status int) }
 
 // readBody reads r's body whole, up to the bound; a larger one is an
 // *http.MaxBytesError and nothing of it is kept.
-func (h *Handler) readBody(r *http.Request) ([]byte, error) {
+func (h *handler) readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return []byte{}, nil
 	}
@@ -732,7 +717,7 @@ func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
 // serveBodiless serves GET (a legacy session's event stream) and DELETE
 // (the end of a legacy session): there is no body to check, only the
 // revision the header names.
-func (h *Handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
+func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
 		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))

@@ -310,8 +310,8 @@ func TestInitialize(t *testing.T) {
 				if got := compact(t, a.body); got != want {
 					t.Errorf("server answered %s, want %s", got, want)
 				}
-				if r.h.Sessions() != 1 {
-					t.Errorf("%d sessions remembered, want 1", r.h.Sessions())
+				if mcphttp.Sessions(r.h) != 1 {
+					t.Errorf("%d sessions remembered, want 1", mcphttp.Sessions(r.h))
 				}
 			} else {
 				if len(bodies) != 0 {
@@ -396,7 +396,7 @@ func TestSessions(t *testing.T) {
 	// initialize again.
 	r.do(call{body: initialize("2025-11-25")})
 	r.do(call{body: initialize("2025-11-25")})
-	if got := r.h.Sessions(); got != 2 {
+	if got := mcphttp.Sessions(r.h); got != 2 {
 		t.Errorf("%d sessions, want the bound 2", got)
 	}
 	before := len(r.events.Events())
@@ -414,7 +414,7 @@ func TestSessions(t *testing.T) {
 	if a := r.do(call{method: http.MethodDelete, headers: hdr(mcphttp.HeaderSessionID, "session-c", mcphttp.HeaderProtocolVersion, "2025-11-25")}); a.status != http.StatusNoContent {
 		t.Errorf("DELETE: %d %s", a.status, a.body)
 	}
-	if got := r.h.Sessions(); got != 1 {
+	if got := mcphttp.Sessions(r.h); got != 1 {
 		t.Errorf("%d sessions after DELETE, want 1", got)
 	}
 	// GET on session-b carries the session's revision.
@@ -708,12 +708,12 @@ func TestOptions(t *testing.T) {
 		opts mcphttp.Options
 		want string
 	}{
-		{"nil negotiator", nil, mcphttp.Options{Sink: sink}, "mcphttp: the negotiator is nil"},
-		{"nil sink", n, mcphttp.Options{}, "mcphttp: Options.Sink is nil; every negotiation must be recorded"},
+		{"nil negotiator", nil, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator is nil: protocol not advertised"},
+		{"nil sink", n, mcphttp.Options{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error()},
 		{"negative body bound", n, mcphttp.Options{Sink: sink, MaxBodyBytes: -1}, "mcphttp: Options.MaxBodyBytes is -1; want 0 (the default) or more"},
 		{"negative session bound", n, mcphttp.Options{Sink: sink, MaxSessions: -1}, "mcphttp: Options.MaxSessions is -1; want 0 (the default) or more"},
 		{"negative batch bound", n, mcphttp.Options{Sink: sink, MaxBatchMembers: -1}, "mcphttp: Options.MaxBatchMembers is -1; want 0 (the default) or more"},
-		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the negotiator does not advertise the mcp facet"},
+		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator does not advertise mcp: protocol not advertised"},
 	}
 	for _, c := range cases {
 		if _, err := mcphttp.New(c.n, c.opts); err == nil || err.Error() != c.want {

@@ -15,66 +15,70 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// Discovery is what an MCP server's server/discover said about the
+// ErrNoOffers is wrapped by the error of a [Negotiate] whose
+// server/discover yielded no list of revisions: the server could not be
+// reached, answered something that is not JSON-RPC, or answered an error
+// other than -32022 with data. The server then offers nothing, which the
+// decision refuses.
+var ErrNoOffers = errors.New("mcphttp: the server offers no revision")
+
+// discovered is what an MCP server's server/discover said about the
 // revisions it serves.
-type Discovery struct {
-	// Versions are the revisions the server lists, as it listed them.
-	Versions []string
-	// Refused is true when Versions came from the data.supported of a
+type discovered struct {
+	// versions are the revisions the server lists, as it listed them.
+	versions []string
+	// refused is true when versions came from the data.supported of a
 	// -32022 refusal of the revision asked for, rather than from the
 	// result's supportedVersions.
-	Refused bool
+	refused bool
 }
 
-// DiscoverError reports a server/discover that yielded no list of
-// revisions: the server could not be reached, answered something that is
-// not JSON-RPC, or answered an error other than -32022 with data.
-type DiscoverError struct {
-	// Status is the HTTP status of the answer; 0 when there was none.
-	Status int
-	// Code and Message are the JSON-RPC error of the answer, when it was
+// discoverError says why a server/discover yielded no list of revisions.
+// It wraps ErrNoOffers and the underlying failure.
+type discoverError struct {
+	// status is the HTTP status of the answer; 0 when there was none.
+	status int
+	// code and message are the JSON-RPC error of the answer, when it was
 	// one.
-	Code    int
-	Message string
-	// Err is the underlying failure, when there is one.
-	Err error
+	code    int
+	message string
+	// err is the underlying failure, when there is one.
+	err error
 }
 
 // Error says what the answer was, as far as there was one.
-func (e *DiscoverError) Error() string {
+func (e *discoverError) Error() string {
 	var b strings.Builder
 	b.WriteString("mcphttp: server/discover")
-	if e.Status != 0 {
-		b.WriteString(": HTTP " + strconv.Itoa(e.Status))
+	if e.status != 0 {
+		b.WriteString(": HTTP " + strconv.Itoa(e.status))
 	}
-	if e.Code != 0 {
-		b.WriteString(": json-rpc error " + strconv.Itoa(e.Code) + " " + strconv.Quote(e.Message))
+	if e.code != 0 {
+		b.WriteString(": json-rpc error " + strconv.Itoa(e.code) + " " + strconv.Quote(e.message))
 	}
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
+	if e.err != nil {
+		b.WriteString(": " + e.err.Error())
 	}
 	return b.String()
 }
 
-// Unwrap returns Err.
-func (e *DiscoverError) Unwrap() error { return e.Err }
+// Unwrap returns ErrNoOffers and the underlying failure.
+func (e *discoverError) Unwrap() []error { return []error{ErrNoOffers, e.err} }
 
 const methodDiscover = "server/discover"
 
-// Discover asks the MCP server at serverURL which revisions it serves: it
+// discover asks the MCP server at serverURL which revisions it serves: it
 // POSTs server/discover at revision (header and _meta), and returns the
 // result's supportedVersions, or the data.supported of a -32022 refusal
 // (MCP 2026-07-28). The answer may be JSON or a stream of server-sent
-// events, and is read up to DefaultMaxBodyBytes. client nil means
+// events, and is read up to defaultMaxBodyBytes. client nil means
 // http.DefaultClient.
-func Discover(ctx context.Context, client *http.Client, serverURL, revision string) (Discovery, error) {
-	if _, err := facets.ParseVersion(facets.ProtocolMCP, revision); err != nil {
-		return Discovery{}, fmt.Errorf("mcphttp: Discover: %w", err)
-	}
+func discover(ctx context.Context, client *http.Client, serverURL, revision string) (discovered, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -83,26 +87,26 @@ func Discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		"id":      1,
 		"method":  methodDiscover,
 		"params": map[string]any{"_meta": map[string]any{
-			MetaProtocolVersion:                          revision,
+			metaProtocolVersion:                          revision,
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		}},
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
 	if err != nil {
-		return Discovery{}, &DiscoverError{Err: err}
+		return discovered{}, &discoverError{err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(HeaderProtocolVersion, revision)
-	req.Header.Set(HeaderMethod, methodDiscover)
+	req.Header.Set(headerProtocolVersion, revision)
+	req.Header.Set(headerMethod, methodDiscover)
 	resp, err := client.Do(req)
 	if err != nil {
-		return Discovery{}, &DiscoverError{Err: err}
+		return discovered{}, &discoverError{err: err}
 	}
 	defer resp.Body.Close()
 	data, err := readAnswer(resp)
 	if err != nil {
-		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: err}
+		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
 	r := strictjson.NewReader(data, 0)
 	rep, err := readReply(r)
@@ -110,13 +114,13 @@ func Discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		err = r.End()
 	}
 	if err != nil {
-		return Discovery{}, &DiscoverError{Status: resp.StatusCode, Err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
+		return discovered{}, &discoverError{status: resp.StatusCode, err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
 	}
-	return discovery(resp.StatusCode, rep)
+	return discoveryOf(resp.StatusCode, rep)
 }
 
 // readAnswer reads the JSON-RPC response in an answer, up to
-// DefaultMaxBodyBytes: the body itself, or the data of the first
+// defaultMaxBodyBytes: the body itself, or the data of the first
 // server-sent event that is a response. An event stream is read only as
 // far as that event, so a server that keeps its stream open does not hold
 // the caller.
@@ -129,9 +133,9 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 	for {
 		n, err := resp.Body.Read(chunk)
 		buf = append(buf, chunk[:n]...)
-		if len(buf) > DefaultMaxBodyBytes {
+		if len(buf) > defaultMaxBodyBytes {
 			// At most one chunk past the bound is ever held.
-			return nil, fmt.Errorf("the answer exceeds %d bytes", DefaultMaxBodyBytes)
+			return nil, fmt.Errorf("the answer exceeds %d bytes", defaultMaxBodyBytes)
 		}
 		if sse {
 			if data, ok := events.response(buf); ok {
@@ -150,23 +154,24 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 	}
 }
 
-func discovery(status int, rep reply) (Discovery, error) {
+// discoveryOf reads the revisions a server/discover reply lists.
+func discoveryOf(status int, rep reply) (discovered, error) {
 	if rep.err == nil {
 		versions, err := resultVersions(rep.result)
 		if err != nil {
-			return Discovery{}, &DiscoverError{Status: status, Err: fmt.Errorf("the result: %w", err)}
+			return discovered{}, &discoverError{status: status, err: fmt.Errorf("the result: %w", err)}
 		}
-		return Discovery{Versions: versions}, nil
+		return discovered{versions: versions}, nil
 	}
 	if rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
 		if supported, err := stringsMember(rep.err.data, "supported"); err == nil {
-			return Discovery{Versions: supported, Refused: true}, nil
+			return discovered{versions: supported, refused: true}, nil
 		}
 	}
-	return Discovery{}, &DiscoverError{Status: status, Code: int(rep.err.code), Message: rep.err.message}
+	return discovered{}, &discoverError{status: status, code: int(rep.err.code), message: rep.err.message}
 }
 
-// OutboundOptions configures [Negotiate].
+// OutboundOptions configures [Negotiate]. Only Sink is required.
 type OutboundOptions struct {
 	// Sink records the negotiation.decided event. It is required.
 	Sink events.Sink
@@ -176,50 +181,64 @@ type OutboundOptions struct {
 	// Destination says where the event is recorded; the zero Destination
 	// is a durable host event.
 	Destination negotiate.Destination
-	// Client sends server/discover; nil means http.DefaultClient.
+	// Client sends server/discover; nil means http.DefaultClient. The
+	// context given to Negotiate bounds the call.
 	Client *http.Client
+	// Requested is the revision the host asks for; empty means its
+	// preferred one. server/discover is always sent at the preferred
+	// revision, so that nothing below the floor reaches the server; the
+	// decision then weighs Requested against what the server lists, and a
+	// revision the host does not offer, or one below its floor, is refused
+	// (this is how a conformance seam forces an unsupported revision).
+	Requested string
 }
 
 // Negotiate settles the revision a host speaks with the MCP server at
-// serverURL: it calls server/discover at the host's preferred revision
-// (see [Discover]), decides with n for opts.Subject with the revisions the
-// server lists as the peer's offer, and records the decision. It returns
-// the outcome, what discovery said, and an error that is nil exactly when
-// the outcome is accepted and recorded.
+// serverURL: it calls server/discover at the host's preferred revision,
+// takes the result's supportedVersions (or a -32022's data.supported) as
+// the server's offers, decides with n for opts.Subject and records the
+// decision. It returns the outcome, the revisions the server offered, and
+// an error that is nil exactly when the outcome is accepted and recorded.
 //
 // A server that cannot be asked (a URL without an http(s) origin, an
 // unreachable server, an answer that lists no revisions) offers nothing,
 // and the decision refuses it (below-floor, as the reference host does);
-// the error then also holds the [*DiscoverError]. Nothing is sent at a
-// refused revision: only an accepted outcome makes a [Transport].
-func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (negotiate.Outcome, Discovery, error) {
-	if n == nil {
-		return negotiate.Outcome{}, Discovery{}, errors.New("mcphttp: Negotiate: the negotiator is nil")
+// the error then also wraps [ErrNoOffers]. When the outcome is refused the
+// error is the refusal (an interop_version_unsupported or, under a
+// required audit, internal_error *errors.Error), joined with the
+// *negotiate.AuditError when the event was not recorded; when the outcome
+// is accepted but its event was not recorded and the policy does not
+// require it, it is the *negotiate.AuditError alone, and the caller decides
+// whether to proceed. Nothing is sent at a refused revision: only an
+// accepted outcome makes a [Transport].
+func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (negotiate.Outcome, []string, error) {
+	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	if err != nil {
+		return negotiate.Outcome{}, nil, err
 	}
-	if opts.Sink == nil {
-		return negotiate.Outcome{}, Discovery{}, errors.New("mcphttp: Negotiate: OutboundOptions.Sink is nil; every negotiation must be recorded")
+	requested := opts.Requested
+	if requested == "" {
+		// RFC 0242: outbound, requested is what the host asks the peer
+		// for, and absent a choice that is its preferred revision.
+		requested = adv.Preferred
 	}
-	adv, ok := n.Facets().Lookup(facets.ProtocolMCP)
-	if !ok {
-		return negotiate.Outcome{}, Discovery{}, errors.New("mcphttp: Negotiate: the negotiator does not advertise the mcp facet")
-	}
-	var d Discovery
+	var d discovered
 	var derr error
 	if _, err := events.PeerDigest(serverURL); err == nil {
-		d, derr = Discover(ctx, opts.Client, serverURL, adv.Preferred)
+		d, derr = discover(ctx, opts.Client, serverURL, adv.Preferred)
 	}
 	// Without a URL that has an origin, nothing is sent, and the decision
 	// refuses the exchange (negotiate.RuleInput).
 	offer := negotiate.Offer{
 		Protocol:     facets.ProtocolMCP,
 		Peer:         serverURL,
-		Requested:    adv.Preferred,
-		PeerVersions: d.Versions,
+		Requested:    requested,
+		PeerVersions: d.versions,
 	}
 	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	var refusal error
 	if !o.Accepted() {
 		refusal = o.Err()
 	}
-	return o, d, errors.Join(refusal, derr, aerr)
+	return o, d.versions, errors.Join(refusal, derr, aerr)
 }

@@ -128,9 +128,6 @@ func TestDiscover(t *testing.T) {
 			}
 		})
 	}
-	if _, err := mcphttp.Discover(context.Background(), nil, "http://127.0.0.1:1/", "latest"); errString(err) != `mcphttp: Discover: mcp version "latest": want a date YYYY-MM-DD` {
-		t.Errorf("malformed revision: %v", err)
-	}
 }
 
 func errString(err error) string {
@@ -170,7 +167,7 @@ func TestNegotiate(t *testing.T) {
 				t.Errorf("outcome %s %q %s, want %s %q %s", o.Kind, o.Version, o.Reason, c.kind, c.version, c.reason)
 			}
 			var de *mcphttp.DiscoverError
-			if errors.As(err, &de) != c.discErr {
+			if errors.As(err, &de) != c.discErr || errors.Is(err, mcphttp.ErrNoOffers) != c.discErr {
 				t.Errorf("error %v: DiscoverError %t, want %t", err, !c.discErr, c.discErr)
 			}
 			if (err == nil) != o.Accepted() {
@@ -204,9 +201,9 @@ func TestNegotiate(t *testing.T) {
 func TestNegotiateWithoutAnOrigin(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	n := compile(t, wideFacets(), policy.Policy{})
-	o, d, err := mcphttp.Negotiate(context.Background(), n, "mailto:mcp@example.com", mcphttp.OutboundOptions{Sink: rec})
-	if o.Accepted() || o.Rule != negotiate.RuleInput || d.Versions != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
-		t.Errorf("outcome %+v, discovery %+v, error %v", o, d, err)
+	o, offers, err := mcphttp.Negotiate(context.Background(), n, "mailto:mcp@example.com", mcphttp.OutboundOptions{Sink: rec})
+	if o.Accepted() || o.Rule != negotiate.RuleInput || offers != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) || errors.Is(err, mcphttp.ErrNoOffers) {
+		t.Errorf("outcome %+v, offers %q, error %v", o, offers, err)
 	}
 	if n := len(rec.Events()); n != 1 {
 		t.Errorf("%d events, want the refusal recorded", n)
@@ -215,12 +212,13 @@ func TestNegotiateWithoutAnOrigin(t *testing.T) {
 		n    *negotiate.Negotiator
 		opts mcphttp.OutboundOptions
 		want string
+		is   error
 	}{
-		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: Negotiate: the negotiator is nil"},
-		{n, mcphttp.OutboundOptions{}, "mcphttp: Negotiate: OutboundOptions.Sink is nil; every negotiation must be recorded"},
-		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: Negotiate: the negotiator does not advertise the mcp facet"},
+		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator is nil: protocol not advertised", negotiate.ErrNotAdvertised},
+		{n, mcphttp.OutboundOptions{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
+		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator does not advertise mcp: protocol not advertised", negotiate.ErrNotAdvertised},
 	} {
-		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want {
+		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want || !errors.Is(err, c.is) {
 			t.Errorf("%v, want %q", err, c.want)
 		}
 	}
@@ -282,8 +280,8 @@ func TestTransport(t *testing.T) {
 	// GET carries the header.
 	p := newPeer(t, jsonAnswer(200, `{}`))
 	tr, _ := mcphttp.NewTransport(accepted("2026-07-28"), p.Client().Transport)
-	if tr.Revision() != "2026-07-28" {
-		t.Errorf("Revision %q", tr.Revision())
+	if tr.Version() != "2026-07-28" {
+		t.Errorf("Revision %q", tr.Version())
 	}
 	resp, err := (&http.Client{Transport: tr}).Get(p.URL)
 	if err != nil {
@@ -350,7 +348,7 @@ func TestDiscoverBroken(t *testing.T) {
 	})
 	_, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
 	var de *mcphttp.DiscoverError
-	if !errors.As(err, &de) || de.Status != 200 || !errors.Is(err, io.ErrUnexpectedEOF) {
+	if !errors.As(err, &de) || !strings.HasPrefix(de.Error(), "mcphttp: server/discover: HTTP 200: ") || !errors.Is(err, mcphttp.ErrNoOffers) || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("cut short: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -367,5 +365,50 @@ func TestDiscoverAtTheBound(t *testing.T) {
 	p := newPeer(t, jsonAnswer(200, answer))
 	if d, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28"); err != nil || len(d.Versions) != 1 {
 		t.Errorf("%+v, %v", d, err)
+	}
+}
+
+// TestNegotiateRequested: OutboundOptions.Requested is the revision the
+// decision weighs (and the event records), while server/discover still
+// goes out at the preferred revision, so that nothing below the floor
+// reaches the server (issue 11: the seams force an unsupported revision
+// with it).
+func TestNegotiateRequested(t *testing.T) {
+	both := jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"]}}`)
+	cases := []struct {
+		name, requested string
+		subject         *negotiate.Subject
+		kind            negotiate.Kind
+		version         string
+		reason          events.Reason
+	}{
+		{"empty asks for the preferred", "", nil, negotiate.Accepted, "2026-07-28", "ok"},
+		{"a lower revision, authenticated", "2025-11-25", user, negotiate.Downgraded, "2025-11-25", "ok"},
+		{"a lower revision, anonymous", "2025-11-25", nil, negotiate.Refused, "", "unauthenticated"},
+		{"below the floor", "2025-06-18", user, negotiate.Refused, "", "below-floor"},
+		{"a revision the host does not offer", "2099-01-01", user, negotiate.Refused, "", "unsupported"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPeer(t, both)
+			rec := &negotiatetest.Recorder{}
+			o, offers, err := mcphttp.Negotiate(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: rec, Subject: c.subject, Client: p.Client(), Requested: c.requested})
+			if o.Kind != c.kind || o.Version != c.version || o.Reason != c.reason || (err == nil) != o.Accepted() {
+				t.Errorf("outcome %s %q %s (%v), want %s %q %s", o.Kind, o.Version, o.Reason, err, c.kind, c.version, c.reason)
+			}
+			if len(offers) != 3 {
+				t.Errorf("offers %q", offers)
+			}
+			want := c.requested
+			if want == "" {
+				want = "2026-07-28"
+			}
+			if ev := payloads(t, rec); len(ev) != 1 || ev[0].Requested != want {
+				t.Errorf("events %+v, want one requesting %s", ev, want)
+			}
+			if s := p.seen(); len(s) != 1 || s[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+				t.Errorf("the server saw %+v, want one discover at the preferred revision", s)
+			}
+		})
 	}
 }

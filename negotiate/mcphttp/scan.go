@@ -231,7 +231,7 @@ func readParam(r *strictjson.Reader, b []byte, m *message, key string) error {
 		m.metaObject, m.meta, err = readObject(r, b, func(key string) error {
 			// _meta's keys are map keys to every server (no case
 			// folding): only the revision key itself is read.
-			if key != MetaProtocolVersion {
+			if key != metaProtocolVersion {
 				return nil
 			}
 			m.hasMetaVersion = true

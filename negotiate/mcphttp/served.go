@@ -17,8 +17,8 @@ import (
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// The record follows the server (DESIGN: "where the wrapped server
-// contradicts a decision, the record follows the server"). An accepted
+// The record follows the server: where the wrapped server contradicts a
+// decision, the record says what the server did. An accepted
 // decision is not recorded when it is made but when the wrapped server
 // answers, before any byte of the answer leaves: the middleware reads as
 // much of the answer as it needs, records accepted when the server served
@@ -43,7 +43,7 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 // recorded once the wrapped handler's answer shows whether it served the
 // revision, o's. method is the method of the request when it is one
 // message; id is the id a replacement answer carries.
-func (h *Handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage) *answerWatch {
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage) *answerWatch {
 	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, limit: heldErrorBytes}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
@@ -55,7 +55,7 @@ func (h *Handler) follow(w http.ResponseWriter, r *http.Request, subject *negoti
 
 // record decides offer for subject and records it through sink, logging a
 // failure to record that the policy lets stand.
-func (h *Handler) record(r *http.Request, sink events.Sink, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
+func (h *handler) record(r *http.Request, sink events.Sink, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
 	var dest negotiate.Destination
 	if h.opts.Destination != nil {
 		dest = h.opts.Destination(r)
@@ -95,7 +95,7 @@ const (
 // the answer shows it, then writes what it held and lets the rest through.
 type answerWatch struct {
 	http.ResponseWriter
-	h       *Handler
+	h       *handler
 	r       *http.Request
 	subject *negotiate.Subject
 	offer   negotiate.Offer

@@ -7,9 +7,9 @@ import (
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// DefaultMaxSessions bounds how many legacy sessions a [Handler] remembers
+// defaultMaxSessions bounds how many legacy sessions a [handler] remembers
 // when [Options.MaxSessions] is zero.
-const DefaultMaxSessions = 10000
+const defaultMaxSessions = 10000
 
 // session is what the middleware remembers of a legacy session: the
 // outcome its initialize settled, and who negotiated it.
@@ -116,7 +116,7 @@ func (s *sessions) len() int {
 
 // sameSubject reports whether a and b are the same caller: both absent, or
 // equal in every field down their actor chains. Both are valid Subjects
-// (Handler.caller drops any other), so their chains are short and end.
+// (handler.caller drops any other), so their chains are short and end.
 func sameSubject(a, b *negotiate.Subject) bool {
 	for a != nil && b != nil {
 		if a.Issuer != b.Issuer || a.SubjectID != b.SubjectID || a.Tenant != b.Tenant ||

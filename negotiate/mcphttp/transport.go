@@ -10,16 +10,17 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// ErrRevision is wrapped by every [*RevisionError].
-var ErrRevision = errors.New("mcphttp: request does not carry the negotiated revision")
+// ErrVersionConflict is wrapped by the error of every request a
+// [Transport] refuses to send: it names a revision other than the
+// negotiated one, or cannot be stamped with it. Nothing of it was sent.
+var ErrVersionConflict = errors.New("mcphttp: request does not carry the negotiated revision; nothing was sent")
 
-// RevisionError is a request a [Transport] refused to send because it
-// names a revision other than the negotiated one, or cannot be stamped
-// with it.
-type RevisionError struct {
+// revisionError is a request a Transport refused to send, and why.
+type revisionError struct {
 	// Where names what is wrong: the header, a message's _meta, an
 	// initialize's protocolVersion, or the body.
 	Where string
@@ -29,59 +30,55 @@ type RevisionError struct {
 }
 
 // Error says which part of the request names which revision.
-func (e *RevisionError) Error() string {
+func (e *revisionError) Error() string {
 	if e.Got == "" {
 		return fmt.Sprintf("mcphttp: %s: cannot carry the negotiated revision %q", e.Where, e.Want)
 	}
 	return fmt.Sprintf("mcphttp: %s names revision %q, not the negotiated %q", e.Where, e.Got, e.Want)
 }
 
-// Unwrap returns ErrRevision.
-func (e *RevisionError) Unwrap() error { return ErrRevision }
+// Unwrap returns ErrVersionConflict.
+func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 
 // Transport is an http.RoundTripper for a host's requests to one MCP
 // server after [Negotiate]: it stamps every request with the negotiated
-// revision, and refuses (sends nothing, returns a [*RevisionError]) a
+// revision, and refuses (sends nothing, returns a [*revisionError]) a
 // request that names another, under any spelling of the header's key. So
 // a client library that would retry at a revision of its own choosing, or
 // an initialize that asks for another, never reaches the server.
 //
-// At a revision from StatelessRevision on, the revision goes in the
+// At a revision from 2026-07-28 (the first without initialize) on, the revision goes in the
 // MCP-Protocol-Version header and in params._meta of every JSON-RPC
 // request in the body, as MCP requires of each request. At an earlier
 // revision it goes in the header only: those revisions settle it at
 // initialize, and a stateful server refuses a request that declares one in
 // _meta (the go-sdk's does, with -32022).
 //
-// Bodies are read whole, up to DefaultMaxBodyBytes; a larger or non-JSON
-// POST body is refused, because it cannot be checked.
+// Bodies are read whole, up to 4 MiB; a larger or non-JSON POST body is
+// refused, because it cannot be checked.
 type Transport struct {
-	// Base sends the stamped request; nil means http.DefaultTransport.
-	Base      http.RoundTripper
+	base      http.RoundTripper
 	revision  string
 	stateless bool
 }
 
-// NewTransport returns a Transport that stamps o's revision on every
-// request and sends it through base (nil: http.DefaultTransport). It
-// refuses a refused outcome: nothing is ever sent at a version the
+// NewTransport returns a Transport for an accepted MCP outcome o, that
+// stamps o's revision on every request and sends it through base (nil
+// means http.DefaultTransport). It refuses a refused outcome: nothing is ever sent at a version the
 // decision refused, below the floor or downgraded for an unauthenticated
 // caller.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
-	if !o.Accepted() {
-		return nil, fmt.Errorf("mcphttp: NewTransport: the negotiation was refused: %w", o.Err())
+	if err := adapter.Sendable("mcphttp", o, facets.ProtocolMCP); err != nil {
+		return nil, err
 	}
-	if o.Protocol != facets.ProtocolMCP {
-		return nil, fmt.Errorf("mcphttp: NewTransport: the outcome is for %q, not mcp", o.Protocol)
+	if base == nil {
+		base = http.DefaultTransport
 	}
-	if _, err := facets.ParseVersion(facets.ProtocolMCP, o.Version); err != nil {
-		return nil, fmt.Errorf("mcphttp: NewTransport: %w", err)
-	}
-	return &Transport{Base: base, revision: o.Version, stateless: isStateless(o.Version)}, nil
+	return &Transport{base: base, revision: o.Version, stateless: isStateless(o.Version)}, nil
 }
 
-// Revision returns the revision t stamps.
-func (t *Transport) Revision() string { return t.revision }
+// Version returns the revision t stamps.
+func (t *Transport) Version() string { return t.revision }
 
 // RoundTrip stamps req with the negotiated revision and sends it, or
 // refuses it. It does not change req: it sends a copy.
@@ -93,39 +90,35 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(out)
+	return t.base.RoundTrip(out)
 }
 
 func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
 	// Every spelling of the key: a hand-built header can hold
 	// "MCP-Protocol-Version" beside the canonical key, and the peer would
 	// read both.
-	vs := headerValues(req.Header, HeaderProtocolVersion)
+	vs := headerValues(req.Header, headerProtocolVersion)
 	if len(vs) > 1 {
-		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
+		return nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
 	if len(vs) == 1 && vs[0] != t.revision {
-		return nil, &RevisionError{Where: "the " + HeaderProtocolVersion + " header", Want: t.revision, Got: vs[0]}
+		return nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
 	for k := range out.Header {
-		if strings.EqualFold(k, HeaderProtocolVersion) {
+		if strings.EqualFold(k, headerProtocolVersion) {
 			delete(out.Header, k)
 		}
 	}
-	out.Header[HeaderProtocolVersion] = []string{t.revision}
+	out.Header[headerProtocolVersion] = []string{t.revision}
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
 		return out, nil
 	}
-	raw, err := readGrowing(req.Body, req.ContentLength, DefaultMaxBodyBytes)
+	raw, err := readGrowing(req.Body, req.ContentLength, defaultMaxBodyBytes)
 	req.Body.Close()
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &RevisionError{Where: "a body over " + strconv.Itoa(DefaultMaxBodyBytes) + " bytes", Want: t.revision}
+		return nil, &revisionError{Where: "a body over " + strconv.Itoa(defaultMaxBodyBytes) + " bytes", Want: t.revision}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: reading the request body: %w", err)
@@ -151,18 +144,18 @@ type edit struct {
 // lacks it.
 func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 	quoted := strconv.Quote(t.revision)
-	metaMember := strconv.Quote(MetaProtocolVersion) + ":" + quoted
+	metaMember := strconv.Quote(metaProtocolVersion) + ":" + quoted
 	var edits []edit
 	_, err := scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
 			return nil // a response to the server carries no revision
 		}
 		if m.method == methodInitialize && m.hasProtocolVersion && (!m.protocolVersionStr || m.protocolVersion != t.revision) {
-			return &RevisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
+			return &revisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
 		}
 		if m.hasMetaVersion {
 			if !m.metaVersionStr || m.metaVersion != t.revision {
-				return &RevisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
+				return &revisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
 			}
 			return nil
 		}
@@ -172,22 +165,22 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 		if !m.hasParams {
 			edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + metaMember + `}},`})
 		} else if !m.paramsObject {
-			return &RevisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
+			return &revisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
 		} else if !m.hasMeta {
 			edits = append(edits, edit{m.params.start + 1, `"_meta":{` + metaMember + `}` + commaUnlessEmpty(raw, m.params.start)})
 		} else if !m.metaObject {
-			return &RevisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
+			return &revisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
 		} else {
 			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
 		}
 		return nil
 	}, nil)
-	var re *RevisionError
+	var re *revisionError
 	if errors.As(err, &re) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, &RevisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
+		return nil, &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if len(edits) == 0 {
 		return raw, nil

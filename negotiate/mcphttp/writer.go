@@ -8,7 +8,7 @@ import "net/http"
 // place before the client can send the session's next request.
 type sessionRecorder struct {
 	http.ResponseWriter
-	h       *Handler
+	h       *handler
 	session session
 	done    bool
 }
@@ -42,7 +42,7 @@ func (s *sessionRecorder) observe(status int) {
 	if status > 299 {
 		return
 	}
-	vs := s.Header()[HeaderSessionID]
+	vs := s.Header()[headerSessionID]
 	if len(vs) != 1 || vs[0] == "" {
 		return
 	}
@@ -55,7 +55,7 @@ func (s *sessionRecorder) observe(status int) {
 // deleteRecorder forgets a session once the wrapped handler has ended it.
 type deleteRecorder struct {
 	http.ResponseWriter
-	h    *Handler
+	h    *handler
 	id   string
 	done bool
 }

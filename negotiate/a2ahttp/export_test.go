@@ -1,0 +1,68 @@
+package a2ahttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// The names the tests use for the protocol facts and bounds the package
+// keeps unexported: they are not part of the API.
+const (
+	HeaderName          = headerName
+	DefaultCardPath     = defaultCardPath
+	DefaultMaxBodyBytes = defaultMaxBodyBytes
+)
+
+// ErrNoVersion is errNoVersion, for the tests.
+var ErrNoVersion = errNoVersion
+
+// CardOffers is cardOffers, for the tests.
+func CardOffers(card []byte) ([]string, error) { return cardOffers(card) }
+
+// CardError and VersionConflictError name the unexported error types for
+// errors.As in the tests.
+type (
+	CardError            = cardError
+	VersionConflictError = versionConflictError
+)
+
+// Outbound keeps the tests' tables in one value per negotiation: its
+// Negotiate calls the package's Negotiate with these fields.
+type Outbound struct {
+	Negotiator   *negotiate.Negotiator
+	Sink         events.Sink
+	Destination  negotiate.Destination
+	Subject      *negotiate.Subject
+	Client       *http.Client
+	Requested    string
+	MaxCardBytes int64
+}
+
+// Peer is what the tests read of one outbound negotiation.
+type Peer struct {
+	URL     string
+	Offers  []string
+	Outcome negotiate.Outcome
+	CardErr error
+}
+
+// Negotiate calls Negotiate.
+func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
+	outcome, offers, err := Negotiate(ctx, o.Negotiator, peerURL, OutboundOptions{
+		Sink: o.Sink, Destination: o.Destination, Subject: o.Subject, Client: o.Client, Requested: o.Requested, MaxCardBytes: o.MaxCardBytes,
+	})
+	p := Peer{URL: peerURL, Offers: offers, Outcome: outcome}
+	if ce := (*cardError)(nil); errors.As(err, &ce) {
+		p.CardErr = ce
+	}
+	return p, err
+}
+
+// Transport calls NewTransport for p's outcome.
+func (p Peer) Transport(base http.RoundTripper) (*Transport, error) {
+	return NewTransport(p.Outcome, base)
+}
