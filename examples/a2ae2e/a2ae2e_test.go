@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate"
@@ -95,7 +96,7 @@ func TestA2AGo10Default(t *testing.T) {
 		t.Errorf("reply %q", got)
 	}
 	checkWire(t, h, []exchange{
-		{"GET", a2ahttp.DefaultCardPath, nil, []string{"1.0"}, 200},
+		{"GET", a2asrv.WellKnownAgentCardPath, nil, []string{"1.0"}, 200},
 		{"POST", "/a2a", []string{"1.0"}, []string{"1.0"}, 200},
 	})
 	checkEvents(t, h, accepted("1.0", ""), accepted("1.0", "1.0"))
@@ -109,7 +110,7 @@ func TestA2AGo03Compat(t *testing.T) {
 	h := newHost(t, nil)
 	ctx := context.Background()
 	resolver := &agentcard.Resolver{Client: h.client(true), CardParser: a2av0.NewAgentCardParser()}
-	card, err := resolver.Resolve(ctx, h.srv.URL, agentcard.WithRequestHeader(a2ahttp.HeaderName, "0.3"))
+	card, err := resolver.Resolve(ctx, h.srv.URL, agentcard.WithRequestHeader(a2a.SvcParamVersion, "0.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestA2AGo03Compat(t *testing.T) {
 		t.Errorf("reply %q", got)
 	}
 	checkWire(t, h, []exchange{
-		{"GET", a2ahttp.DefaultCardPath, []string{"0.3"}, []string{"0.3"}, 200},
+		{"GET", a2asrv.WellKnownAgentCardPath, []string{"0.3"}, []string{"0.3"}, 200},
 		{"POST", "/a2a", []string{"0.3"}, []string{"0.3"}, 200},
 	})
 	checkEvents(t, h, accepted("0.3", "0.3"), accepted("0.3", "0.3"))
@@ -147,7 +148,7 @@ func TestA2AGo03CompatUnauthenticated(t *testing.T) {
 	_, err = client.SendMessage(ctx, hello())
 	versionNotSupported(t, err, `A2A-Version "0.3" is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`, served03)
 	checkWire(t, h, []exchange{
-		{"GET", a2ahttp.DefaultCardPath, nil, []string{"1.0"}, 200},
+		{"GET", a2asrv.WellKnownAgentCardPath, nil, []string{"1.0"}, 200},
 		{"POST", "/a2a", []string{"0.3"}, []string{"1.0"}, 200},
 	})
 	checkEvents(t, h, accepted("1.0", ""), refused("0.3", events.ReasonUnauthenticated))
@@ -206,7 +207,7 @@ func TestA2AGoForcedUnsupportedWithoutData(t *testing.T) {
 // A2A-Version lines, 0.2 and 1.0, in map order. The host picks neither.
 func TestA2AGoSendsTwoVersions(t *testing.T) {
 	h := newHost(t, nil)
-	ctx := a2aclient.AttachServiceParams(context.Background(), a2aclient.ServiceParams{a2ahttp.HeaderName: {"0.2"}})
+	ctx := a2aclient.AttachServiceParams(context.Background(), a2aclient.ServiceParams{a2a.SvcParamVersion: {"0.2"}})
 	client, err := a2aclient.NewFromEndpoints(ctx,
 		[]*a2a.AgentInterface{{URL: h.srv.URL + "/a2a", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}},
 		a2aclient.WithJSONRPCTransport(h.client(true)))
@@ -292,11 +293,10 @@ func TestOutboundWithA2AGoClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(peer.wire.seen())
 			store := &negotiatetest.Recorder{}
-			out := a2ahttp.Outbound{Negotiator: n, Sink: store, Subject: subjectOf(&http.Request{Header: http.Header{"Authorization": {token}}}),
-				Client: peer.client(true), Requested: tc.requested}
-			p, err := out.Negotiate(ctx, peer.srv.URL)
-			if err != nil || p.Outcome.Version != tc.version || !reflect.DeepEqual(p.Offers, []string{"1.0", "0.3"}) {
-				t.Fatalf("Negotiate: offers %q, %v %q, %v", p.Offers, p.Outcome.Kind, p.Outcome.Version, err)
+			o, offers, err := a2ahttp.Negotiate(ctx, n, peer.srv.URL, a2ahttp.OutboundOptions{Sink: store,
+				Subject: subjectOf(&http.Request{Header: http.Header{"Authorization": {token}}}), Client: peer.client(true), Requested: tc.requested})
+			if err != nil || o.Version != tc.version || !reflect.DeepEqual(offers, []string{"1.0", "0.3"}) {
+				t.Fatalf("Negotiate: offers %q, %v %q, %v", offers, o.Kind, o.Version, err)
 			}
 			want := accepted(tc.version, tc.version)
 			if tc.requested == "" {
@@ -306,7 +306,7 @@ func TestOutboundWithA2AGoClient(t *testing.T) {
 			if got := store.Events(); len(got) != 1 || got[0].Payload != want {
 				t.Errorf("outbound events %+v, want one with %+v", got, want)
 			}
-			stamped, err := p.Transport(peer.client(true).Transport)
+			stamped, err := a2ahttp.NewTransport(o, peer.client(true).Transport)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,8 +323,8 @@ func TestOutboundWithA2AGoClient(t *testing.T) {
 			// The card request of Negotiate, the card request of the
 			// resolver, then the call, if it was sent.
 			wantSeen := []exchange{
-				{"GET", a2ahttp.DefaultCardPath, []string{"1.0"}, []string{"1.0"}, 200},
-				{"GET", a2ahttp.DefaultCardPath, nil, []string{"1.0"}, 200},
+				{"GET", a2asrv.WellKnownAgentCardPath, []string{"1.0"}, []string{"1.0"}, 200},
+				{"GET", a2asrv.WellKnownAgentCardPath, nil, []string{"1.0"}, 200},
 			}
 			if tc.sent {
 				if got := reply(t)(res, err); got != "served at 1.0" {
@@ -332,9 +332,8 @@ func TestOutboundWithA2AGoClient(t *testing.T) {
 				}
 				wantSeen = append(wantSeen, exchange{"POST", "/a2a", []string{"1.0"}, []string{"1.0"}, 200})
 			} else {
-				var conflict *a2ahttp.VersionConflictError
-				if !errors.As(err, &conflict) || !strings.Contains(err.Error(), `the request names A2A-Version "1.0", but 0.3 was negotiated with this peer; nothing was sent`) {
-					t.Errorf("SendMessage: %v, want a VersionConflictError", err)
+				if !errors.Is(err, a2ahttp.ErrVersionConflict) || !strings.Contains(err.Error(), `the request names A2A-Version "1.0", but 0.3 was negotiated with this peer; nothing was sent`) {
+					t.Errorf("SendMessage: %v, want an ErrVersionConflict", err)
 				}
 			}
 			if !reflect.DeepEqual(seen, wantSeen) {

@@ -9,6 +9,7 @@ import (
 	a2a03 "github.com/a2aproject/a2a-go/a2a"
 	a2aclient03 "github.com/a2aproject/a2a-go/a2aclient"
 	agentcard03 "github.com/a2aproject/a2a-go/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -67,7 +68,7 @@ func TestA2AGo03ClientSendsNoHeader(t *testing.T) {
 				t.Fatalf("SendMessage = %#v, %v (%T)", res, err, err)
 			}
 			checkWire(t, h, []exchange{
-				{"GET", a2ahttp.DefaultCardPath, nil, []string{"1.0"}, 200},
+				{"GET", a2asrv.WellKnownAgentCardPath, nil, []string{"1.0"}, 200},
 				{"POST", "/a2a", nil, []string{tc.served}, 200},
 			})
 			checkEvents(t, h, accepted("1.0", ""), tc.event)

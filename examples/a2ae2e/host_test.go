@@ -106,11 +106,11 @@ type wire struct {
 
 func (w *wire) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		sent := slices.Clone(r.Header.Values(a2ahttp.HeaderName))
+		sent := slices.Clone(r.Header.Values(a2a.SvcParamVersion))
 		sw := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		w.mu.Lock()
-		w.exchanges = append(w.exchanges, exchange{r.Method, r.URL.Path, sent, slices.Clone(rw.Header().Values(a2ahttp.HeaderName)), sw.status})
+		w.exchanges = append(w.exchanges, exchange{r.Method, r.URL.Path, sent, slices.Clone(rw.Header().Values(a2a.SvcParamVersion)), sw.status})
 		w.mu.Unlock()
 	})
 }
@@ -167,7 +167,7 @@ func newHostWith(t *testing.T, p policy.Policy, configure func(*a2ahttp.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Binding = a2ahttp.HTTPJSON
+	opts.HTTPJSON = true
 	rest, err := a2ahttp.New(n, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func newHostWith(t *testing.T, p policy.Policy, configure func(*a2ahttp.Options)
 
 	mux := http.NewServeMux()
 	mux.Handle("/a2a", jsonrpc.Wrap(byVersion))
-	mux.Handle(a2ahttp.DefaultCardPath, jsonrpc.Wrap(http.NotFoundHandler())) // Options.Card answers
+	mux.Handle(a2asrv.WellKnownAgentCardPath, jsonrpc.Wrap(http.NotFoundHandler())) // Options.Card answers
 	mux.Handle("/rest/", rest.Wrap(http.StripPrefix("/rest", a2asrv.NewRESTHandler(a2asrv.NewHandler(greeter{"1.0"})))))
 	h.srv = httptest.NewServer(h.wire.wrap(mux))
 	t.Cleanup(h.srv.Close)

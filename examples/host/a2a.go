@@ -14,7 +14,7 @@ import (
 )
 
 // a2aPath is the host's A2A JSON-RPC endpoint; the agent card is at
-// a2ahttp.DefaultCardPath.
+// a2asrv.WellKnownAgentCardPath.
 const a2aPath = "/a2a"
 
 // mountA2A serves an a2a-go agent behind negotiate/a2ahttp: JSON-RPC at
@@ -41,7 +41,7 @@ func mountA2A(mux *http.ServeMux, env Env) error {
 		}
 		v10.ServeHTTP(w, r)
 	})))
-	mux.Handle(a2ahttp.DefaultCardPath, m.Wrap(http.NotFoundHandler())) // Options.Card answers
+	mux.Handle(a2asrv.WellKnownAgentCardPath, m.Wrap(http.NotFoundHandler())) // Options.Card answers
 	return nil
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
@@ -26,7 +25,7 @@ type a2aWire struct {
 
 func (w *a2aWire) RoundTrip(r *http.Request) (*http.Response, error) {
 	w.mu.Lock()
-	w.sent = append(w.sent, slices.Clone(r.Header.Values(a2ahttp.HeaderName)))
+	w.sent = append(w.sent, slices.Clone(r.Header.Values(a2a.SvcParamVersion)))
 	w.mu.Unlock()
 	return http.DefaultTransport.RoundTrip(r)
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wopneg/wopneg/events"
-	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
@@ -40,7 +39,7 @@ type wire struct {
 }
 
 func (w *wire) record(r *http.Request) *http.Request {
-	ex := exchange{method: r.Method, header: r.Header.Get(mcphttp.HeaderProtocolVersion), session: r.Header.Get(mcphttp.HeaderSessionID)}
+	ex := exchange{method: r.Method, header: r.Header.Get("Mcp-Protocol-Version"), session: r.Header.Get("Mcp-Session-Id")}
 	if r.Body != nil {
 		body, _ := io.ReadAll(r.Body)
 		r.Body.Close()
@@ -55,7 +54,7 @@ func (w *wire) record(r *http.Request) *http.Request {
 		if json.Unmarshal(body, &msg) == nil {
 			ex.rpc = msg.Method
 			ex.initialize = msg.Params.ProtocolVersion
-			ex.meta, _ = msg.Params.Meta[mcphttp.MetaProtocolVersion].(string)
+			ex.meta, _ = msg.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
 		}
 	}
 	w.mu.Lock()

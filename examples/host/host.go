@@ -123,7 +123,7 @@ type host struct {
 	cfg      config
 	env      Env
 	mux      *http.ServeMux
-	mcp      *mcphttp.Handler
+	mcp      http.Handler
 	sealer   *mrtr.Sealer
 	listener net.Listener
 	srv      *http.Server

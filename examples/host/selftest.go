@@ -18,8 +18,8 @@ import (
 // mcphttp.Transport pinned to that revision and calls echo.
 func runSelftest(ctx context.Context, h *host, sink events.Sink, stderr io.Writer) error {
 	identity := hostIdentity
-	o, d, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity})
-	fmt.Fprintf(stderr, "selftest: server/discover offered %v; outbound negotiation %s at %q\n", d.Versions, o.Kind, o.Version)
+	o, offers, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity})
+	fmt.Fprintf(stderr, "selftest: server/discover offered %v; outbound negotiation %s at %q\n", offers, o.Kind, o.Version)
 	if err != nil {
 		return fmt.Errorf("selftest: %w", err)
 	}

@@ -316,16 +316,16 @@ func TestAgentCard(t *testing.T) {
 		return []byte(`{"name":"host","version":"` + version + `"}`), nil
 	}
 	for _, tc := range []struct {
-		name    string
+		name     string
 		httpJSON bool
-		card    func(*http.Request, string) ([]byte, error)
-		method  string
-		header  []string
-		status  int
-		version string
-		body    string
-		calls   int
-		log     string
+		card     func(*http.Request, string) ([]byte, error)
+		method   string
+		header   []string
+		status   int
+		version  string
+		body     string
+		calls    int
+		log      string
 	}{
 		{"no header: the preferred card", false, cardFor, "GET", nil, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
 		{"HEAD", false, cardFor, "HEAD", nil, 200, "1.2", ``, 0, ""},
@@ -459,7 +459,6 @@ func TestAccessorsOutsideTheMiddleware(t *testing.T) {
 	}
 }
 
-
 // A request that names no version is a request for 0.3 (A2A §3.6.2), on
 // both bindings and whatever the host prefers: served at 0.3 to a caller
 // that may have it, refused otherwise, and recorded as requested "0.3".
@@ -473,15 +472,15 @@ func TestHeaderlessRequestIsA2A03(t *testing.T) {
 	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
 	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
 	for _, tc := range []struct {
-		name    string
+		name     string
 		httpJSON bool
-		method  string
-		target  string
-		header  []string
-		status  int
-		version string
-		body    string
-		event   events.NegotiationDecided
+		method   string
+		target   string
+		header   []string
+		status   int
+		version  string
+		body     string
+		event    events.NegotiationDecided
 	}{
 		{"JSON-RPC, authenticated: served at 0.3", false, "POST", "/a2a", []string{"Authorization", bearer}, 200, "0.3", "served", accepted03},
 		{"JSON-RPC, empty header, authenticated: served at 0.3", false, "POST", "/a2a", []string{"A2A-Version", "", "Authorization", bearer}, 200, "0.3", "served", accepted03},

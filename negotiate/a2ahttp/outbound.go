@@ -57,14 +57,9 @@ var ErrNoOffers = errors.New("a2ahttp: the peer's agent card offers no A2A versi
 // cardError says why a peer's agent card yielded no offers. It wraps
 // ErrNoOffers and the underlying failure.
 type cardError struct {
-	// url is the card's URL, with any password redacted.
-	url string
-	// status is the HTTP status of a response other than 200; zero when
-	// the failure was something else.
-	status int
-	// err is the failure: the request's, the body's, or the card's
-	// content.
-	err error
+	url    string // the card's URL, with any password redacted
+	status int    // the HTTP status of an answer other than 200, else zero
+	err    error  // the failure: the request's, the body's, or the card's content
 }
 
 // Error names the card and what went wrong with it; the URL is redacted, so

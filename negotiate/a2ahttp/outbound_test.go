@@ -324,7 +324,7 @@ func TestTransport(t *testing.T) {
 			if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 				t.Errorf("err %v\nwant %s", err, tc.err)
 			}
-						if tc.err != "" && !errors.Is(err, a2ahttp.ErrVersionConflict) {
+			if tc.err != "" && !errors.Is(err, a2ahttp.ErrVersionConflict) {
 				t.Errorf("not an ErrVersionConflict: %#v", err)
 			}
 			if !reflect.DeepEqual(req.Header, before) {

@@ -59,8 +59,8 @@ type Options struct {
 	// negative is an error.
 	MaxBodyBytes int64
 
-	// MaxSessions bounds how many legacy sessions each wrapped handler
-	// remembers. Zero means 10,000; negative is an error.
+	// MaxSessions bounds how many legacy sessions the Middleware
+	// remembers, for all the handlers it wraps. Zero means 10,000; negative is an error.
 	MaxSessions int
 
 	// MaxBatchMembers bounds how many messages a JSON-RPC batch may hold
@@ -120,6 +120,7 @@ type settings struct {
 	counter   bool // the preferred revision can be counter-offered at initialize
 	supported []string
 	log       *slog.Logger
+	sessions  *sessions // the legacy sessions' pins, for every wrapped handler
 }
 
 // New checks n and opts and returns the middleware. n must advertise the
@@ -162,6 +163,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if m.maxSess == 0 {
 		m.maxSess = defaultMaxSessions
 	}
+	m.sessions = newSessions(m.maxSess)
 	if m.maxBatch == 0 {
 		m.maxBatch = defaultMaxBatchMembers
 	}
@@ -175,22 +177,22 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 // mcp.StreamableHTTPHandler, mcp-go's server.StreamableHTTPServer, or any
 // other), behind the negotiation. Its method value m.Wrap is a
 // func(http.Handler) http.Handler, the shape routers chain (chi's r.Use).
-// Each handler it returns remembers its own sessions, and is safe for
-// concurrent use. Like http.Handle, it panics on a nil handler: that is a
+// The legacy sessions are remembered by m, for every handler it wraps, so
+// a router that calls Wrap for every request (echo.WrapMiddleware does)
+// loses no pin. Each handler it returns is safe for concurrent use. Like http.Handle, it panics on a nil handler: that is a
 // mistake in the host's wiring, not a request to answer.
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("mcphttp: Wrap of a nil handler")
 	}
-	return &handler{settings: m.settings, next: next, sessions: newSessions(m.maxSess)}
+	return &handler{settings: m.settings, next: next}
 }
 
 // handler is one MCP handler behind the Middleware; Middleware.Wrap makes
 // it.
 type handler struct {
 	*settings
-	next     http.Handler
-	sessions *sessions
+	next http.Handler
 }
 
 // Version returns the revision the middleware settled for the request

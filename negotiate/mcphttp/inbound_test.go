@@ -731,3 +731,30 @@ func TestOptions(t *testing.T) {
 	}()
 	m.Wrap(nil)
 }
+
+// TestSessionsOutliveWrap: the Middleware keeps the sessions' pins, so a
+// router that wraps the handler anew for every request (echo's
+// WrapMiddleware does) still serves a session at its pin.
+func TestSessionsOutliveWrap(t *testing.T) {
+	m, err := mcphttp.New(compile(t, legacyFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Mcp-Session-Id", "s-1")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`))
+	})
+	m.Wrap(server).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
+	h := m.Wrap(server)
+	if got := mcphttp.Sessions(h); got != 1 {
+		t.Fatalf("a handler wrapped afterwards sees %d sessions, want 1", got)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	req.Header = http.Header{"Mcp-Session-Id": {"s-1"}, "Mcp-Protocol-Version": {"2025-11-25"}}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		t.Errorf("the session's next request through another Wrap: %d %s", w.Code, w.Body)
+	}
+}
