@@ -1,0 +1,114 @@
+package adapter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+func a2aOnly(t *testing.T) *negotiate.Negotiator {
+	t.Helper()
+	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
+		Versions: []string{"1.0", "1.1"}, PreferredVersion: "1.1", MinimumVersion: "1.0", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCheck(t *testing.T) {
+	n, sink := a2aOnly(t), &negotiatetest.Recorder{}
+	for _, c := range []struct {
+		name string
+		n    *negotiate.Negotiator
+		sink events.Sink
+		p    facets.Protocol
+		want string
+		is   error
+	}{
+		{"nil Negotiator", nil, sink, facets.ProtocolA2A, "x: the Negotiator is nil: protocol not advertised", negotiate.ErrNotAdvertised},
+		{"not advertised", n, sink, facets.ProtocolMCP, "x: the Negotiator does not advertise mcp: protocol not advertised", negotiate.ErrNotAdvertised},
+		{"nil sink", n, nil, facets.ProtocolA2A, "x: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
+	} {
+		adv, err := adapter.Check("x", c.n, c.sink, c.p)
+		if err == nil || err.Error() != c.want || !errors.Is(err, c.is) || adv.Preferred != "" {
+			t.Errorf("%s: %+v, %v; want %q", c.name, adv, err, c.want)
+		}
+	}
+	adv, err := adapter.Check("x", n, sink, facets.ProtocolA2A)
+	if err != nil || adv.Preferred != "1.1" || adv.Floor != "1.0" {
+		t.Errorf("usable: %+v, %v", adv, err)
+	}
+}
+
+func TestOutcomeIsPerProtocol(t *testing.T) {
+	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.1"}
+	ctx := adapter.WithOutcome(context.Background(), facets.ProtocolA2A, &o)
+	if got, ok := adapter.Outcome(ctx, facets.ProtocolA2A); !ok || got != o {
+		t.Errorf("a2a: %+v, %v", got, ok)
+	}
+	if got, ok := adapter.Outcome(ctx, facets.ProtocolMCP); ok || got != (negotiate.Outcome{}) {
+		t.Errorf("mcp read the a2a outcome: %+v, %v", got, ok)
+	}
+	if _, ok := adapter.Outcome(context.Background(), facets.ProtocolA2A); ok {
+		t.Error("an empty context holds an outcome")
+	}
+}
+
+func TestSendable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    negotiate.Outcome
+		want string
+	}{
+		{"refused", negotiate.Outcome{Kind: negotiate.Refused, Protocol: facets.ProtocolA2A}, "x: no transport for a refused negotiation: interop_version_unsupported: negotiation refused"},
+		{"another protocol", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: "2026-07-28"}, `x: no transport for a "mcp" negotiation`},
+		{"no version", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A}, `x: no transport for the outcome: a2a version "": want "major.minor"`},
+		{"downgraded", negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.0"}, ""},
+		{"accepted", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.1"}, ""},
+	} {
+		err := adapter.Sendable("x", c.o, facets.ProtocolA2A)
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	refused := negotiate.Outcome{Kind: negotiate.Refused, Protocol: facets.ProtocolA2A}
+	if err := adapter.Sendable("x", refused, facets.ProtocolA2A); !errors.Is(err, wperrors.InteropVersionUnsupported) {
+		t.Errorf("a refusal's error %v does not wrap the refusal", err)
+	}
+}
+
+// An adapter checks its configuration once, carries the accepted outcome to
+// the wrapped handler in the request's context, and makes a transport only
+// for an outcome a request may be sent at.
+func Example() {
+	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
+		Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	adv, err := adapter.Check("a2ahttp", n, &negotiatetest.Recorder{}, facets.ProtocolA2A)
+	fmt.Println(adv.Preferred, err)
+	_, err = adapter.Check("mcphttp", n, &negotiatetest.Recorder{}, facets.ProtocolMCP)
+	fmt.Println(err)
+
+	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.0"}
+	ctx := adapter.WithOutcome(context.Background(), facets.ProtocolA2A, &o)
+	got, ok := adapter.Outcome(ctx, facets.ProtocolA2A)
+	fmt.Println(got.Version, ok, adapter.Sendable("a2ahttp", got, facets.ProtocolA2A))
+	// Output:
+	// 1.0 <nil>
+	// mcphttp: the Negotiator does not advertise mcp: protocol not advertised
+	// 1.0 true <nil>
+}
