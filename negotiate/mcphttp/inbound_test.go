@@ -640,6 +640,20 @@ func TestAudit(t *testing.T) {
 			t.Errorf("forwarded %q", bodies)
 		}
 	})
+	t.Run("required and written", func(t *testing.T) {
+		// A request that may act is recorded, accepted, before the server
+		// sees it, and then served.
+		r := newRig(t, wideFacets(), policy.Policy{RequireAudit: true}, false, nil)
+		if a := r.do(stateless("2026-07-28", "2026-07-28")); a.status != 200 || !strings.Contains(a.body, `"result"`) {
+			t.Errorf("%d %s", a.status, a.body)
+		}
+		if ev := payloads(t, r.events); len(ev) != 1 || ev[0].Outcome != events.Accepted || ev[0].Version != "2026-07-28" {
+			t.Errorf("recorded %+v", ev)
+		}
+		if bodies, _ := r.server.received(); len(bodies) != 1 {
+			t.Errorf("forwarded %q", bodies)
+		}
+	})
 	t.Run("not required", func(t *testing.T) {
 		var log bytes.Buffer
 		r := newRig(t, wideFacets(), policy.Policy{}, false, func(o *mcphttp.Options) {
