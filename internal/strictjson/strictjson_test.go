@@ -33,7 +33,7 @@ type closed struct {
 	Raw   json.RawMessage   `json:"raw"`
 	Deep  map[string]*inner `json:"deep"`
 	//lint:ignore SA5008 the tag names the key "-", as encoding/json documents; the reader must agree
-	Dash  string            `json:"-,"`
+	Dash  string `json:"-,"`
 	Plain string
 }
 
