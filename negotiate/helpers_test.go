@@ -235,8 +235,8 @@ func checkInvariants(t tb, subject *negotiate.Subject, adv facets.Advertised, of
 		if o.Error == nil {
 			t.Fatalf("refused without an Error")
 		}
-		if o.Error.Code != wperrors.InteropVersionUnsupported || o.Error.HTTPStatus() != 400 || o.Error.Retriable() {
-			t.Errorf("refusal error %v, status %d", o.Error.Code, o.Error.HTTPStatus())
+		if o.Error.Code != wperrors.InteropVersionUnsupported || o.Error.Code.HTTPStatus() != 400 || o.Error.Code.Retriable() {
+			t.Errorf("refusal error %v, status %d", o.Error.Code, o.Error.Code.HTTPStatus())
 		}
 		if got := o.Error.Details["reason"]; got != string(o.Reason) {
 			t.Errorf("details.reason = %v, want %q", got, o.Reason)

@@ -287,8 +287,8 @@ func TestDecideRefusalErrorDetails(t *testing.T) {
 			if string(body) != wantBody {
 				t.Errorf("body\n got %s\nwant %s", body, wantBody)
 			}
-			if o.Error.HTTPStatus() != 400 || o.Error.Retriable() {
-				t.Errorf("status %d retriable %v", o.Error.HTTPStatus(), o.Error.Retriable())
+			if o.Error.Code.HTTPStatus() != 400 || o.Error.Code.Retriable() {
+				t.Errorf("status %d retriable %v", o.Error.Code.HTTPStatus(), o.Error.Code.Retriable())
 			}
 		})
 	}
@@ -584,8 +584,8 @@ func TestRoundsNext(t *testing.T) {
 			if !errors.As(err, &got) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("max %d, round %d: Next() = %#v, want %#v", max, round, err, want)
 			}
-			if got.HTTPStatus() != 422 || got.Retriable() || !errors.Is(err, wperrors.MCPRoundsExceeded) {
-				t.Errorf("status %d retriable %v", got.HTTPStatus(), got.Retriable())
+			if got.Code.HTTPStatus() != 422 || got.Code.Retriable() || !errors.Is(err, wperrors.MCPRoundsExceeded) {
+				t.Errorf("status %d retriable %v", got.Code.HTTPStatus(), got.Code.Retriable())
 			}
 			if r.Seen() != round || r.Max() != max {
 				t.Errorf("Seen %d Max %d", r.Seen(), r.Max())

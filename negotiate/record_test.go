@@ -137,7 +137,7 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 			t.Errorf("%s: outcome %v %q rule %v cause %v, want refused by the audit rule with the AuditError as cause", c.name, o.Kind, o.Version, o.Rule, o.Cause)
 		}
 		var we *wperrors.Error
-		if !errors.As(o.Err(), &we) || we.Code != wperrors.Internal || we.HTTPStatus() != http.StatusInternalServerError || !we.Retriable() {
+		if !errors.As(o.Err(), &we) || we.Code != wperrors.Internal || we.Code.HTTPStatus() != http.StatusInternalServerError || !we.Code.Retriable() {
 			t.Errorf("%s: outcome error %v, want internal_error, 500, retriable", c.name, o.Err())
 		}
 		if we != nil && strings.Contains(we.Message, "down") {

@@ -118,7 +118,7 @@ func run(w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "   HTTP %d: %s\n", outcome.Error.HTTPStatus(), envelope)
+			fmt.Fprintf(w, "   HTTP %d: %s\n", outcome.Error.Code.HTTPStatus(), envelope)
 		}
 	}
 	return nil

@@ -217,7 +217,7 @@ func (r Request) Decide(decide DecideFunc) (Answer, negotiate.Outcome) {
 		var we *wperrors.Error
 		if errors.As(err, &we) {
 			a.Error = we
-			a.Status = we.HTTPStatus()
+			a.Status = we.Code.HTTPStatus()
 		}
 	}
 	return a, o
