@@ -269,7 +269,7 @@ func checkInvariants(t tb, subject *negotiate.Subject, adv facets.Advertised, of
 	if cmp(o.Version, adv.Floor) < 0 {
 		t.Errorf("accepted %q below the floor %q", o.Version, adv.Floor)
 	}
-	if !p.IsAuthenticated(subject) || !policy.DefaultAuthenticated(subject) {
+	if !p.IsAuthenticated(subject) || !(policy.Policy{}).IsAuthenticated(subject) {
 		if cmp(o.Version, adv.Preferred) < 0 {
 			t.Errorf("accepted %q below preferred %q for an unauthenticated Subject %+v", o.Version, adv.Preferred, subject)
 		}

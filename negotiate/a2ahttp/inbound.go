@@ -14,7 +14,6 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/policy"
 )
 
 // Binding is the A2A protocol binding a [Middleware] fronts. It decides the
@@ -234,16 +233,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 	if m.opts.Subject != nil {
 		s = m.opts.Subject(r)
 	}
-	if s == nil || s.Valid() {
+	if s == nil {
+		return nil, ""
+	}
+	err := s.Validate() // every violation, each with its JSON path
+	if err == nil {
 		return s, ""
 	}
-	var se *policy.SubjectError
-	errors.As(s.Validate(), &se) // Validate reports every violation in one *SubjectError.
-	parts := make([]string, len(se.Problems))
-	for i, p := range se.Problems {
-		parts[i] = p.Path + ": " + p.Message
-	}
-	invalid = strings.Join(parts, "; ")
+	invalid = strings.TrimPrefix(err.Error(), "invalid subject: ")
 	m.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+invalid, slog.Bool("refused", m.opts.StrictSubject))
 	if m.opts.StrictSubject {
 		return nil, invalid

@@ -583,7 +583,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
 	}
 	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{
-		outcome: o, subject: cloneSubject(subject), authenticated: policy.DefaultAuthenticated(subject),
+		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	}}
 	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id), r, raw, &o, true)
 }

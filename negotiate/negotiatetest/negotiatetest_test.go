@@ -454,7 +454,7 @@ func TestRequestValidate(t *testing.T) {
 	if err == nil {
 		t.Fatal("Validate accepted an invalid subject, an invalid facet and no clock")
 	}
-	if !errors.Is(err, policy.ErrInvalidSubject) {
+	if se := (*policy.SubjectError)(nil); !errors.As(err, &se) {
 		t.Errorf("Validate = %v, want the invalid subject reported", err)
 	}
 	if !errors.Is(err, facets.ErrInvalid) {
