@@ -12,9 +12,9 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// ErrNotAdvertised is the Cause of a refusal for a protocol the host does
+// errNotAdvertised is the Cause of a refusal for a protocol the host does
 // not advertise.
-var ErrNotAdvertised = errors.New("protocol not advertised")
+var errNotAdvertised = errors.New("protocol not advertised")
 
 // Decide negotiates one exchange: the caller's Subject (nil when none was
 // resolved), the facets the host advertises, the offer on the table and the
@@ -32,7 +32,7 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	now := p.Time()
 	adv, ok := advertised.Lookup(offer.Protocol)
 	if !ok {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
+		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 	}
 	f, err := compileFacet(adv)
 	if err != nil {

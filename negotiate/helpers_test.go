@@ -192,7 +192,7 @@ func checkInvariants(t tb, subject *negotiate.Subject, adv facets.Advertised, of
 	if err := e.Validate(); err != nil {
 		t.Errorf("event does not validate: %v\n%+v", err, e)
 	}
-	if (e.Outcome == events.Accepted) != o.Accepted() {
+	if (e.Outcome == events.Accepted) != (o.Err() == nil) {
 		t.Errorf("event outcome %q, Outcome kind %v", e.Outcome, o.Kind)
 	}
 	if e.Version != o.Version {
@@ -222,7 +222,7 @@ func checkInvariants(t tb, subject *negotiate.Subject, adv facets.Advertised, of
 		t.Errorf("event peerDigest %q, want %q", e.PeerDigest, wantDigest)
 	}
 
-	if !o.Accepted() {
+	if o.Err() != nil {
 		if o.Kind != negotiate.Refused {
 			t.Errorf("Kind %v is neither accepted nor refused", o.Kind)
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// DefaultPeerCacheSize bounds how many peer digests a [Negotiator] keeps.
-const DefaultPeerCacheSize = 4096
+// peerCacheSize bounds how many peer digests a [Negotiator] keeps.
+const peerCacheSize = 4096
 
 // Negotiator is the compiled form of [Decide] for hot paths: the facets are
 // validated once, their versions parsed once, and the digests of recently
@@ -31,7 +31,7 @@ func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Negotiator{facets: s.Clone(), policy: p, digests: digestCache{max: DefaultPeerCacheSize}}
+	n := &Negotiator{facets: s.Clone(), policy: p, digests: digestCache{max: peerCacheSize}}
 	for _, proto := range n.facets.Protocols() {
 		adv, _ := n.facets.Lookup(proto)
 		f, err := compileFacet(adv)
@@ -67,7 +67,7 @@ func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.Nego
 		f = n.mcp
 	}
 	if f == nil {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
+		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 	}
 	digest, err := n.digests.get(offer.Peer)
 	if err != nil {

@@ -25,7 +25,7 @@ type Offer struct {
 	Requested string `json:"requested,omitzero"`
 	// PeerVersions are the versions the peer speaks: outbound, from its
 	// agent card or server/discover; inbound, just the requested version
-	// (see [Inbound]). Members that are not versions of Protocol are
+	// (see [InboundOffer]). Members that are not versions of Protocol are
 	// ignored. Empty means the peer offers nothing, which is refused.
 	PeerVersions []string `json:"peerVersions"`
 	// CounterOffer is true where the protocol lets the host answer with a
@@ -33,10 +33,10 @@ type Offer struct {
 	CounterOffer bool `json:"counterOffer,omitzero"`
 }
 
-// Inbound returns the Offer of a request that reached the host: the peer
-// speaks what it requested, or, when it requested nothing, the host's
+// InboundOffer returns the Offer of a request that reached the host: the
+// peer speaks what it requested, or, when it requested nothing, the host's
 // preferred version (the v2 card rule).
-func Inbound(a facets.Advertised, peer, requested string) Offer {
+func InboundOffer(a facets.Advertised, peer, requested string) Offer {
 	speaks := requested
 	if speaks == "" {
 		speaks = a.Preferred
@@ -71,11 +71,8 @@ func (k Kind) String() string {
 	return "refused"
 }
 
-// MarshalText writes the kind's name.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// Rule names the rule of the decision (DESIGN.md, "The decision") that
-// settled an Outcome. The zero Rule is RuleInput.
+// Rule names the rule of the decision (see the package documentation,
+// "The decision") that settled an Outcome. The zero Rule is RuleInput.
 type Rule uint8
 
 // The rules, in the order they are applied. Rule 1, choosing the
@@ -102,8 +99,8 @@ const (
 	RuleAccept
 	// RuleAudit: the decision could not be recorded under a policy that
 	// requires the audit (policy.Policy.RequireAudit), so it was refused
-	// with internal_error whatever it was; see [DecideAndRecord]. It is not
-	// a rule of the decision, and only the recording calls produce it.
+	// with internal_error whatever it was; see [Negotiator.DecideAndRecord].
+	// It is not a rule of the decision, and only recording produces it.
 	RuleAudit
 )
 
@@ -116,9 +113,6 @@ func (r Rule) String() string {
 	}
 	return "rule(" + strconv.Itoa(int(r)) + ")"
 }
-
-// MarshalText writes the rule's name.
-func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // Outcome is the result of one negotiation.
 type Outcome struct {
@@ -145,18 +139,14 @@ type Outcome struct {
 	Cause error
 }
 
-// Accepted reports whether the negotiation settled on a version, at
-// preferred or downgraded.
-func (o Outcome) Accepted() bool { return o.Kind == Accepted || o.Kind == Downgraded }
-
-// Err returns nil when o is accepted and the refusal error otherwise; a
-// refused Outcome without an Error (such as the zero Outcome) still
-// returns an interop_version_unsupported error.
+// Err returns nil when o settled on a version (Accepted or Downgraded) and
+// the refusal error otherwise; a refused Outcome without an Error (such as
+// the zero Outcome) still returns an interop_version_unsupported error.
 func (o Outcome) Err() error {
-	switch {
-	case o.Accepted():
+	if o.Kind == Accepted || o.Kind == Downgraded {
 		return nil
-	case o.Error != nil:
+	}
+	if o.Error != nil {
 		return o.Error
 	}
 	return wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")

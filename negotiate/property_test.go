@@ -376,8 +376,9 @@ func modelAuthenticated(s *negotiate.Subject) bool {
 	return true
 }
 
-// model is a straightforward reading of the seven rules (DESIGN.md, "The
-// decision"), written independently of the package, for valid facets.
+// model is a straightforward reading of the seven rules (the package
+// documentation, "The decision"), written independently of the package,
+// for valid facets.
 func model(subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) modelOutcome {
 	refuse := func(rule negotiate.Rule, reason events.Reason) modelOutcome {
 		return modelOutcome{Kind: negotiate.Refused, Reason: reason, Rule: rule}

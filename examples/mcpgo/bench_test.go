@@ -53,7 +53,7 @@ func compile(tb testing.TB) *negotiate.Negotiator {
 // what it asked for.
 func inbound(requested string) negotiate.Offer {
 	adv, _ := hostFacets().Lookup(facets.ProtocolMCP)
-	return negotiate.Inbound(adv, peerURL, requested)
+	return negotiate.InboundOffer(adv, peerURL, requested)
 }
 
 // supportsServer is an mcp-go streamable HTTP transport restricted to the
@@ -164,7 +164,7 @@ func TestSameAnswer(t *testing.T) {
 		{"2025-11-25", "2025-11-25"},
 	} {
 		o, e := n.Decide(user, inbound(tc.requested))
-		if !o.Accepted() || o.Version != tc.want || e.Outcome != events.Accepted || e.Version != tc.want {
+		if o.Err() != nil || o.Version != tc.want || e.Outcome != events.Accepted || e.Version != tc.want {
 			t.Errorf("wopneg, requested %s: got %v %q (event %s %q), want %s", tc.requested, o.Kind, o.Version, e.Outcome, e.Version, tc.want)
 		}
 		if got := mcp.NegotiateMutuallySupportedVersion([]string{tc.requested}); got != tc.want {

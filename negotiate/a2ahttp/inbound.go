@@ -200,12 +200,12 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.Inbound(m.adv, "", req.raw()))
+	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.InboundOffer(m.adv, "", req.raw()))
 	if err != nil {
 		m.logAudit(ctx, &req, outcome, err)
 	}
 
-	if !outcome.Accepted() {
+	if outcome.Err() != nil {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
 		if outcome.Rule == negotiate.RuleAudit {
 			m.refuseInternal(w, r, card, auditMessage)

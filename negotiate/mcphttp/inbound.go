@@ -428,7 +428,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	offer := negotiate.Inbound(h.adv, "", requested)
+	offer := negotiate.InboundOffer(h.adv, "", requested)
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
 		h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
@@ -440,7 +440,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// before it is served. A server that then refuses the revision
 		// (-32022) is misconfigured for it; see "The record follows the
 		// server" in the package doc.
-		if o = h.record(r, h.opts.Sink, subject, offer); !o.Accepted() {
+		if o = h.record(r, h.opts.Sink, subject, offer); o.Err() != nil {
 			h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
@@ -502,7 +502,7 @@ func servedList(servable []string) string {
 func (h *Handler) servable(subject *negotiate.Subject) []string {
 	out := []string{}
 	for _, v := range h.adv.Versions {
-		if o, _ := h.n.Decide(subject, negotiate.Inbound(h.adv, "", v)); o.Accepted() {
+		if o, _ := h.n.Decide(subject, negotiate.InboundOffer(h.adv, "", v)); o.Err() == nil {
 			out = append(out, v)
 		}
 	}
@@ -593,11 +593,11 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 // answered (see follow), so the caller must forward it through follow.
 // It returns false when the outcome is a refusal, which the caller answers.
 func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
-	if o, _ := h.n.Decide(subject, offer); o.Accepted() {
+	if o, _ := h.n.Decide(subject, offer); o.Err() == nil {
 		return o, true
 	}
 	o := h.record(r, h.opts.Sink, subject, offer)
-	return o, o.Accepted()
+	return o, o.Err() == nil
 }
 
 // caller returns r's Subject. An invalid one is logged and, unless

@@ -218,7 +218,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 	}
 	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	var refusal error
-	if !o.Accepted() {
+	if o.Err() != nil {
 		refusal = o.Err()
 	}
 	return o, d, errors.Join(refusal, derr, aerr)

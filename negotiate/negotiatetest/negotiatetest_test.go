@@ -410,7 +410,7 @@ func TestDecodeRequest(t *testing.T) {
 }
 
 // TestDecodeRequestInbound checks the offer an absent peerVersions
-// stands for (issue 9 item 8): negotiate.Inbound's, the requested version
+// stands for (issue 9 item 8): negotiate.InboundOffer's, the requested version
 // or the preferred one; an explicit [] stays empty, and with no
 // advertised protocol to take a preferred version from, nothing is made
 // up.
