@@ -272,7 +272,7 @@ func TestEnvelopeEmptyDetailsRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"error":"e","message":"m","details":{}}`), &e); err != nil {
 		t.Fatal(err)
 	}
-	if got := marshal(t, &e); got != `{"error":"e","message":"m","details":{}}` {
+	if got, err := json.Marshal(&e); err != nil || string(got) != `{"error":"e","message":"m","details":{}}` {
 		t.Errorf("round trip = %s", got)
 	}
 }
@@ -281,13 +281,4 @@ func TestEnvelopeByValue(t *testing.T) {
 	if got, err := json.Marshal(wperrors.Error{Code: "e", Message: "m"}); err != nil || string(got) != `{"error":"e","message":"m"}` {
 		t.Errorf("Marshal(Error value) = %s, %v", got, err)
 	}
-}
-
-func marshal(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

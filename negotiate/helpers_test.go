@@ -72,7 +72,7 @@ func user() *negotiate.Subject {
 }
 
 func agentSAML() *negotiate.Subject {
-	return &negotiate.Subject{Issuer: "https://saml.example", SubjectID: "agent-7", Tenant: "acme", Lane: policy.LaneSAML, Kind: policy.KindAgent, KeyClass: policy.KeyClassOpaqueIdP}
+	return &negotiate.Subject{Issuer: "https://saml.example", SubjectID: "agent-7", Tenant: "acme", Lane: policy.LaneSAML, Kind: policy.KindAgent, KeyClass: policy.KeyClassOpaqueIDP}
 }
 
 func anonymous() *negotiate.Subject {

@@ -111,7 +111,7 @@ func genSubject(t *rapid.T) *negotiate.Subject {
 			Kind:      rapid.SampledFrom([]string{policy.KindUser, policy.KindAgent, policy.KindWorkload}).Draw(t, label+" kind"),
 		}
 		if lane == policy.LaneSAML || lane == policy.LaneSCIM {
-			s.KeyClass = rapid.SampledFrom([]string{policy.KeyClassOpaqueIdP, policy.KeyClassConfiguredImmutable}).Draw(t, label+" keyClass")
+			s.KeyClass = rapid.SampledFrom([]string{policy.KeyClassOpaqueIDP, policy.KeyClassConfiguredImmutable}).Draw(t, label+" keyClass")
 		}
 		return s
 	}

@@ -115,11 +115,11 @@ func TestSubjectValidate(t *testing.T) {
 		{"kind unknown", with(func(s *policy.Subject) { s.Kind = "robot" }), []problem{{"subject.kind", `"robot" ` + kindMsg}}},
 
 		// keyClass exactly when the lane is saml or scim.
-		{"saml with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIdP }), nil},
+		{"saml with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIDP }), nil},
 		{"scim with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSCIM, policy.KeyClassConfiguredImmutable }), nil},
 		{"saml without keyClass", with(func(s *policy.Subject) { s.Lane = policy.LaneSAML }), []problem{{"subject.keyClass", "is missing; lane saml requires a keyClass"}}},
 		{"scim without keyClass", with(func(s *policy.Subject) { s.Lane = policy.LaneSCIM }), []problem{{"subject.keyClass", "is missing; lane scim requires a keyClass"}}},
-		{"oidc with keyClass", with(func(s *policy.Subject) { s.KeyClass = policy.KeyClassOpaqueIdP }), []problem{{"subject.keyClass", `"opaque-idp" is allowed only with lane saml or scim`}}},
+		{"oidc with keyClass", with(func(s *policy.Subject) { s.KeyClass = policy.KeyClassOpaqueIDP }), []problem{{"subject.keyClass", `"opaque-idp" is allowed only with lane saml or scim`}}},
 		{"saml with unknown keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, "bogus" }),
 			[]problem{{"subject.keyClass", `"bogus" is not a key class (opaque-idp, configured-immutable)`}}},
 
@@ -197,7 +197,7 @@ func TestSubjectLanesAndKinds(t *testing.T) {
 			s := valid()
 			s.Lane, s.Kind = lane, kind
 			if lane == policy.LaneSAML || lane == policy.LaneSCIM {
-				s.KeyClass = policy.KeyClassOpaqueIdP
+				s.KeyClass = policy.KeyClassOpaqueIDP
 			}
 			wantValid := (lane == policy.LaneAnonymous) == (kind == policy.KindAnonymous)
 			if got := s.Valid(); got != wantValid || (s.Validate() == nil) != wantValid {
@@ -362,7 +362,7 @@ func TestPolicyJSON(t *testing.T) {
 
 func TestSubjectJSON(t *testing.T) {
 	s := valid()
-	s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIdP
+	s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIDP
 	s.Actor = anon()
 	b, err := json.Marshal(s)
 	if err != nil {

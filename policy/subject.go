@@ -50,7 +50,7 @@ const (
 	KindAnonymous = "anonymous"
 	KindWorkload  = "workload"
 
-	KeyClassOpaqueIdP           = "opaque-idp"
+	KeyClassOpaqueIDP           = "opaque-idp"
 	KeyClassConfiguredImmutable = "configured-immutable"
 )
 
@@ -268,7 +268,7 @@ func keyClassProblem(lane, keyClass string) string {
 	if !needs && keyClass != "" {
 		return "is allowed only with lane saml or scim"
 	}
-	if keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable {
+	if keyClass != "" && keyClass != KeyClassOpaqueIDP && keyClass != KeyClassConfiguredImmutable {
 		return "is not a key class (opaque-idp, configured-immutable)"
 	}
 	return ""
