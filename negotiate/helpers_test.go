@@ -122,7 +122,7 @@ func sameOutcome(a, b negotiate.Outcome) string {
 			strings.Join([]string{string(b.Protocol), b.Version, b.Requested, string(b.Reason)}, ","))
 	}
 	if a.Rule != b.Rule {
-		diffs = append(diffs, "Rule "+a.Rule.String()+" vs "+b.Rule.String())
+		diffs = append(diffs, "Rule "+string(a.Rule)+" vs "+string(b.Rule))
 	}
 	if a.CounterOffered != b.CounterOffered {
 		diffs = append(diffs, "CounterOffered differs")

@@ -1,8 +1,6 @@
 package negotiate
 
 import (
-	"strconv"
-
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -72,8 +70,9 @@ func (k Kind) String() string {
 }
 
 // Rule names the rule of the decision (see the package documentation,
-// "The decision") that settled an Outcome. The zero Rule is RuleInput.
-type Rule uint8
+// "The decision") that settled an Outcome, in the words the test vectors
+// use, such as "floor" or "accept".
+type Rule string
 
 // The rules, in the order they are applied. Rule 1, choosing the
 // candidate, never settles an outcome by itself.
@@ -81,38 +80,28 @@ const (
 	// RuleInput: the inputs could not be decided on (an unadvertised
 	// protocol, an invalid facet, a peer URL with no origin); Outcome.Cause
 	// says which. Always a refusal.
-	RuleInput Rule = iota
+	RuleInput Rule = "input"
 	// RuleFloor (rule 2): the candidate is below the floor.
-	RuleFloor
+	RuleFloor Rule = "floor"
 	// RuleOffered (rule 3): the candidate is not offered by the host.
-	RuleOffered
+	RuleOffered Rule = "offered"
 	// RuleCommon (rule 4): no version both sides speak lies between the
 	// floor and the candidate.
-	RuleCommon
+	RuleCommon Rule = "common"
 	// RuleAuthenticated (rule 5): the version would be below preferred and
 	// the caller is not authenticated.
-	RuleAuthenticated
+	RuleAuthenticated Rule = "authenticated"
 	// RulePolicy (rule 6): the version would be below preferred and the
 	// policy denies that downgrade.
-	RulePolicy
+	RulePolicy Rule = "policy"
 	// RuleAccept (rule 7): accepted at the chosen version.
-	RuleAccept
+	RuleAccept Rule = "accept"
 	// RuleAudit: the decision could not be recorded under a policy that
 	// requires the audit (policy.Policy.RequireAudit), so it was refused
 	// with internal_error whatever it was; see [Negotiator.DecideAndRecord].
 	// It is not a rule of the decision, and only recording produces it.
-	RuleAudit
+	RuleAudit Rule = "audit"
 )
-
-var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept", "audit"}
-
-// String returns the rule's short name, such as "floor" or "accept".
-func (r Rule) String() string {
-	if int(r) < len(ruleNames) {
-		return ruleNames[r]
-	}
-	return "rule(" + strconv.Itoa(int(r)) + ")"
-}
 
 // Outcome is the result of one negotiation.
 type Outcome struct {

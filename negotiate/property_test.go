@@ -274,7 +274,7 @@ func (c *coverage) add(o negotiate.Outcome) {
 		c.seen = map[string]int{}
 	}
 	c.cases++
-	key := o.Rule.String() + "/" + o.Kind.String()
+	key := string(o.Rule) + "/" + o.Kind.String()
 	if o.CounterOffered {
 		key += "/counter"
 	}

@@ -230,8 +230,8 @@ func TestDestinationEvent(t *testing.T) {
 }
 
 func TestRuleAuditName(t *testing.T) {
-	if got := negotiate.RuleAudit.String(); got != "audit" {
-		t.Errorf("RuleAudit.String() = %q", got)
+	if negotiate.RuleAudit != "audit" {
+		t.Errorf("RuleAudit = %q", negotiate.RuleAudit)
 	}
 }
 

@@ -207,7 +207,7 @@ func (r Request) Decide(decide DecideFunc) (Answer, negotiate.Outcome) {
 		Outcome:        o.Kind.String(),
 		Version:        o.Version,
 		Reason:         o.Reason,
-		Rule:           o.Rule.String(),
+		Rule:           string(o.Rule),
 		CounterOffered: o.CounterOffered,
 		Event:          e,
 	}
