@@ -166,14 +166,13 @@ func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidat
 	}
 	// Rule 4: the newest version both sides speak, between the floor and
 	// the candidate (rule 3 holds: the candidate is offered).
+	// Newest first from the candidate, so an inbound offer (the peer speaks
+	// what it requested) is settled by the first comparison.
 	chosen := -1
-	if slices.Contains(offer.PeerVersions, f.texts[candidate]) {
-		chosen = candidate // the best there is: the peer speaks the candidate
-	} else {
-		for _, s := range offer.PeerVersions {
-			if i := f.index(s); i > candidate && i <= f.low && (chosen < 0 || i < chosen) {
-				chosen = i
-			}
+	for i := candidate; i <= f.low; i++ {
+		if slices.Contains(offer.PeerVersions, f.texts[i]) {
+			chosen = i
+			break
 		}
 	}
 	if chosen < 0 {

@@ -60,10 +60,10 @@ const (
 
 // String returns "accepted", "downgraded" or "refused".
 func (k Kind) String() string {
-	switch k {
-	case Accepted:
+	if k == Accepted {
 		return "accepted"
-	case Downgraded:
+	}
+	if k == Downgraded {
 		return "downgraded"
 	}
 	return "refused"
