@@ -6,6 +6,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/wopneg/wopneg/events"
@@ -14,17 +15,16 @@ import (
 )
 
 // Check returns the facet n advertises for p, or why the adapter named pkg
-// cannot work with n and sink: a nil Negotiator or one without p wraps
-// [negotiate.ErrNotAdvertised], a nil sink wraps [events.ErrNoSink] (a
-// negotiation with nowhere to be recorded is a configuration error, not a
-// default).
+// cannot work with n and sink: a nil Negotiator, one that does not
+// advertise p, or a nil sink, which wraps [events.ErrNoSink] (a negotiation
+// with nowhere to be recorded is a configuration error, not a default).
 func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Protocol) (facets.Advertised, error) {
 	if n == nil {
-		return facets.Advertised{}, fmt.Errorf("%s: the Negotiator is nil: %w", pkg, negotiate.ErrNotAdvertised)
+		return facets.Advertised{}, errors.New(pkg + ": the Negotiator is nil")
 	}
 	adv, ok := n.Facets().Lookup(p)
 	if !ok {
-		return facets.Advertised{}, fmt.Errorf("%s: the Negotiator does not advertise %s: %w", pkg, p, negotiate.ErrNotAdvertised)
+		return facets.Advertised{}, fmt.Errorf("%s: the Negotiator does not advertise %s", pkg, p)
 	}
 	if sink == nil {
 		return facets.Advertised{}, fmt.Errorf("%s: the Sink is nil; every negotiation must be recorded: %w", pkg, events.ErrNoSink)
@@ -56,7 +56,7 @@ func Outcome(ctx context.Context, p facets.Protocol) (negotiate.Outcome, bool) {
 // well-formed version, the only kind a transport may send at, and
 // otherwise why the adapter named pkg makes no transport for it.
 func Sendable(pkg string, o negotiate.Outcome, p facets.Protocol) error {
-	if !o.Accepted() {
+	if o.Err() != nil {
 		return fmt.Errorf("%s: no transport for a refused negotiation: %w", pkg, o.Err())
 	}
 	if o.Protocol != p {

@@ -36,12 +36,12 @@ func TestCheck(t *testing.T) {
 		want string
 		is   error
 	}{
-		{"nil Negotiator", nil, sink, facets.ProtocolA2A, "x: the Negotiator is nil: protocol not advertised", negotiate.ErrNotAdvertised},
-		{"not advertised", n, sink, facets.ProtocolMCP, "x: the Negotiator does not advertise mcp: protocol not advertised", negotiate.ErrNotAdvertised},
+		{"nil Negotiator", nil, sink, facets.ProtocolA2A, "x: the Negotiator is nil", nil},
+		{"not advertised", n, sink, facets.ProtocolMCP, "x: the Negotiator does not advertise mcp", nil},
 		{"nil sink", n, nil, facets.ProtocolA2A, "x: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
 	} {
 		adv, err := adapter.Check("x", c.n, c.sink, c.p)
-		if err == nil || err.Error() != c.want || !errors.Is(err, c.is) || adv.Preferred != "" {
+		if err == nil || err.Error() != c.want || (c.is != nil && !errors.Is(err, c.is)) || adv.Preferred != "" {
 			t.Errorf("%s: %+v, %v; want %q", c.name, adv, err, c.want)
 		}
 	}
@@ -109,6 +109,6 @@ func Example() {
 	fmt.Println(got.Version, ok, adapter.Sendable("a2ahttp", got, facets.ProtocolA2A))
 	// Output:
 	// 1.0 <nil>
-	// mcphttp: the Negotiator does not advertise mcp: protocol not advertised
+	// mcphttp: the Negotiator does not advertise mcp
 	// 1.0 true <nil>
 }

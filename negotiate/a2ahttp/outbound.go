@@ -119,7 +119,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: offers}
 	outcome, auditErr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
-	if outcome.Accepted() {
+	if outcome.Err() == nil {
 		return outcome, offers, auditErr
 	}
 	return outcome, offers, errors.Join(outcome.Err(), cardErr, auditErr)

@@ -201,7 +201,7 @@ func TestStatelessTable(t *testing.T) {
 				if len(bodies) != 1 || string(bodies[0]) != c.call.body {
 					t.Fatalf("forwarded %q, want exactly %q", bodies, c.call.body)
 				}
-				if outcomes[0].Version != c.event.Version || !outcomes[0].Accepted() {
+				if outcomes[0].Version != c.event.Version || outcomes[0].Err() != nil {
 					t.Errorf("outcome in context %+v, want accepted at %s", outcomes[0], c.event.Version)
 				}
 			} else {
@@ -722,12 +722,12 @@ func TestOptions(t *testing.T) {
 		opts mcphttp.Options
 		want string
 	}{
-		{"nil negotiator", nil, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator is nil: protocol not advertised"},
+		{"nil negotiator", nil, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator is nil"},
 		{"nil sink", n, mcphttp.Options{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error()},
 		{"negative body bound", n, mcphttp.Options{Sink: sink, MaxBodyBytes: -1}, "mcphttp: Options.MaxBodyBytes is -1; want 0 (the default) or more"},
 		{"negative session bound", n, mcphttp.Options{Sink: sink, MaxSessions: -1}, "mcphttp: Options.MaxSessions is -1; want 0 (the default) or more"},
 		{"negative batch bound", n, mcphttp.Options{Sink: sink, MaxBatchMembers: -1}, "mcphttp: Options.MaxBatchMembers is -1; want 0 (the default) or more"},
-		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator does not advertise mcp: protocol not advertised"},
+		{"no mcp facet", a2aOnly, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator does not advertise mcp"},
 	}
 	for _, c := range cases {
 		if _, err := mcphttp.New(c.n, c.opts); err == nil || err.Error() != c.want {

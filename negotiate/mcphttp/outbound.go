@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -163,7 +163,7 @@ func discoveryOf(status int, rep reply) (discovered, error) {
 		}
 		return discovered{versions: versions}, nil
 	}
-	if rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
+	if rep.err.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
 		if supported, err := stringsMember(rep.err.data, "supported"); err == nil {
 			return discovered{versions: supported, refused: true}, nil
 		}
@@ -237,7 +237,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 	}
 	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	var refusal error
-	if !o.Accepted() {
+	if o.Err() != nil {
 		refusal = o.Err()
 	}
 	return o, d.versions, errors.Join(refusal, derr, aerr)

@@ -170,10 +170,10 @@ func TestNegotiate(t *testing.T) {
 			if errors.As(err, &de) != c.discErr || errors.Is(err, mcphttp.ErrNoOffers) != c.discErr {
 				t.Errorf("error %v: DiscoverError %t, want %t", err, !c.discErr, c.discErr)
 			}
-			if (err == nil) != o.Accepted() {
+			if (err == nil) != (o.Err() == nil) {
 				t.Errorf("error %v for %s", err, o.Kind)
 			}
-			if !o.Accepted() && !errors.Is(err, wperrors.InteropVersionUnsupported) {
+			if o.Err() != nil && !errors.Is(err, wperrors.InteropVersionUnsupported) {
 				t.Errorf("error %v is not interop_version_unsupported", err)
 			}
 			ev := payloads(t, rec)
@@ -191,7 +191,7 @@ func TestNegotiate(t *testing.T) {
 					t.Errorf("sent at %q", s.header.Get("Mcp-Protocol-Version"))
 				}
 			}
-			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != o.Accepted() {
+			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != (o.Err() == nil) {
 				t.Errorf("NewTransport for %s: %v", o.Kind, err)
 			}
 		})
@@ -202,7 +202,7 @@ func TestNegotiateWithoutAnOrigin(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	n := compile(t, wideFacets(), policy.Policy{})
 	o, offers, err := mcphttp.Negotiate(context.Background(), n, "mailto:mcp@example.com", mcphttp.OutboundOptions{Sink: rec})
-	if o.Accepted() || o.Rule != negotiate.RuleInput || offers != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) || errors.Is(err, mcphttp.ErrNoOffers) {
+	if (o.Err() == nil) || o.Rule != negotiate.RuleInput || offers != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) || errors.Is(err, mcphttp.ErrNoOffers) {
 		t.Errorf("outcome %+v, offers %q, error %v", o, offers, err)
 	}
 	if n := len(rec.Events()); n != 1 {
@@ -214,11 +214,11 @@ func TestNegotiateWithoutAnOrigin(t *testing.T) {
 		want string
 		is   error
 	}{
-		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator is nil: protocol not advertised", negotiate.ErrNotAdvertised},
+		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator is nil", nil},
 		{n, mcphttp.OutboundOptions{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
-		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator does not advertise mcp: protocol not advertised", negotiate.ErrNotAdvertised},
+		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator does not advertise mcp", nil},
 	} {
-		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want || !errors.Is(err, c.is) {
+		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want || (c.is != nil && !errors.Is(err, c.is)) {
 			t.Errorf("%v, want %q", err, c.want)
 		}
 	}
@@ -393,7 +393,7 @@ func TestNegotiateRequested(t *testing.T) {
 			p := newPeer(t, both)
 			rec := &negotiatetest.Recorder{}
 			o, offers, err := mcphttp.Negotiate(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: rec, Subject: c.subject, Client: p.Client(), Requested: c.requested})
-			if o.Kind != c.kind || o.Version != c.version || o.Reason != c.reason || (err == nil) != o.Accepted() {
+			if o.Kind != c.kind || o.Version != c.version || o.Reason != c.reason || (err == nil) != (o.Err() == nil) {
 				t.Errorf("outcome %s %q %s (%v), want %s %q %s", o.Kind, o.Version, o.Reason, err, c.kind, c.version, c.reason)
 			}
 			if len(offers) != 3 {
