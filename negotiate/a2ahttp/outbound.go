@@ -34,6 +34,9 @@ type OutboundOptions struct {
 	// Client fetches the agent card; nil means http.DefaultClient. The
 	// context given to Negotiate bounds the fetch.
 	Client *http.Client
+	// MaxCardBytes bounds the card; zero means 1 MiB. A larger card is not
+	// read, and offers nothing.
+	MaxCardBytes int64
 	// Requested is the version the host asks for; empty means its
 	// preferred one. The card is always fetched at the preferred version;
 	// the decision then weighs Requested against what the card offers: a
@@ -41,9 +44,6 @@ type OutboundOptions struct {
 	// decision allows (an authenticated caller, above the floor), and one
 	// the host does not offer, or one below its floor, is refused.
 	Requested string
-	// MaxCardBytes bounds the card; zero means 1 MiB. A larger card is not
-	// read, and offers nothing.
-	MaxCardBytes int64
 }
 
 // ErrNoOffers is wrapped by the error of a [Negotiate] whose peer's agent
