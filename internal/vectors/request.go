@@ -1,4 +1,4 @@
-package negotiatetest
+package vectors
 
 import (
 	"errors"

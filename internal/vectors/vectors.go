@@ -1,4 +1,4 @@
-package negotiatetest
+package vectors
 
 import (
 	"crypto/sha256"
@@ -19,7 +19,7 @@ import (
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-//go:embed vectors/*.json
+//go:embed data/*.json
 var vectorFiles embed.FS
 
 // The kinds of vector.
@@ -106,15 +106,15 @@ type Want struct {
 	Allowed *int `json:"allowed,omitzero"`
 }
 
-// Vectors returns every vector shipped with the package, in file order,
+// Shipped returns every vector shipped with the package, in file order,
 // each named "file/name". It fails on a file that does not parse, a
 // duplicate name, a reference to an unknown facet set, or a vector whose
 // expectation is empty.
-func Vectors() ([]Vector, error) { return LoadVectors(vectorFiles, "vectors") }
+func Shipped() ([]Vector, error) { return Load(vectorFiles, "data") }
 
-// LoadVectors reads every *.json vectors file in dir of fsys, as [Vectors]
-// does for the shipped ones; a host can keep vectors of its own this way.
-func LoadVectors(fsys fs.FS, dir string) ([]Vector, error) {
+// Load reads every *.json vectors file in dir of fsys, as [Shipped]
+// does for the shipped ones.
+func Load(fsys fs.FS, dir string) ([]Vector, error) {
 	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
