@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/vectors"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -160,43 +159,17 @@ var endpoints = map[facets.Protocol]string{facets.ProtocolA2A: "/a2a", facets.Pr
 // loadWire reads every *.json file of wire vectors in dir of fsys, each
 // vector named "file/name", and refuses a vector that could not fail.
 func loadWire(fsys fs.FS, dir string) ([]wireVector, error) {
-	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var all []wireVector
-	seen := map[string]bool{}
-	for _, name := range names {
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		var f wireFile
-		if err := strictjson.Decode(data, &f); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		base := strings.TrimSuffix(path.Base(name), ".json")
-		for _, v := range f.Vectors {
-			v.Name = base + "/" + v.Name
-			if seen[v.Name] {
-				return nil, fmt.Errorf("%s: duplicate vector %q", name, v.Name)
-			}
-			seen[v.Name] = true
+	return vectors.LoadFiles(fsys, dir,
+		func(f *wireFile) []wireVector { return f.Vectors },
+		func(v *wireVector) *string { return &v.Name },
+		func(f *wireFile, v *wireVector) error {
 			set, ok := f.Facets[v.Facets]
 			if !ok {
-				return nil, fmt.Errorf("%s: vector %q: no facet set named %q", name, v.Name, v.Facets)
+				return fmt.Errorf("no facet set named %q", v.Facets)
 			}
 			v.set = set
-			if err := v.complete(); err != nil {
-				return nil, fmt.Errorf("%s: vector %q: %w", name, v.Name, err)
-			}
-			all = append(all, v)
-		}
-	}
-	if len(all) == 0 {
-		return nil, fmt.Errorf("no wire vectors in %s", dir)
-	}
-	return all, nil
+			return v.complete()
+		})
 }
 
 // complete refuses a vector that asserts nothing, or less than its kind
