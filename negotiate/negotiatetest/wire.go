@@ -23,6 +23,10 @@ import (
 //go:embed wire/*.json
 var wireFiles embed.FS
 
+// wireSource is where RunWire reads the wire vectors: the embedded files,
+// or in the package's own tests a set that does not load.
+var wireSource fs.FS = wireFiles
+
 // wireBearer is the credential of an authenticated wire vector's request:
 // "Authorization: Bearer negotiatetest", as RunWire documents.
 const wireBearer = "Bearer negotiatetest"
@@ -76,7 +80,7 @@ const maxWireAnswer = 1 << 20
 // the vector.
 func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error)) {
 	t.Helper()
-	vs, err := loadWire(wireFiles, "wire")
+	vs, err := loadWire(wireSource, "wire")
 	if err != nil {
 		t.Errorf("negotiatetest: loading the wire vectors: %v", err)
 		return
@@ -283,9 +287,7 @@ func (c *wireChecker) failf(format string, args ...any) {
 // answer: a JSON object or batch array, or an event stream whose data
 // lines hold them. What it cannot read holds no code.
 func rpcErrorCodes(body []byte) []int {
-	if len(body) > maxWireAnswer {
-		body = body[:maxWireAnswer]
-	}
+	body = body[:min(len(body), maxWireAnswer)]
 	var codes []int
 	for _, msg := range rpcMessages(body) {
 		var m struct {
