@@ -42,7 +42,12 @@ const maxWireAnswer = 1 << 20
 // JSON-RPC and MCP streamable-HTTP requests, each sent the way
 // net/http/httptest sends one (in process, no network), with the answer
 // the wire must carry and the negotiation.decided event the host must
-// have recorded.
+// have recorded. On each protocol they cover the preferred version
+// accepted, an authenticated downgrade served, an anonymous one refused,
+// a version below the floor, one not offered, and no version header (A2A
+// reads it as 0.3, A2A §3.6.2; MCP as 2025-03-26); on MCP also a header
+// that disagrees with the body and JSON-RPC batches, which only 2025-03-26
+// has.
 //
 // For every vector, RunWire calls build with a copy of the facet set the
 // vector names (each set advertises both a2a and mcp), a policy whose
