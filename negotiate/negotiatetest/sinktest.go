@@ -286,12 +286,11 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 	batches := make([][]events.Event, goroutines)
 	for g := range batches {
 		for i := range perGoroutine {
-			switch {
-			case i%5 == 4:
+			if i%5 == 4 {
 				batches[g] = append(batches[g], kitHost(t, "", kitAccepted()))
-			case i%2 == 0:
+			} else if i%2 == 0 {
 				batches[g] = append(batches[g], kitRun(t, runs[g], kitAccepted()))
-			default:
+			} else {
 				batches[g] = append(batches[g], kitRun(t, shared, kitRefused()))
 			}
 		}
@@ -303,16 +302,15 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 			for _, e := range batch {
 				err := sink.Emit(ctx, e)
 				mu.Lock()
-				switch {
-				case errors.Is(err, events.ErrDropped):
+				if errors.Is(err, events.ErrDropped) {
 					dropped[e.ID] = true
-				case err != nil:
+				} else if err != nil {
 					failures = append(failures, err)
-				case !e.IsRun():
+				} else if !e.IsRun() {
 					hostIDs[e.ID] = true
-				case e.RunID == shared:
+				} else if e.RunID == shared {
 					sharedIDs = append(sharedIDs, e.ID)
-				default:
+				} else {
 					own[e.RunID] = append(own[e.RunID], e.ID)
 				}
 				mu.Unlock()
@@ -348,7 +346,7 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		}
 	}
 	sharedRun := map[string][]string{}
-	if len(sharedIDs) > 0 { // a dropping sink may have recorded none of them
+	if sharedIDs != nil { // a dropping sink may have recorded none of them
 		sharedRun[shared] = sharedIDs
 	}
 	checkRuns(t, got, own, sharedRun)
@@ -382,12 +380,11 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 	ctx := context.Background()
 	for _, c := range cases {
 		err := sink.Emit(ctx, c.e)
-		switch {
-		case err == nil:
+		if err == nil {
 			t.Errorf("%s: Emit returned nil, want it refused", c.name)
-		case !errors.Is(err, events.ErrInvalidEvent):
+		} else if !errors.Is(err, events.ErrInvalidEvent) {
 			t.Errorf("%s: Emit error %q does not wrap events.ErrInvalidEvent", c.name, err)
-		case !strings.Contains(err.Error(), c.field):
+		} else if !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: Emit error %q does not name the field %s", c.name, err, c.field)
 		}
 	}
@@ -456,10 +453,9 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	var swallowed int
 	for _, e := range []events.Event{kitRun(t, runs[0], kitAccepted()), kitHost(t, "", kitRefused())} {
 		err := sink.Emit(ctx, e)
-		switch {
-		case err == nil:
+		if err == nil {
 			swallowed++
-		case !errors.Is(err, fault):
+		} else if !errors.Is(err, fault) {
 			t.Errorf("Emit(%s event) = %v, want an error wrapping the storage fault", kind(e), err)
 		}
 	}

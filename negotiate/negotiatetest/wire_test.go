@@ -209,3 +209,12 @@ func TestRunWireReports(t *testing.T) {
 		t.Errorf("a nil handler reported %q", tb.errs)
 	}
 }
+
+// BenchmarkRunWire runs all the wire vectors against the adapters' host,
+// a handler built per vector: what RunWire costs a host's test suite.
+func BenchmarkRunWire(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		negotiatetest.RunWire(b, host{}.build)
+	}
+}
