@@ -283,16 +283,19 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		failures  []error
 	)
 	// The events are built here: t.Fatal belongs to the test's goroutine.
+	// Each goroutine's batch cycles through ten: four on its own run, four
+	// on the shared one and two host events, interleaved.
+	ownEvent := func(g int) events.Event { return kitRun(t, runs[g], kitAccepted()) }
+	sharedEvent := func(int) events.Event { return kitRun(t, shared, kitRefused()) }
+	hostEvent := func(int) events.Event { return kitHost(t, "", kitAccepted()) }
+	cycle := []func(int) events.Event{
+		ownEvent, sharedEvent, ownEvent, sharedEvent, hostEvent,
+		sharedEvent, ownEvent, sharedEvent, ownEvent, hostEvent,
+	}
 	batches := make([][]events.Event, goroutines)
 	for g := range batches {
 		for i := range perGoroutine {
-			if i%5 == 4 {
-				batches[g] = append(batches[g], kitHost(t, "", kitAccepted()))
-			} else if i%2 == 0 {
-				batches[g] = append(batches[g], kitRun(t, runs[g], kitAccepted()))
-			} else {
-				batches[g] = append(batches[g], kitRun(t, shared, kitRefused()))
-			}
+			batches[g] = append(batches[g], cycle[i%len(cycle)](g))
 		}
 	}
 	var wg sync.WaitGroup
