@@ -106,10 +106,11 @@ type runLog struct {
 // Emit validates e and records it, evicting as NewMemoryLog says when the
 // log is full.
 func (m *memoryLog) Emit(ctx context.Context, e Event) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	err := ctx.Err()
+	if err == nil {
+		err = e.Validate()
 	}
-	if err := e.Validate(); err != nil {
+	if err != nil {
 		return err
 	}
 	m.mu.Lock()

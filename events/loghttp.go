@@ -79,9 +79,9 @@ type LogHandler struct {
 // method 405.
 func (h *LogHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	runID, isPoll := strings.CutPrefix(path, "/runs/")
-	runID, isPoll = strings.CutSuffix(runID, "/events/poll")
-	isPoll = isPoll && strings.HasPrefix(path, "/runs/")
+	runID, isRuns := strings.CutPrefix(path, "/runs/")
+	runID, isPoll := strings.CutSuffix(runID, "/events/poll")
+	isPoll = isPoll && isRuns
 	if !isPoll && path != "/host/events" {
 		writeLogError(w, http.StatusNotFound, "not_found", "no operation at this path", nil)
 		return

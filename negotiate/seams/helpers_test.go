@@ -189,8 +189,8 @@ type fakeMCP struct {
 
 type mcpCall struct {
 	method, header, meta string
-	state              string
-	body               []byte
+	state                string
+	body                 []byte
 }
 
 func newFakeMCP(t *testing.T, offers ...string) *fakeMCP {
@@ -291,7 +291,6 @@ func countOf(calls []mcpCall, method string) int {
 	}
 	return n
 }
-
 
 func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
 

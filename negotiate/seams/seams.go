@@ -64,7 +64,6 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -189,7 +188,7 @@ func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
 	if err != nil {
 		return envelope(http.StatusRequestEntityTooLarge, "validation_error", "the request body is unreadable or larger than 64 KiB", nil)
 	}
-	if err := strictjson.Decode(raw, &x.req); err != nil {
+	if err := decodeRequest(raw, &x.req); err != nil {
 		return envelope(http.StatusBadRequest, "validation_error", "the request body is not a seam request: "+err.Error(), nil)
 	}
 	x.peer, err = peerOf(x.req, proto)

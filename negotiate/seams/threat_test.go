@@ -226,7 +226,7 @@ func TestPeerFailures(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write([]byte("data: {\"x\":1}\n\n: nothing\n"))
 		}, 400, "validation_error"},
-		{"mcp unreachable discover", "mcp", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }, 400, "interop_version_unsupported"},
+		{"mcp unreachable discover", "mcp", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }, 400, "interop_version_unsupported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := httptest.NewServer(tc.handler)
@@ -310,4 +310,3 @@ func TestUnrecorded(t *testing.T) {
 		t.Errorf("an unrecorded exchange reached the peer: %v", peer.calls())
 	}
 }
-

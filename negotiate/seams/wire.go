@@ -10,7 +10,11 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
+
+// decodeRequest reads a seam request strictly: only its fields, each once.
+func decodeRequest(raw []byte, req *request) error { return strictjson.Decode(raw, req) }
 
 // rpcReply is a JSON-RPC response, as far as the seams read one.
 type rpcReply struct {
@@ -55,19 +59,10 @@ func unsupported(proto facets.Protocol, version string, supported []string, runI
 	return &httpError{status: e.HTTPStatus(), err: e}
 }
 
-// errTooLarge is a peer answer over the bound.
-var errTooLarge = errors.New("the peer's answer is larger than the seams read")
-
-// readBounded reads r to its end, refusing more than max bytes.
+// readBounded reads r to its end, refusing more than max bytes with an
+// *http.MaxBytesError.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, errTooLarge
-	}
-	return b, nil
+	return io.ReadAll(http.MaxBytesReader(nil, io.NopCloser(r), max))
 }
 
 // readReply reads the JSON-RPC response of an answer, up to maxPeerBytes:
