@@ -114,7 +114,7 @@ func (x *exchange) observe(guard *mrtr.Guard, result json.RawMessage) (bool, *ht
 }
 
 func (x *exchange) roundsExceeded(e *wperrors.Error) *httpError {
-	return &httpError{status: e.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 }
 
 // checkFields checks the fields of one seam: the MCP seam's defaults and

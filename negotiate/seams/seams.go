@@ -276,7 +276,7 @@ func (x *exchange) decide(ctx context.Context, proto facets.Protocol, offers []s
 		if e == nil {
 			e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
 		}
-		return &httpError{status: e.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+		return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (e *rpcError) versionNotSupported() bool {
 func unsupported(proto facets.Protocol, version string, supported []string, runID string) *httpError {
 	e := &wperrors.Error{Code: wperrors.InteropVersionUnsupported, Message: string(proto) + " negotiation refused: unsupported",
 		Details: map[string]any{"protocol": string(proto), "requested": version, "supported": supported, "reason": "unsupported", "runId": runID}}
-	return &httpError{status: e.HTTPStatus(), err: e}
+	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
 // readBounded reads r to its end, refusing more than max bytes with an
