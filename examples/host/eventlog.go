@@ -7,6 +7,16 @@ import (
 	"github.com/wopneg/wopneg/negotiate/seams"
 )
 
+// hostMounts are the handlers a host with cfg serves beside MCP: A2A, the
+// event log, and the seams when cfg.Seams.
+func hostMounts(cfg config, log events.Log) []Mount {
+	extra := append(mounts[:len(mounts):len(mounts)], mountEventLog(log))
+	if cfg.Seams {
+		extra = append(extra, mountSeams)
+	}
+	return extra
+}
+
 // mountEventLog serves log, tenant by tenant, to the host's callers:
 // GET /runs/{runId}/events/poll and the GET /host/events stream.
 func mountEventLog(log events.Log) Mount {

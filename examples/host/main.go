@@ -84,10 +84,7 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	// event log the host serves its callers.
 	log := events.NewMemoryLog(0, 0)
 	var sink events.Sink = events.NewJSONLines(stdout)
-	extra := append(mounts[:len(mounts):len(mounts)], mountEventLog(log))
-	if cfg.Seams {
-		extra = append(extra, mountSeams)
-	}
+	extra := hostMounts(cfg, log)
 	if cfg.PG != "" {
 		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)
 		if err != nil {
