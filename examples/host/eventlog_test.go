@@ -25,7 +25,9 @@ func startSurfaces(t *testing.T, withSeams bool) *surfaces {
 	t.Helper()
 	cfg := config{Addr: "127.0.0.1:0", Token: testToken, Facets: defaultFacets(), Seams: withSeams}
 	log := events.NewMemoryLog(0, 0)
-	h, err := newHost(cfg, events.NewFanout(log), hostMounts(cfg, log)...)
+	// As run composes it: numbered JSON lines beside the log.
+	sink := events.NewFanout(events.NewSequencer(events.NewJSONLines(io.Discard)), log)
+	h, err := newHost(cfg, sink, hostMounts(cfg, log)...)
 	if err != nil {
 		t.Fatal(err)
 	}
