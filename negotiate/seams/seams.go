@@ -271,7 +271,7 @@ func (x *exchange) decide(ctx context.Context, proto facets.Protocol, offers []s
 		// answered as the failure it is, whatever the policy.
 		return envelope(http.StatusInternalServerError, "internal_error", "the negotiation could not be recorded; retry", map[string]any{"runId": x.runID})
 	}
-	if !o.Accepted() {
+	if o.Err() != nil {
 		e := o.Error
 		if e == nil {
 			e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
