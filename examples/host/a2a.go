@@ -61,13 +61,13 @@ func a2aCard(base string, adv facets.Advertised) *a2a.AgentCard {
 		}
 	}
 	return &a2a.AgentCard{
-		Name:        "wopneg-example-host",
-		Description: "Echoes text, and the A2A version the request was served at.",
-		Version:     "0.1.0",
+		Name:                "wopneg-example-host",
+		Description:         "Echoes text, and the A2A version the request was served at.",
+		Version:             "0.1.0",
 		SupportedInterfaces: ifaces,
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
-		Skills:             []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echoes text", Tags: []string{"example"}}},
+		DefaultInputModes:   []string{"text/plain"},
+		DefaultOutputModes:  []string{"text/plain"},
+		Skills:              []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echoes text", Tags: []string{"example"}}},
 	}
 }
 

@@ -11,7 +11,7 @@
 //   - wopneg_run_sequences: the next sequence of each run.
 //   - wopneg_host_events: one row per host event (RFC 0242 §B), in the
 //     order recorded (an identity column), also append-only, with the
-//     tenant it belongs to (Event.Tenant; '' for an unauthenticated
+//     tenant it belongs to (Event.Tenant; ” for an unauthenticated
 //     exchange, which no reader is given). A host event has no sequence.
 //     New adds the tenant column to a table made before it had one.
 //
