@@ -3,6 +3,7 @@ package negotiate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -239,4 +240,24 @@ func recCanceled() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// RequiresAudit is the compiled policy's RequireAudit, and an AuditError
+// says what was not recorded and why.
+func TestRequiresAuditAndAuditErrorText(t *testing.T) {
+	for _, want := range []bool{false, true} {
+		n, err := negotiate.Compile(recSet(), recPolicy(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.RequiresAudit(); got != want {
+			t.Errorf("RequireAudit %v: RequiresAudit() = %v", want, got)
+		}
+	}
+	failing := &negotiatetest.Recorder{}
+	failing.Fail(errors.New("event store down"))
+	_, err := recordOnce(t, failing, negotiate.Destination{}, recDowngrade(), recPolicy(false))
+	if got, want := fmt.Sprint(err), "negotiate: negotiation.decided was not recorded: event store down"; got != want {
+		t.Errorf("AuditError = %q, want %q", got, want)
+	}
 }

@@ -18,7 +18,7 @@
 //
 // # Sinks
 //
-// For hosts that record decisions (negotiate.DecideAndRecord), the kit has
+// For hosts that record decisions (Negotiator.DecideAndRecord), the kit has
 // a [Recorder], an in-memory events.Sink that numbers run events as a store
 // does and can be told to fail, so that a test can check a host fails
 // closed; and [TestSink], which checks that any custom events.Sink keeps
