@@ -3,9 +3,11 @@ package negotiate
 import (
 	"context"
 	"runtime/debug"
+	"strings"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // Destination says where the negotiation.decided event of a decision is
@@ -86,12 +88,16 @@ func (e *AuditError) Unwrap() error { return e.Err }
 //     the host to log or act on; it is never swallowed.
 func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, offer Offer) (Outcome, error) {
 	o, payload := n.Decide(subject, offer)
-	return record(ctx, sink, dest, o, payload, n.policy.RequireAudit)
+	return record(ctx, sink, dest, tenantOf(subject, n.policy), o, payload, n.policy.RequireAudit)
 }
 
 // record emits the decision's event and applies the audit policy.
-func record(ctx context.Context, sink events.Sink, dest Destination, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
+func record(ctx context.Context, sink events.Sink, dest Destination, tenant string, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
 	e, err := dest.event(payload)
+	e.Tenant = tenant
+	if e.IsRun() {
+		e.Tenant = runTenant(e.RunID)
+	}
 	if err == nil {
 		err = emit(ctx, sink, e)
 	}
@@ -125,4 +131,21 @@ func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
 		}
 	}()
 	return sink.Emit(ctx, e)
+}
+
+// tenantOf is the tenant a host event of subject's exchange belongs to:
+// the Subject's, when it is authenticated under p, and "" otherwise, so
+// that an unauthenticated exchange reaches no subscriber.
+func tenantOf(subject *Subject, p policy.Policy) string {
+	if !p.IsAuthenticated(subject) {
+		return ""
+	}
+	return subject.Tenant
+}
+
+// runTenant is the tenant of a tenant-bound run id, [anon:]tenant/id: its
+// first segment, without the anon: mark.
+func runTenant(runID string) string {
+	tenant, _, _ := strings.Cut(strings.TrimPrefix(runID, "anon:"), "/")
+	return tenant
 }
