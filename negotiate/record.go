@@ -79,9 +79,9 @@ func (e *AuditError) Unwrap() error { return e.Err }
 // invalid) it returns an [*AuditError] holding the outcome the decision
 // reached, and then:
 //
-//   - if the policy n was compiled with sets RequireAudit, the outcome is
-//     refused with internal_error (HTTP 500, retriable), [RuleAudit], and
-//     the AuditError as its Cause, whatever the decision was: a host that
+//   - if n's policy sets RequireAudit, the outcome is refused with
+//     internal_error (HTTP 500, retriable), [RuleAudit], and the
+//     AuditError as its Cause, whatever the decision was: a host that
 //     must keep a record of every negotiation answers nothing authoritative
 //     about one it has no record of, and tells the peer to come back;
 //   - otherwise the outcome stands and the error is returned beside it, for
