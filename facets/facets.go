@@ -108,13 +108,13 @@ type Advertised struct {
 	RefreshedAt string
 }
 
-// Advertised returns the decision view of f.
-func (f *A2A) Advertised() Advertised {
+// advertised returns the decision view of f.
+func (f *A2A) advertised() Advertised {
 	return Advertised{ProtocolA2A, f.Versions, f.PreferredVersion, f.MinimumVersion, f.RefreshedAt}
 }
 
-// Advertised returns the decision view of f.
-func (f *MCP) Advertised() Advertised {
+// advertised returns the decision view of f.
+func (f *MCP) advertised() Advertised {
 	return Advertised{ProtocolMCP, f.Revisions, f.PreferredVersion, f.MinimumRevision, f.RefreshedAt}
 }
 
@@ -122,10 +122,10 @@ func (f *MCP) Advertised() Advertised {
 // does not advertise p.
 func (s Set) Lookup(p Protocol) (Advertised, bool) {
 	if p == ProtocolA2A && s.A2A != nil {
-		return s.A2A.Advertised(), true
+		return s.A2A.advertised(), true
 	}
 	if p == ProtocolMCP && s.MCP != nil {
-		return s.MCP.Advertised(), true
+		return s.MCP.advertised(), true
 	}
 	return Advertised{}, false
 }

@@ -25,41 +25,6 @@ import (
 // struct tags (omitzero) keep explicit false and [] and drop only what was
 // absent.
 
-// UnmarshalJSON decodes an `a2a` facet or record strictly. Problems of
-// shape (unknown or repeated keys, wrong JSON types, present-but-empty
-// strings) come back together as a [*ValidationError] with paths under
-// "a2a"; the value rules are left to [A2A.Validate]. Use [ParseA2A] for
-// both at once.
-func (f *A2A) UnmarshalJSON(data []byte) error {
-	*f = A2A{}
-	vs, _ := readDoc(data, "a2a", func(d *decoder) error { return d.a2a(f) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes an `mcp` facet or record strictly; see
-// [A2A.UnmarshalJSON].
-func (f *MCP) UnmarshalJSON(data []byte) error {
-	*f = MCP{}
-	vs, _ := readDoc(data, "mcp", func(d *decoder) error { return d.mcp(f) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes the closed `mcp.serverMount` object strictly.
-func (m *ServerMount) UnmarshalJSON(data []byte) error {
-	*m = ServerMount{}
-	vs, _ := readDoc(data, "mcp.serverMount", func(d *decoder) error { return d.serverMount(m) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes the closed `mcp.mrtr` object strictly. A missing
-// maxRounds is reported here, since 0 in the struct cannot tell "absent"
-// from "zero".
-func (m *MRTR) UnmarshalJSON(data []byte) error {
-	*m = MRTR{}
-	vs, _ := readDoc(data, "mcp.mrtr", func(d *decoder) error { return d.mrtr(m) })
-	return asError(vs)
-}
-
 // UnmarshalJSON decodes `{"a2a": {...}, "mcp": {...}}` strictly: no other
 // key is admitted. JSON null leaves an empty Set, which [Set.Validate]
 // then reports as advertising nothing.
@@ -69,63 +34,28 @@ func (s *Set) UnmarshalJSON(data []byte) error {
 	return asError(vs)
 }
 
-// Parse decodes a facet set and validates it as facets ([Set.Validate]).
-// Shape and value violations come back merged in one [*ValidationError],
-// without the echoes a shape problem would cause (a field of the wrong
+// Parse decodes a facet set, `{"a2a": {...}, "mcp": {...}}`, and
+// validates it ([Set.Validate]). Shape and value violations come back
+// together in one error (see [Violation]), without the echoes a shape problem would cause (a field of the wrong
 // type is not also reported as missing). On error the Set is zero.
 func Parse(data []byte) (Set, error) {
 	return parseSet(data, false)
 }
 
-// ParseRecord is [Parse] for the `a2a`/`mcp` records of a discovery
-// document: it validates with [Set.ValidateRecord].
-func ParseRecord(data []byte) (Set, error) {
-	return parseSet(data, true)
-}
-
-// ParseA2A decodes one `a2a` facet object and validates it with
-// [A2A.Validate]; violation paths start with "a2a". On error it returns nil.
-func ParseA2A(data []byte) (*A2A, error) {
-	return parseFacet(data, "a2a", (*decoder).a2a, (*A2A).violations)
-}
-
-// ParseMCP decodes one `mcp` facet object and validates it with
-// [MCP.Validate]; violation paths start with "mcp". On error it returns nil.
-func ParseMCP(data []byte) (*MCP, error) {
-	return parseFacet(data, "mcp", (*decoder).mcp, (*MCP).violations)
-}
-
-func parseFacet[F any](data []byte, at string, read func(*decoder, *F) error, check func(*F, bool) []Violation) (*F, error) {
-	f := new(F)
-	vs, complete := readDoc(data, at, func(d *decoder) error { return read(d, f) })
-	if complete {
-		vs = merge(vs, check(f, false))
-	}
-	if err := asError(vs); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
+// parseSet reads a facet set and validates what it read, as records when
+// record is set. When the document could not be read to its end nothing
+// is validated: what follows the place reading stopped was never
+// decoded, and would read as missing. On error the Set is zero.
 func parseSet(data []byte, record bool) (Set, error) {
-	s, vs := decodeSet(data, record)
+	var s Set
+	vs, complete := readDoc(data, "", func(d *decoder) error { return d.set(&s) })
+	if complete {
+		vs = merge(vs, s.violations(record))
+	}
 	if err := asError(vs); err != nil {
 		return Set{}, err
 	}
 	return s, nil
-}
-
-// decodeSet reads a facet set and validates what it read, as records when
-// record is set. When the document could not be read to its end the Set
-// is zero and nothing is validated: what follows the place reading
-// stopped was never decoded, and would read as missing.
-func decodeSet(data []byte, record bool) (Set, []Violation) {
-	var s Set
-	vs, complete := readDoc(data, "", func(d *decoder) error { return d.set(&s) })
-	if !complete {
-		return Set{}, vs
-	}
-	return s, merge(vs, s.violations(record))
 }
 
 // merge joins shape violations (from decoding) with value violations
@@ -195,6 +125,23 @@ func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, 
 	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", key)}), false
 }
 
+// walk reads a value this package does not decode, to its end, so that
+// a key repeated anywhere in the document is found: the strict reader's
+// Skip checks syntax and depth only.
+func (d *decoder) walk() error {
+	k, err := d.r.Next()
+	if err != nil {
+		return err
+	}
+	if k == strictjson.Object {
+		return d.r.Object(func(string) error { return d.walk() })
+	}
+	if k == strictjson.Array {
+		return d.r.Array(func(int) error { return d.walk() })
+	}
+	return d.r.Skip()
+}
+
 func (d *decoder) add(path, rule, msg string) {
 	d.vs = append(d.vs, Violation{path, rule, msg})
 }
@@ -241,7 +188,7 @@ func (d *decoder) is(k strictjson.Kind, what string) (bool, error) {
 		return true, nil
 	}
 	d.add(d.path(), "type", fmt.Sprintf("must be %s, not %s", what, kindNames[got]))
-	return false, d.r.Skip()
+	return false, d.walk()
 }
 
 // object walks the members of an object that is what (such as "the a2a
@@ -254,7 +201,7 @@ func (d *decoder) object(what string, known []string, field func(key string) err
 	return true, d.r.Object(func(key string) error {
 		if !slices.Contains(known, key) {
 			d.add(d.path(), "unknown-field", unknownMessage(key, known))
-			return nil
+			return d.walk()
 		}
 		return field(key)
 	})
@@ -293,7 +240,7 @@ var (
 // set reads a facet set; null is an empty one.
 func (d *decoder) set(s *Set) error {
 	if k, _ := d.r.Next(); k == strictjson.Null {
-		return d.r.Skip()
+		return d.walk()
 	}
 	_, err := d.object("a facet set", setFields, func(key string) error {
 		if key == "a2a" {
