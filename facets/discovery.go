@@ -216,23 +216,12 @@ func (d *decoder) hostEvents(dst *[]HostEvent) error {
 	found := false
 	ok, err := d.object("hostEvents", hostEventsFields, func(string) error {
 		found = true
-		if ok, err := d.is(strictjson.Array, "an array of host event types"); !ok {
-			return err
-		}
-		list := []HostEvent{}
-		err := d.r.Array(func(int) error {
-			var e HostEvent
-			_, err := d.object("a host event type", hostEventFields, func(key string) error {
-				if key == "type" {
-					return d.string(&e.Type, "eventtype", key)
-				}
-				return d.string(&e.Delivery, "delivery", key)
-			})
-			list = append(list, e)
-			return err
+		return readObjects(d, dst, "host event type", hostEventFields, func(e *HostEvent, key string) error {
+			if key == "type" {
+				return d.string(&e.Type, "eventtype", key)
+			}
+			return d.string(&e.Delivery, "delivery", key)
 		})
-		*dst = list
-		return err
 	})
 	if ok && !found && err == nil {
 		d.add("hostEvents.types", "required", "types is required")

@@ -18,13 +18,13 @@ type A2A struct {
 	// RefreshedAt is the full-date (YYYY-MM-DD) on which Versions was last
 	// re-checked against upstream; see [CheckRefresh].
 	RefreshedAt string `json:"refreshedAt" validate:"required,fulldate"`
-	// Profiles lists conformance profile ids, "a2a-X.Y"; each needs X.Y offered.
-	Profiles []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
 	// AgentCardURL is where the host's agent card is served.
-	AgentCardURL      string `json:"agentCardUrl,omitzero" validate:"omitempty,absuri"`
-	Streaming         *bool  `json:"streaming,omitzero"`
-	PushNotifications *bool  `json:"pushNotifications,omitzero"`
-	DurableTasks      *bool  `json:"durableTasks,omitzero"`
+	AgentCardURL string `json:"agentCardUrl,omitzero" validate:"omitempty,absuri"`
+	// Profiles lists conformance profile ids, "a2a-X.Y"; each needs X.Y offered.
+	Profiles          []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
+	Streaming         *bool    `json:"streaming,omitzero"`
+	PushNotifications *bool    `json:"pushNotifications,omitzero"`
+	DurableTasks      *bool    `json:"durableTasks,omitzero"`
 	// AgentCards (record only, RFC 0202) is true when per-agent cards are
 	// served; the schema allows no other value.
 	AgentCards *bool `json:"agentCards,omitzero" validate:"omitnil,eq=true"`
@@ -34,15 +34,14 @@ type A2A struct {
 // MCP is the `mcp` facet of a discovery document (spec/v2/facets/mcp.schema.json),
 // and with [Record] filled the `mcp` record of the discovery schema.
 type MCP struct {
-	// Revisions lists the MCP revisions offered, as calendar dates.
-	Revisions []string `json:"revisions" validate:"required,min=1,dive,mcprevision"`
-	// PreferredVersion is the revision the host asks for and serves by
-	// default. The schema spells it preferredVersion, not preferredRevision.
-	PreferredVersion string `json:"preferredVersion" validate:"required,mcprevision"`
-	// MinimumRevision is the floor.
-	MinimumRevision string `json:"minimumRevision" validate:"required,mcprevision"`
-	// RefreshedAt is the full-date on which Revisions was last re-checked.
-	RefreshedAt string `json:"refreshedAt" validate:"required,fulldate"`
+	// Revisions, PreferredVersion, MinimumRevision and RefreshedAt are
+	// A2A's Versions, PreferredVersion, MinimumVersion and RefreshedAt,
+	// with MCP revisions (calendar dates) for versions. The schema spells
+	// the preferred one preferredVersion, not preferredRevision.
+	Revisions        []string `json:"revisions" validate:"required,min=1,dive,mcprevision"`
+	PreferredVersion string   `json:"preferredVersion" validate:"required,mcprevision"`
+	MinimumRevision  string   `json:"minimumRevision" validate:"required,mcprevision"`
+	RefreshedAt      string   `json:"refreshedAt" validate:"required,fulldate"`
 	// Profiles lists profile ids, "mcp-YYYY-MM-DD"; each needs its revision offered.
 	Profiles []string `json:"profiles,omitzero" validate:"omitempty,dive,mcpprofile"`
 	// Features lists MCP feature ids such as "server-discover" and "mrtr".

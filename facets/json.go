@@ -253,77 +253,68 @@ func (d *decoder) set(s *Set) error {
 	return err
 }
 
+// slot is where the decoder puts one member of a facet: a string, with
+// the rule an empty one breaks; a list of strings; or a flag.
+type slot struct {
+	str  *string
+	tag  string
+	list *[]string
+	flag **bool
+}
+
+func (d *decoder) fill(s slot, key string) error {
+	if s.list != nil {
+		return d.strings(s.list)
+	}
+	if s.flag != nil {
+		return d.bool(s.flag)
+	}
+	return d.string(s.str, s.tag, key)
+}
+
+// slots adds the record fields the two families share to m.
+func (r *Record) slots(m map[string]slot) map[string]slot {
+	m["status"], m["since"] = slot{str: &r.Status, tag: "status"}, slot{str: &r.Since, tag: "sinceversion"}
+	m["until"], m["witness"] = slot{str: &r.Until, tag: "until"}, slot{str: &r.Witness, tag: "witness"}
+	return m
+}
+
 func (d *decoder) a2a(f *A2A) error {
-	_, err := d.object("the a2a facet", a2aFields, func(key string) error {
-		switch key {
-		case "versions":
-			return d.strings(&f.Versions)
-		case "preferredVersion":
-			return d.string(&f.PreferredVersion, "a2aversion", key)
-		case "minimumVersion":
-			return d.string(&f.MinimumVersion, "a2aversion", key)
-		case "refreshedAt":
-			return d.string(&f.RefreshedAt, "fulldate", key)
-		case "profiles":
-			return d.strings(&f.Profiles)
-		case "agentCardUrl":
-			return d.string(&f.AgentCardURL, "absuri", key)
-		case "streaming":
-			return d.bool(&f.Streaming)
-		case "pushNotifications":
-			return d.bool(&f.PushNotifications)
-		case "durableTasks":
-			return d.bool(&f.DurableTasks)
-		case "agentCards":
-			return d.bool(&f.AgentCards)
-		}
-		return d.record(key, &f.Record)
-	})
-	return err
+	return d.facet("the a2a facet", a2aFields, f.Record.slots(map[string]slot{
+		"versions": {list: &f.Versions}, "preferredVersion": {str: &f.PreferredVersion, tag: "a2aversion"},
+		"minimumVersion": {str: &f.MinimumVersion, tag: "a2aversion"}, "refreshedAt": {str: &f.RefreshedAt, tag: "fulldate"},
+		"profiles": {list: &f.Profiles}, "agentCardUrl": {str: &f.AgentCardURL, tag: "absuri"},
+		"streaming": {flag: &f.Streaming}, "pushNotifications": {flag: &f.PushNotifications},
+		"durableTasks": {flag: &f.DurableTasks}, "agentCards": {flag: &f.AgentCards},
+	}), nil)
 }
 
 func (d *decoder) mcp(f *MCP) error {
-	_, err := d.object("the mcp facet", mcpFields, func(key string) error {
-		switch key {
-		case "revisions":
-			return d.strings(&f.Revisions)
-		case "preferredVersion":
-			return d.string(&f.PreferredVersion, "mcprevision", key)
-		case "minimumRevision":
-			return d.string(&f.MinimumRevision, "mcprevision", key)
-		case "refreshedAt":
-			return d.string(&f.RefreshedAt, "fulldate", key)
-		case "profiles":
-			return d.strings(&f.Profiles)
-		case "features":
-			return d.strings(&f.Features)
-		case "serverUrls":
-			return d.strings(&f.ServerURLs)
-		case "serverMount":
+	return d.facet("the mcp facet", mcpFields, f.Record.slots(map[string]slot{
+		"revisions": {list: &f.Revisions}, "preferredVersion": {str: &f.PreferredVersion, tag: "mcprevision"},
+		"minimumRevision": {str: &f.MinimumRevision, tag: "mcprevision"}, "refreshedAt": {str: &f.RefreshedAt, tag: "fulldate"},
+		"profiles": {list: &f.Profiles}, "features": {list: &f.Features}, "serverUrls": {list: &f.ServerURLs},
+		"client": {flag: &f.Client},
+	}), func(key string) error {
+		if key == "serverMount" {
 			f.ServerMount = new(ServerMount)
 			return d.serverMount(f.ServerMount)
-		case "mrtr":
-			f.MRTR = new(MRTR)
-			return d.mrtr(f.MRTR)
-		case "client":
-			return d.bool(&f.Client)
 		}
-		return d.record(key, &f.Record)
+		f.MRTR = new(MRTR)
+		return d.mrtr(f.MRTR)
 	})
-	return err
 }
 
-// record decodes the record fields the two families share.
-func (d *decoder) record(key string, r *Record) error {
-	switch key {
-	case "status":
-		return d.string(&r.Status, "status", key)
-	case "since":
-		return d.string(&r.Since, "sinceversion", key)
-	case "until":
-		return d.string(&r.Until, "until", key)
-	}
-	return d.string(&r.Witness, "witness", key)
+// facet reads a facet object whose known members are the keys of slots,
+// and those other reads.
+func (d *decoder) facet(what string, known []string, slots map[string]slot, other func(key string) error) error {
+	_, err := d.object(what, known, func(key string) error {
+		if s, ok := slots[key]; ok {
+			return d.fill(s, key)
+		}
+		return other(key)
+	})
+	return err
 }
 
 func (d *decoder) serverMount(m *ServerMount) error {
@@ -363,21 +354,39 @@ func (d *decoder) string(dst *string, tag, field string) error {
 // strings decodes a list of strings. A non-string element is reported and
 // kept as "" so the indexes of the others stay those of the document.
 func (d *decoder) strings(dst *[]string) error {
-	if ok, err := d.is(strictjson.Array, "an array of strings"); !ok {
-		return err
-	}
-	list := []string{}
-	err := d.r.Array(func(int) error {
-		s := ""
+	return readList(d, dst, "strings", func(s *string) error {
 		ok, err := d.is(strictjson.String, "a string")
 		if ok {
-			s, err = d.r.String()
+			*s, err = d.r.String()
 		}
-		list = append(list, s)
+		return err
+	})
+}
+
+// readList reads an array, each element with read; what names the
+// elements, as "strings".
+func readList[T any](d *decoder, dst *[]T, what string, read func(*T) error) error {
+	if ok, err := d.is(strictjson.Array, "an array of "+what); !ok {
+		return err
+	}
+	list := []T{}
+	err := d.r.Array(func(int) error {
+		var e T
+		err := read(&e)
+		list = append(list, e)
 		return err
 	})
 	*dst = list
 	return err
+}
+
+// readObjects reads an array of closed objects, each of type T, whose
+// known members field reads; what names one, as "release".
+func readObjects[T any](d *decoder, dst *[]T, what string, known []string, field func(e *T, key string) error) error {
+	return readList(d, dst, what+"s", func(e *T) error {
+		_, err := d.object("a "+what, known, func(key string) error { return field(e, key) })
+		return err
+	})
 }
 
 func (d *decoder) bool(dst **bool) error {

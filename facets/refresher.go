@@ -190,7 +190,7 @@ func (r *Refresher) releases(ctx context.Context) (releases, error) {
 		return releases{}, err
 	}
 	if rc == nil {
-		return releases{}, errors.New("Upstream returned no list and no error")
+		return releases{}, errors.New("the Upstream func returned no list and no error")
 	}
 	defer rc.Close()
 	return readReleases(rc)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-
-	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // release is one published A2A version or MCP revision as upstream lists
@@ -137,26 +135,15 @@ func (d *decoder) releases(dst *[]release, p Protocol) error {
 	if p == ProtocolMCP {
 		tag = "mcprevision"
 	}
-	if ok, err := d.is(strictjson.Array, "an array of releases"); !ok {
-		return err
-	}
-	list := []release{}
-	err := d.r.Array(func(int) error {
-		var rel release
-		_, err := d.object("a release", releaseFields, func(key string) error {
-			switch key {
-			case "version":
-				return d.string(&rel.Version, tag, key)
-			case "published":
-				return d.string(&rel.Published, "fulldate", key)
-			}
-			return d.string(&rel.SupersededBy, tag, key)
-		})
-		list = append(list, rel)
-		return err
+	return readObjects(d, dst, "release", releaseFields, func(rel *release, key string) error {
+		if key == "version" {
+			return d.string(&rel.Version, tag, key)
+		}
+		if key == "published" {
+			return d.string(&rel.Published, "fulldate", key)
+		}
+		return d.string(&rel.SupersededBy, tag, key)
 	})
-	*dst = list
-	return err
 }
 
 // published is the release list this package ships: the A2A versions and

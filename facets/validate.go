@@ -117,34 +117,23 @@ func (s Set) violations(record bool) []Violation {
 		return []Violation{{"", "required", "advertises neither a2a nor mcp"}}
 	}
 	var vs []Violation
-	if s.A2A != nil {
-		vs = append(vs, s.A2A.violations(record)...)
-	}
-	if s.MCP != nil {
-		vs = append(vs, s.MCP.violations(record)...)
+	for _, p := range s.Protocols() {
+		adv, _ := s.Lookup(p)
+		names := offerNames[p]
+		var facet any = s.A2A
+		if p == ProtocolMCP {
+			facet = s.MCP
+		}
+		vs = append(vs, fieldViolations(p, facet, record)...)
+		vs = append(vs, offerViolations(offer{p, names[0], "preferredVersion", names[1],
+			adv.Versions, adv.Preferred, adv.Floor, profilesOf(s, p)})...)
+		vs = append(vs, untilViolations(p, recordOf(s, p), record)...)
 	}
 	return vs
 }
 
-func (f *A2A) violations(record bool) []Violation {
-	if f == nil {
-		return []Violation{{"a2a", "required", "the a2a facet is missing"}}
-	}
-	vs := fieldViolations(ProtocolA2A, f, record)
-	vs = append(vs, offerViolations(offer{ProtocolA2A, "versions", "preferredVersion", "minimumVersion",
-		f.Versions, f.PreferredVersion, f.MinimumVersion, f.Profiles})...)
-	return append(vs, untilViolations(ProtocolA2A, f.Record, record)...)
-}
-
-func (f *MCP) violations(record bool) []Violation {
-	if f == nil {
-		return []Violation{{"mcp", "required", "the mcp facet is missing"}}
-	}
-	vs := fieldViolations(ProtocolMCP, f, record)
-	vs = append(vs, offerViolations(offer{ProtocolMCP, "revisions", "preferredVersion", "minimumRevision",
-		f.Revisions, f.PreferredVersion, f.MinimumRevision, f.Profiles})...)
-	return append(vs, untilViolations(ProtocolMCP, f.Record, record)...)
-}
+// offerNames are the JSON names of each facet's offered list and floor.
+var offerNames = map[Protocol][2]string{ProtocolA2A: {"versions", "minimumVersion"}, ProtocolMCP: {"revisions", "minimumRevision"}}
 
 // recordKey marks a validation context as checking a discovery record
 // rather than a bare facet; the "inrecord" rule reads it.

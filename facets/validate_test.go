@@ -210,8 +210,7 @@ func refMCP() *MCP {
 func TestValidateGoValues(t *testing.T) {
 	a, m := refA2A(), refMCP()
 	for name, err := range map[string]error{
-		"a2a facet": asError(a.violations(false)), "a2a record": asError(a.violations(true)),
-		"mcp facet": asError(m.violations(false)), "mcp record": asError(m.violations(true)),
+		"a2a facet": Set{A2A: a}.Validate(), "mcp facet": Set{MCP: m}.Validate(),
 		"set facet": Set{a, m}.Validate(), "set record": asError(Set{a, m}.violations(true)),
 		"set a2a only": asError(Set{A2A: a}.violations(true)), "set mcp only": asError(Set{MCP: m}.violations(true)),
 	} {
@@ -229,7 +228,7 @@ func TestValidateGoValues(t *testing.T) {
 		{"a2a.since", "required", "since is required in a discovery record"},
 		{"a2a.witness", "required", "witness is required in a discovery record"},
 	}
-	if got := violationsOf(t, asError(bare.violations(true))); !slices.Equal(got, want) {
+	if got := violationsOf(t, asError(Set{A2A: bare}.violations(true))); !slices.Equal(got, want) {
 		t.Errorf("bare record:\n got %q\nwant %q", got, want)
 	}
 
@@ -250,16 +249,10 @@ func TestValidateGoValues(t *testing.T) {
 }
 
 func TestValidateNil(t *testing.T) {
-	var a *A2A
-	var m *MCP
 	for _, tc := range []struct {
 		err  error
 		want Violation
 	}{
-		{asError(a.violations(false)), Violation{"a2a", "required", "the a2a facet is missing"}},
-		{asError(a.violations(true)), Violation{"a2a", "required", "the a2a facet is missing"}},
-		{asError(m.violations(false)), Violation{"mcp", "required", "the mcp facet is missing"}},
-		{asError(m.violations(true)), Violation{"mcp", "required", "the mcp facet is missing"}},
 		{Set{}.Validate(), Violation{"", "required", "advertises neither a2a nor mcp"}},
 		{asError(Set{}.violations(true)), Violation{"", "required", "advertises neither a2a nor mcp"}},
 	} {
