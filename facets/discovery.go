@@ -128,10 +128,17 @@ func readDiscovery(data []byte, closed bool) (Discovery, []Violation, []string) 
 		values = append(values, set.violations(true)...)
 	}
 	vs = merge(vs, values)
+	for i := range vs {
+		if vs[i].Rule == "unknown-field" && (vs[i].Path == "a2a.supportedTransports" || vs[i].Path == "mcp.supportedTransports") {
+			vs[i].Rule = "supported-transports"
+		}
+	}
 	inRecord := func(v Violation) bool { top, _ := cutName(v.Path); return top == "a2a" || top == "mcp" }
 	records := slices.DeleteFunc(slices.Clone(vs), func(v Violation) bool { return !inRecord(v) })
 	sortViolations(records)
-	vs = append(slices.DeleteFunc(vs, inRecord), records...)
+	vs = slices.DeleteFunc(vs, inRecord)
+	sortViolations(vs)
+	vs = append(vs, records...)
 	return doc, append(vs, legacyViolations(set)...), keys
 }
 
@@ -278,16 +285,24 @@ func hostEventViolations(list []HostEvent) []Violation {
 	seen := map[HostEvent]int{}
 	for i, e := range list {
 		at := fmt.Sprintf("hostEvents.types[%d].", i)
-		if !eventTypeRE.MatchString(e.Type) {
+		if e.Type == "" {
+			vs = append(vs, Violation{at + "type", "required", "type is required"})
+		} else if !eventTypeRE.MatchString(e.Type) {
 			rule, msg := describe("eventtype", "type", e.Type)
 			vs = append(vs, Violation{at + "type", rule, msg})
 		}
-		if !slices.Contains(deliveries, e.Delivery) {
+		if e.Delivery == "" {
+			vs = append(vs, Violation{at + "delivery", "required", "delivery is required"})
+		} else if !slices.Contains(deliveries, e.Delivery) {
 			rule, msg := describe("delivery", "delivery", e.Delivery)
 			vs = append(vs, Violation{at + "delivery", rule, msg})
 		}
+		if !eventTypeRE.MatchString(e.Type) || !slices.Contains(deliveries, e.Delivery) {
+			continue
+		}
 		if j, ok := seen[e]; ok {
 			vs = append(vs, Violation{at[:len(at)-1], "duplicate", fmt.Sprintf("%s/%s is listed twice (first at hostEvents.types[%d])", e.Type, e.Delivery, j)})
+			continue
 		}
 		seen[e] = i
 	}

@@ -25,11 +25,6 @@ func Lint(doc []byte, now time.Time) []Violation {
 	if n := len(vs); n > 0 && vs[n-1].Rule == "duplicate-key" {
 		return vs[n-1:]
 	}
-	for i := range vs {
-		if vs[i].Rule == "unknown-field" && (vs[i].Path == "a2a.supportedTransports" || vs[i].Path == "mcp.supportedTransports") {
-			vs[i].Rule = "supported-transports"
-		}
-	}
 	set := Set{A2A: d.A2A, MCP: d.MCP}
 	for _, p := range set.Protocols() {
 		adv, _ := set.Lookup(p)
