@@ -115,7 +115,7 @@ func (d *Discovery) UnmarshalJSON(data []byte) error {
 func readDiscovery(data []byte, closed bool) (Discovery, []Violation, []string) {
 	var doc Discovery
 	var keys []string
-	vs, complete := readDoc(data, "", func(d *decoder) error {
+	vs, complete := readDoc(data, func(d *decoder) error {
 		return d.discovery(&doc, closed, &keys)
 	})
 	if !complete || len(vs) > 0 && vs[0].Path == "" && vs[0].Rule == "type" {
@@ -367,9 +367,6 @@ func profilesOf(s Set, p Protocol) []string {
 func sortByKeys(vs []Violation, keys []string) {
 	rank := func(v Violation) int {
 		top, _ := cutName(v.Path)
-		if v.Path == "" {
-			return -1
-		}
 		return slices.Index(keys, top)
 	}
 	slices.SortStableFunc(vs, func(a, b Violation) int { return rank(a) - rank(b) })

@@ -55,10 +55,7 @@ func NewHandler(d Discovery, r *Refresher) (*Handler, error) {
 	if inbound(set) && !slices.Contains(d.HostEvents, negotiationDecided) {
 		d.HostEvents = append(d.HostEvents, negotiationDecided)
 	}
-	data, err := d.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
+	data, _ := d.MarshalJSON() // strings, lists, flags and numbers: it cannot fail
 	if _, vs, _ := readDiscovery(data, true); len(vs) > 0 {
 		return nil, asError(vs)
 	}
@@ -117,9 +114,6 @@ func (h *Handler) publish(rep Report, _ error) {
 	}
 	d := h.base
 	d.A2A, d.MCP = rep.Set.A2A, rep.Set.MCP
-	data, err := d.MarshalJSON()
-	if err != nil {
-		return // not reached: the base document marshalled, and only a date changed
-	}
+	data, _ := d.MarshalJSON() // it marshalled in NewHandler, and only dates changed
 	h.cur.Store(&served{rep.Set, data})
 }

@@ -30,7 +30,7 @@ import (
 // then reports as advertising nothing.
 func (s *Set) UnmarshalJSON(data []byte) error {
 	*s = Set{}
-	vs, _ := readDoc(data, "", func(d *decoder) error { return d.set(s) })
+	vs, _ := readDoc(data, func(d *decoder) error { return d.set(s) })
 	return asError(vs)
 }
 
@@ -48,7 +48,7 @@ func Parse(data []byte) (Set, error) {
 // decoded, and would read as missing. On error the Set is zero.
 func parseSet(data []byte, record bool) (Set, error) {
 	var s Set
-	vs, complete := readDoc(data, "", func(d *decoder) error { return d.set(&s) })
+	vs, complete := readDoc(data, func(d *decoder) error { return d.set(&s) })
 	if complete {
 		vs = merge(vs, s.violations(record))
 	}
@@ -83,9 +83,8 @@ func covers(base, path string) bool {
 // type is reported and skipped. They return only the reader's errors,
 // which end the walk.
 type decoder struct {
-	r    *strictjson.Reader
-	base string // the path of the document's value: "a2a" for an a2a facet
-	vs   []Violation
+	r  *strictjson.Reader
+	vs []Violation
 }
 
 // readDoc walks data with walk and returns the shape violations it found,
@@ -93,8 +92,8 @@ type decoder struct {
 // reported by the one violation that stopped it: a "syntax" one when data
 // is not a JSON value in UTF-8 (then it is the only one), else the key it
 // repeated.
-func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, bool) {
-	d := &decoder{r: strictjson.NewReader(data, 0), base: base}
+func readDoc(data []byte, walk func(*decoder) error) ([]Violation, bool) {
+	d := &decoder{r: strictjson.NewReader(data, 0)}
 	err := walk(d)
 	if err == nil {
 		err = d.r.End()
@@ -121,7 +120,7 @@ func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, 
 		e = &strictjson.Error{Msg: err.Error()}
 	}
 	key, _ := strictjson.NewReader(data[e.Offset:], 0).String()
-	path := d.join(memberPath(e.Path, key))
+	path := memberPath(e.Path, key)
 	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", key)}), false
 }
 
@@ -147,18 +146,7 @@ func (d *decoder) add(path, rule, msg string) {
 }
 
 // path returns the path of the value being read.
-func (d *decoder) path() string { return d.join(d.r.Path()) }
-
-// join puts a path of the reader's below the document's own.
-func (d *decoder) join(p string) string {
-	if p == "" {
-		return d.base
-	}
-	if d.base == "" || p[0] == '[' {
-		return d.base + p
-	}
-	return d.base + "." + p
-}
+func (d *decoder) path() string { return d.r.Path() }
 
 // memberPath is the reader's path of the member key of the object at obj:
 // obj.key, or obj["key"] when key is not a name.
@@ -331,7 +319,7 @@ func (d *decoder) mrtr(m *MRTR) error {
 		return d.integer(&m.MaxRounds, "maxRounds")
 	})
 	if ok && !found {
-		d.add(d.join(memberPath(d.r.Path(), "maxRounds")), "required", "maxRounds is required")
+		d.add(memberPath(d.r.Path(), "maxRounds"), "required", "maxRounds is required")
 	}
 	return err
 }

@@ -108,7 +108,7 @@ func (r releases) violations() []Violation {
 // releases is zero.
 func parseReleases(data []byte) (releases, error) {
 	var r releases
-	vs, complete := readDoc(data, "", func(d *decoder) error {
+	vs, complete := readDoc(data, func(d *decoder) error {
 		_, err := d.object("a release list", setFields, func(key string) error {
 			if key == "a2a" {
 				return d.releases(&r.A2A, ProtocolA2A)

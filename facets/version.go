@@ -3,6 +3,7 @@ package facets
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -112,22 +113,12 @@ func (v Version) String() string { return v.text }
 // Version before every parsed one.
 func (v Version) Compare(w Version) int {
 	if v.tag != w.tag {
-		return cmpString(string(v.tag.protocol()), string(w.tag.protocol()))
+		return strings.Compare(string(v.tag.protocol()), string(w.tag.protocol()))
 	}
 	if v.key < w.key {
 		return -1
 	}
 	if v.key > w.key {
-		return 1
-	}
-	return 0
-}
-
-func cmpString(a, b string) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
 		return 1
 	}
 	return 0
