@@ -2,6 +2,7 @@ package facets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -291,4 +292,32 @@ func TestHandlerConcurrent(t *testing.T) {
 		wg.Go(func() { get(t, h) })
 	}
 	wg.Wait()
+}
+
+// BenchmarkHandlerServe measures one GET of the discovery document.
+func BenchmarkHandlerServe(b *testing.B) {
+	h, err := NewHandler(refDiscovery(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, WellKnownPath, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// BenchmarkLint measures Lint of the reference host's document.
+func BenchmarkLint(b *testing.B) {
+	doc, err := json.Marshal(refDiscovery())
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		if vs := Lint(doc, now); vs != nil {
+			b.Fatal(vs)
+		}
+	}
 }
