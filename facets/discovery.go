@@ -110,16 +110,17 @@ func (d *Discovery) UnmarshalJSON(data []byte) error {
 // readDiscovery reads and validates a discovery document. closed refuses
 // root keys this package does not know; without it (for Lint) they are
 // passed over, and a document without a2a or mcp is no violation. It
-// also returns the root keys in document order. The violations of the
-// records come in path order after the others, then the legacy versions.
+// also returns the root keys in document order. The violations come in
+// path order, then the legacy versions. A root that is not an object is
+// one violation: what validation would add is covered by it.
 func readDiscovery(data []byte, closed bool) (Discovery, []Violation, []string) {
 	var doc Discovery
 	var keys []string
 	vs, complete := readDoc(data, func(d *decoder) error {
 		return d.discovery(&doc, closed, &keys)
 	})
-	if !complete || len(vs) > 0 && vs[0].Path == "" && vs[0].Rule == "type" {
-		return Discovery{}, vs, keys // not an object: nothing more to say
+	if !complete {
+		return Discovery{}, vs, keys
 	}
 	set := Set{A2A: doc.A2A, MCP: doc.MCP}
 	values := rootVersionViolations(doc.ProtocolVersions, doc.PreferredVersion)
@@ -133,12 +134,7 @@ func readDiscovery(data []byte, closed bool) (Discovery, []Violation, []string) 
 			vs[i].Rule = "supported-transports"
 		}
 	}
-	inRecord := func(v Violation) bool { top, _ := cutName(v.Path); return top == "a2a" || top == "mcp" }
-	records := slices.DeleteFunc(slices.Clone(vs), func(v Violation) bool { return !inRecord(v) })
-	sortViolations(records)
-	vs = slices.DeleteFunc(vs, inRecord)
 	sortViolations(vs)
-	vs = append(vs, records...)
 	return doc, append(vs, legacyViolations(set)...), keys
 }
 

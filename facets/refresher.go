@@ -251,12 +251,12 @@ func (r *Refresher) warnBefore() (time.Duration, error) {
 // it did not ask for: zero means def, and the value must be more than
 // zero and at most the refresh window.
 func schedule(field string, d, def time.Duration) (time.Duration, error) {
-	if d == 0 {
-		return def, nil
-	}
 	if d < 0 || d > RefreshWindow {
 		return 0, violations{{"Refresher." + field, "range",
 			fmt.Sprintf("Refresher.%s %v is out of range: want more than 0 and at most 90 days", field, d)}}
+	}
+	if d == 0 {
+		return def, nil
 	}
 	return d, nil
 }

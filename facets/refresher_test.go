@@ -459,3 +459,37 @@ func TestRefresherConcurrentChecks(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRefresherRunZero runs the zero Refresher through one check and into
+// its first wait, which time.After serves.
+func TestRefresherRunZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []Report
+	err := new(Refresher).run(ctx, refSet, func(rep Report, err error) {
+		if err != nil {
+			t.Errorf("check: %v", err)
+		}
+		got = append(got, rep)
+		cancel()
+	})
+	if !errors.Is(err, context.Canceled) || len(got) != 1 || !got[0].Passed() {
+		t.Errorf("run = %v after %d reports", err, len(got))
+	}
+}
+
+// TestRefresherUpstreamSize checks the 1 MiB bound exactly: a list of
+// 1 MiB is read, one byte more is refused.
+func TestRefresherUpstreamSize(t *testing.T) {
+	list := string(published)
+	for _, tt := range []struct {
+		size int
+		ok   bool
+	}{{maxReleases, true}, {maxReleases + 1, false}} {
+		padded := list + strings.Repeat(" ", tt.size-len(list))
+		r := &Refresher{Upstream: upstreamOf(padded), Now: fixedClock(day(t, "2026-11-29"))}
+		rep, err := r.Check(context.Background(), refSet())
+		if (err == nil) != tt.ok || rep.Passed() != tt.ok {
+			t.Errorf("%d bytes: %v, passed %v", tt.size, err, rep.Passed())
+		}
+	}
+}
