@@ -25,7 +25,8 @@ func day(t *testing.T, s string) time.Time {
 
 func fixedClock(at time.Time) func() time.Time { return func() time.Time { return at } }
 
-// refSet is the reference host's pair (digest §1.5), refreshed 2026-09-18.
+// refSet is the reference host's pair (examples/hosts/v2-reference/src/discovery.ts in
+// openwop/openwop-examples), refreshed 2026-09-18.
 func refSet() Set { return Set{A2A: refA2A(), MCP: refMCP()} }
 
 // logRecords collects what a Refresher logs, as "LEVEL message protocol".
