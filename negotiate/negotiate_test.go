@@ -330,13 +330,13 @@ func TestDecideInputRefusals(t *testing.T) {
 		{name: "no versions offered", set: a2aSet(nil, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
 			text: "a2a facet offers no versions", requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "malformed offered version", set: a2aSet([]string{"1.0", "1.x"}, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrMalformedVersion, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{"1.0", "1.x"}},
+			cause: facets.ErrInvalid, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{"1.0", "1.x"}},
 		{name: "offered twice", set: a2aSet([]string{"1.0", "1.1", "1.0"}, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
 			text: `a2a facet offers "1.0" twice`, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{"1.0", "1.1", "1.0"}},
 		{name: "malformed preferred", set: a2aSet([]string{"1.0"}, "1", "1.0"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrMalformedVersion, requested: "1", floor: "1.0", digest: peerDigest, supported: []string{"1.0"}},
+			cause: facets.ErrInvalid, requested: "1", floor: "1.0", digest: peerDigest, supported: []string{"1.0"}},
 		{name: "malformed floor", set: a2aSet([]string{"1.0"}, "1.0", "x"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrMalformedVersion, requested: "1.0", digest: peerDigest, supported: []string{"1.0"}},
+			cause: facets.ErrInvalid, requested: "1.0", digest: peerDigest, supported: []string{"1.0"}},
 		{name: "preferred not offered", set: a2aSet([]string{"1.0"}, "1.1", "1.0"), offer: a2aOffer("", "1.0"),
 			text: `a2a facet does not offer its preferred version "1.1"`, requested: "1.1", floor: "1.0", digest: peerDigest, supported: []string{"1.0"}},
 		{name: "floor not offered", set: a2aSet([]string{"1.1"}, "1.1", "1.0"), offer: a2aOffer("", "1.1"),
@@ -601,9 +601,9 @@ func TestCompileRefusesInvalidFacet(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			n, err := negotiate.Compile(set, clock())
-			var ve *facets.ValidationError
-			if n != nil || !errors.As(err, &ve) || len(ve.Violations) == 0 || !errors.Is(err, facets.ErrInvalid) {
-				t.Fatalf("Compile = %v, %v; want a *facets.ValidationError", n, err)
+			var v *facets.Violation
+			if n != nil || !errors.As(err, &v) || v.Rule == "" || !errors.Is(err, facets.ErrInvalid) {
+				t.Fatalf("Compile = %v, %v; want a *facets.Violation", n, err)
 			}
 		})
 	}

@@ -67,7 +67,7 @@ func genVersion(p facets.Protocol) *rapid.Generator[string] {
 
 func cmpVersions(p facets.Protocol) func(a, b string) int {
 	return func(a, b string) int {
-		c, err := facets.CompareVersions(p, a, b)
+		c, err := compareVersions(p, a, b)
 		if err != nil {
 			panic(err)
 		}
@@ -401,7 +401,7 @@ func model(subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p 
 	proto := offer.Protocol
 	wellFormed := func(s string) bool { _, err := facets.ParseVersion(proto, s); return err == nil }
 	compare := func(a, b string) int {
-		c, err := facets.CompareVersions(proto, a, b)
+		c, err := compareVersions(proto, a, b)
 		if err != nil {
 			panic(err)
 		}

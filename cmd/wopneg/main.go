@@ -47,11 +47,11 @@
 // twice anywhere is the one finding lint reports (duplicate-key), since
 // strict readers refuse such a document. --now sets
 // the clock the refresh SLA and until are judged by: a date YYYY-MM-DD
-// (its midnight UTC) or an RFC 3339 time; the default is now. lint checks
-// the root keys RFC 0175 and the a2a/mcp records concern; the root keys of
-// other families are passed over, and a note on stderr names them once.
-// The records' own rules are those of package facets, reported with its
-// rule ids. The rule ids are stable:
+// (its midnight UTC) or an RFC 3339 time; the default is now. lint is
+// facets.Lint: it checks the root keys RFC 0175 concerns, the a2a/mcp
+// records, conformance.seamsProfile and hostEvents.types[]; the root keys
+// of other families are passed over, and a note on stderr names them
+// once. The rule ids are stable:
 //
 //	RULE                   WHAT
 //	supported-transports   supportedTransports at the root or in a2a/mcp (RFC 0175, C8.2)

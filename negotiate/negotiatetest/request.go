@@ -138,7 +138,7 @@ func DecodeRequest(data []byte) (Request, error) {
 // parseClock reads a date YYYY-MM-DD as its midnight UTC, or an RFC 3339
 // time.
 func parseClock(s string) (time.Time, error) {
-	if d, err := facets.ParseDate(s); err == nil {
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
 		return d, nil
 	}
 	t, err := time.Parse(time.RFC3339, s)

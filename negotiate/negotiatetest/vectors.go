@@ -425,22 +425,18 @@ func (v Vector) checkSubject(c *checker, decide DecideFunc) {
 	checkAnswer(c, r, a, o)
 }
 
-// refreshKinds name the refresh SLA's verdicts as refresh vectors spell
-// them.
-var refreshKinds = []struct {
-	err  error
-	name string
-}{{facets.ErrRefreshStale, "stale"}, {facets.ErrRefreshFuture, "future"}, {facets.ErrMalformedDate, "malformed"}}
+// refreshKinds name the refresh SLA's verdicts, by the rule of the
+// facets.Violation, as refresh vectors spell them.
+var refreshKinds = map[string]string{"refresh-stale": "stale", "refresh-future": "future", "date": "malformed"}
 
 func (v Vector) checkRefresh(c *checker) {
 	err := facets.CheckRefresh(facets.Advertised{Protocol: facets.ProtocolA2A, RefreshedAt: v.RefreshedAt}, v.Now)
 	got := "ok"
 	if err != nil {
-		got = err.Error() // an error of no kind below reads as itself, never as ok
-		for _, k := range refreshKinds {
-			if errors.Is(err, k.err) {
-				got = k.name
-			}
+		got = err.Error() // an error of no kind above reads as itself, never as ok
+		var v *facets.Violation
+		if errors.As(err, &v) && refreshKinds[v.Rule] != "" {
+			got = refreshKinds[v.Rule]
 		}
 	}
 	c.eq("refresh", got, v.Want.Refresh)
