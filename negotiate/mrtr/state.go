@@ -31,7 +31,8 @@ import (
 // failed.
 var (
 	// ErrMalformed: not two parts, too long, or claims that are not the
-	// closed claims object.
+	// closed claims object of version 1, with a nonce and a round of at
+	// least 1.
 	ErrMalformed = errors.New("mrtr: requestState is malformed")
 	// ErrSignature: the second part is not, byte for byte, the unpadded
 	// base64url MAC of the first made by a key the Sealer holds.
