@@ -307,6 +307,18 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// TestZeroSealer: a Sealer not made by NewSealer fails closed.
+func TestZeroSealer(t *testing.T) {
+	var s mrtr.Sealer
+	if st, err := s.Seal(binding, 1); st != "" || !errors.Is(err, wperrors.MCPRoundsExceeded) {
+		t.Errorf("Seal: %q %v", st, err)
+	}
+	st, _ := newSealer(t, &clock{t: t0}, 4, key("k", 1)).Seal(binding, 1)
+	if _, err := s.Open(context.Background(), st, binding); !errors.Is(err, mrtr.ErrSignature) {
+		t.Errorf("Open: %v", err)
+	}
+}
+
 func TestSealerOptions(t *testing.T) {
 	for _, c := range []struct {
 		opts mrtr.SealerOptions

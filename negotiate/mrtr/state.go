@@ -169,6 +169,7 @@ type SealerOptions struct {
 }
 
 // Sealer seals and opens requestStates. It is safe for concurrent use.
+// The zero Sealer seals nothing and opens nothing.
 type Sealer struct {
 	keys      atomic.Pointer[[]*sealKey]
 	maxRounds int
@@ -331,7 +332,11 @@ func (s *Sealer) open(ctx context.Context, state string, b Binding) (Claims, err
 	var got, want [macBytes]byte
 	n := copy(got[:], sig)
 	verified := 0
-	for _, k := range *s.keys.Load() {
+	keys := s.keys.Load()
+	if keys == nil {
+		return Claims{}, ErrSignature // the zero Sealer holds no key
+	}
+	for _, k := range *keys {
 		k.mac(&want, buf.head)
 		verified |= subtle.ConstantTimeCompare(got[:], want[:])
 	}
