@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
@@ -133,8 +134,8 @@ func TestRefusals(t *testing.T) {
 		{mrtr.ErrSignature, "signature"},
 		{mrtr.ErrExpired, "expired"},
 		{mrtr.ErrMalformed, "malformed"},
-		{&mrtr.BindingError{Claim: "run"}, "binding"},
-		{mrtr.ErrRound, "round"},
+		{fmt.Errorf("%w: run", mrtr.ErrBinding), "binding"},
+		{&wperrors.Error{Code: wperrors.MCPRoundsExceeded}, "round"},
 		{mrtr.ErrNonceStoreFull, "store"},
 		{errors.New("connection refused"), "store"},
 	} {

@@ -17,6 +17,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
 //go:embed vectors/*.json
@@ -444,15 +445,15 @@ func (v Vector) checkRefresh(c *checker) {
 
 func (v Vector) checkRounds(c *checker) {
 	allowed := *v.Want.Allowed
-	r, err := negotiate.NewRounds(v.MaxRounds)
+	r, err := mrtr.NewGuard(v.MaxRounds)
 	if allowed == -1 {
 		if err == nil {
-			c.failf("NewRounds(%d) accepted an invalid limit", v.MaxRounds)
+			c.failf("NewGuard(%d) accepted an invalid limit", v.MaxRounds)
 		}
 		return
 	}
 	if err != nil {
-		c.failf("NewRounds(%d): %v", v.MaxRounds, err)
+		c.failf("NewGuard(%d): %v", v.MaxRounds, err)
 		return
 	}
 	for round := 1; round <= allowed; round++ {
