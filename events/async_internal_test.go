@@ -216,7 +216,7 @@ func stalledAsync(t *testing.T, opts AsyncOptions) (*Async, *gatedSink) {
 	a := NewAsync(g, opts)
 	buffer := opts.Buffer
 	if buffer <= 0 {
-		buffer = DefaultAsyncBuffer
+		buffer = 1024
 	}
 	for range buffer {
 		if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {

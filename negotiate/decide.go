@@ -113,7 +113,7 @@ func (f *facet) offered(s string) (facets.Version, bool) {
 type verdict struct {
 	kind    Kind
 	rule    Rule
-	reason  events.Reason
+	reason  string
 	version string
 	counter bool
 }
@@ -186,7 +186,7 @@ func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidat
 
 // refuseOrCounter refuses, unless the protocol lets the host answer with
 // its preferred version instead.
-func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason events.Reason) verdict {
+func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason string) verdict {
 	if offer.CounterOffer {
 		return verdict{kind: Accepted, rule: rule, reason: events.ReasonOK, version: f.adv.Preferred, counter: true}
 	}
@@ -208,7 +208,7 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 	}
 	e := events.NegotiationDecided{
 		Protocol:   f.adv.Protocol,
-		Outcome:    events.Accepted,
+		Outcome:    "accepted",
 		Version:    v.version,
 		Reason:     v.reason,
 		Floor:      f.adv.Floor,
@@ -216,7 +216,7 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 		At:         now,
 	}
 	if v.kind == Refused {
-		e.Outcome = events.Refused
+		e.Outcome = "refused"
 		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
 	}
 	if named {
@@ -227,7 +227,7 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 
 // refusalError is the interop_version_unsupported error the reference host
 // answers a refusal with: requested is what was asked for, or preferred.
-func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason events.Reason) *wperrors.Error {
+func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason string) *wperrors.Error {
 	if requested == "" {
 		requested = preferred
 	}
@@ -261,7 +261,7 @@ func refuseInput(offer Offer, adv *facets.Advertised, cause error, now time.Time
 		Error:     refusalError(offer.Protocol, offer.Requested, preferred, supported, reason),
 		Cause:     cause,
 	}
-	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: events.Refused, Reason: reason, At: now}
+	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: "refused", Reason: reason, At: now}
 	if _, err := facets.ParseVersion(offer.Protocol, offer.Requested); err == nil {
 		e.Requested = offer.Requested
 	}

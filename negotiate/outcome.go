@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	wperrors "github.com/wopneg/wopneg/errors"
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -129,7 +128,7 @@ type Outcome struct {
 	// Requested is the version the requesting side named, as it named it.
 	Requested string
 	// Reason is the audit reason: ok when accepted, otherwise why not.
-	Reason events.Reason
+	Reason string
 	// Rule is the rule that settled the outcome.
 	Rule Rule
 	// CounterOffered is true when the host answered with its preferred

@@ -45,7 +45,6 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, e := range page {
-		seq, _ := e.Sequence()
-		fmt.Println(seq, e.Payload.Outcome)
+		fmt.Println(e.Sequence, e.Payload.Outcome)
 	}
 }

@@ -510,7 +510,7 @@ func (h *Handler) servable(subject *negotiate.Subject) []string {
 }
 
 // withReason returns version data d with its reason set.
-func withReason(d any, reason events.Reason) wperrors.VersionData {
+func withReason(d any, reason string) wperrors.VersionData {
 	v := d.(wperrors.VersionData)
 	v.Reason = string(reason)
 	return v

@@ -33,8 +33,7 @@ func ExampleRecorder() {
 	rec.Fail(errors.New("store down"))
 	o, _ := negotiate.DecideAndRecord(context.Background(), &rec, run, nil, set, offer, p)
 	for _, e := range rec.Events() {
-		n, _ := e.Sequence()
-		fmt.Println(e.RunID, n, e.Payload.Outcome, e.Payload.Version)
+		fmt.Println(e.RunID, e.Sequence, e.Payload.Outcome, e.Payload.Version)
 	}
 	fmt.Println(o.Err())
 	// Output:
