@@ -10,8 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
-
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -52,7 +50,7 @@ func parkedAsync(t *testing.T, opts events.AsyncOptions) (*events.Async, *gate) 
 }
 
 func TestAsyncCloseFlushesEverythingAccepted(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	m := &sinkCloser{}
 	a := events.NewAsync(m, events.AsyncOptions{Buffer: 8})
 	for i := range 100 {
@@ -83,7 +81,7 @@ func TestAsyncCloseFlushesEverythingAccepted(t *testing.T) {
 }
 
 func TestAsyncDropCountsEveryDrop(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 5, Drop: true})
 	var accepted, dropped int
 	for range 10 {
@@ -110,7 +108,7 @@ func TestAsyncDropCountsEveryDrop(t *testing.T) {
 }
 
 func TestAsyncBlockWaitsForRoom(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 3})
 	for range 2 {
 		if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
@@ -139,7 +137,7 @@ func TestAsyncBlockWaitsForRoom(t *testing.T) {
 }
 
 func TestAsyncBlockStopsAtMaxWait(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2, MaxWait: time.Millisecond})
 	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
 		t.Fatal(err)
@@ -180,7 +178,7 @@ func (c *cancelAfterEntry) Err() error {
 }
 
 func TestAsyncBlockStopsWithTheContext(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2})
 	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
 		t.Fatal(err)
@@ -208,7 +206,7 @@ func TestAsyncBlockStopsWithTheContext(t *testing.T) {
 }
 
 func TestAsyncCloseReleasesBlockedEmits(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: 2})
 	if err := a.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
 		t.Fatal(err)
@@ -232,7 +230,7 @@ func TestAsyncCloseReleasesBlockedEmits(t *testing.T) {
 }
 
 func TestAsyncReportsStoreFailures(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	first, second := errors.New("first"), errors.New("second")
 	var mu sync.Mutex
 	n := 0
@@ -278,7 +276,7 @@ func TestAsyncReportsStoreFailures(t *testing.T) {
 }
 
 func TestAsyncRejectsInvalidEvents(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	a := events.NewAsync(&sinkMemory{}, events.AsyncOptions{})
 	defer a.Close()
 	bad := sinkHost("", sinkAccepted())
@@ -294,7 +292,7 @@ func TestAsyncRejectsInvalidEvents(t *testing.T) {
 // The request path allocates nothing: with the recording goroutine parked,
 // every allocation during the loop is Emit's.
 func TestAsyncEmitAllocatesNothing(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	const runs = 1000
 	a, g := parkedAsync(t, events.AsyncOptions{Buffer: runs + 2})
 	c, cancel := context.WithCancel(sinkCtx)
@@ -341,7 +339,7 @@ func stalled(t *testing.T) (a *events.Async, release func()) {
 // goroutine waits, so the hour below is reached at once if nothing else
 // ends the wait.
 func TestAsyncZeroOptionsBoundTheWaitOnAStalledStore(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		a, release := stalled(t)
 		defer release()
@@ -359,7 +357,7 @@ func TestAsyncZeroOptionsBoundTheWaitOnAStalledStore(t *testing.T) {
 // Issue 8 item 5: under RequireAudit, that drop is a refusal with
 // internal_error by the audit rule, and the AuditError says it was a drop.
 func TestAsyncDropOnAStalledStoreIsAnInternalErrorUnderRequireAudit(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		a, release := stalled(t)
 		defer release()
@@ -407,7 +405,7 @@ func (s *goexitSink) Emit(ctx context.Context, e events.Event) error {
 // returned nil. Now the Async stops with it: later Emits are refused with
 // an error that wraps ErrClosed, and Close reports it.
 func TestAsyncSinkThatCallsGoexitStopsTheAsyncLoudly(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := &goexitSink{stop: func(n int32) bool { return n == 2 }}
 		var failed []error

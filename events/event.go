@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // typeNegotiationDecided is the type of every event this package carries,
@@ -92,8 +93,7 @@ type Event struct {
 	// WorkspaceID is the host event's optional workspaceId.
 	WorkspaceID string
 
-	// proof is a copy of the event as it passed Validate, whose own proof
-	// points to itself; see sealed.
+	// proof is a copy of the event as it passed Validate; see sealed.
 	proof *Event
 }
 
@@ -104,14 +104,7 @@ type Event struct {
 // [*FieldError] of it: every sink refuses that event, and a caller can
 // still report what it was.
 func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
-	e := Event{
-		ID:            rand.Text(),
-		Time:          payload.At,
-		Payload:       payload,
-		RunID:         runID,
-		SchemaVersion: 1,
-	}
-	return e, e.validateAndSeal()
+	return newEvent(payload, runID, 1, "")
 }
 
 // NewHostEvent returns the durable host event that records payload outside
@@ -120,11 +113,18 @@ func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
 // invalid it returns the event as built, without proof, and every
 // [*FieldError] of it, as [NewRunEvent] does.
 func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error) {
+	return newEvent(payload, "", 0, workspaceID)
+}
+
+// newEvent is NewRunEvent when runID is set and NewHostEvent otherwise.
+func newEvent(payload NegotiationDecided, runID string, schemaVersion int, workspaceID string) (Event, error) {
 	e := Event{
-		ID:          rand.Text(),
-		Time:        payload.At,
-		Payload:     payload,
-		WorkspaceID: workspaceID,
+		ID:            rand.Text(),
+		Time:          payload.At,
+		Payload:       payload,
+		RunID:         runID,
+		SchemaVersion: schemaVersion,
+		WorkspaceID:   workspaceID,
 	}
 	return e, e.validateAndSeal()
 }
@@ -135,17 +135,39 @@ func (e *Event) validateAndSeal() error {
 	if err == nil {
 		p := new(Event)
 		*p = *e
-		p.proof = p
 		e.proof = p
 	}
 	return err
 }
 
 // sealed reports whether e is, field for field, the event its proof was
-// made from. The proof holds the strings it compares against, so equal
-// strings mean equal contents whatever their addresses, and the common
-// case, where e is an unchanged copy, compares addresses and lengths only.
-func (e *Event) sealed() bool { return e.proof != nil && *e.proof == *e }
+// made from. A string field is the proof's when it has the proof's bytes
+// at the proof's address: the proof keeps its strings alive, and Go
+// strings are immutable, so that is the same content, compared in a
+// constant time that does not grow with the strings. A field set to an
+// equal string held elsewhere drops the proof; the event is then
+// validated, which is slower but no less right.
+func (e *Event) sealed() bool {
+	p := e.proof
+	if p == nil {
+		return false
+	}
+	return same(e.ID, p.ID) && e.Time == p.Time && samePayload(&e.Payload, &p.Payload) &&
+		same(e.RunID, p.RunID) && e.SchemaVersion == p.SchemaVersion &&
+		e.Sequence == p.Sequence && e.HasSequence == p.HasSequence &&
+		same(e.NodeID, p.NodeID) && e.EngineVersion == p.EngineVersion && e.HasEngineVersion == p.HasEngineVersion &&
+		same(e.CausationID, p.CausationID) && same(e.WorkspaceID, p.WorkspaceID)
+}
+
+func samePayload(a, b *NegotiationDecided) bool {
+	return same(string(a.Protocol), string(b.Protocol)) && same(a.Outcome, b.Outcome) &&
+		same(a.Version, b.Version) && same(a.Requested, b.Requested) && same(a.Reason, b.Reason) &&
+		same(a.Floor, b.Floor) && same(a.PeerDigest, b.PeerDigest) && a.At == b.At
+}
+
+// same reports whether a and b are one string: the same bytes at the same
+// address.
+func same(a, b string) bool { return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b) }
 
 // check is Validate for an event that does not carry a valid proof: what
 // every sink calls on the request path.

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -209,7 +207,7 @@ func TestSinkConformanceFanout(t *testing.T) {
 }
 
 func TestSinkConformanceAsync(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	for _, opts := range []events.AsyncOptions{
 		{},
 		{Buffer: 4, MaxWait: time.Minute},
