@@ -71,7 +71,7 @@ func (s *slogSink) Emit(ctx context.Context, e Event) (err error) {
 	return nil
 }
 
-// appendAttrs appends the attributes a [SlogSink] writes for e to dst.
+// appendAttrs appends the attributes the slog sink writes for e to dst.
 func appendAttrs(dst []slog.Attr, e *Event) []slog.Attr {
 	dst = append(dst, slog.String("eventId", e.ID))
 	if e.RunID != "" {
