@@ -25,10 +25,20 @@ import (
 // when e is a run event no store has sequenced: the envelope requires one,
 // and a made-up 0 would read as the first event of the run.
 func (e Event) MarshalJSON() ([]byte, error) {
-	if err := e.checkWritable(); err != nil {
+	b, err := e.appendChecked(make([]byte, 0, 512))
+	if err != nil {
 		return nil, err
 	}
-	return e.appendJSON(make([]byte, 0, 512)), nil
+	return b, nil
+}
+
+// appendChecked appends e's envelope to dst, or returns dst unchanged and
+// the error of checkWritable.
+func (e *Event) appendChecked(dst []byte) ([]byte, error) {
+	if err := e.checkWritable(); err != nil {
+		return dst, err
+	}
+	return e.appendJSON(dst), nil
 }
 
 // checkWritable is what MarshalJSON and the JSON-lines sink refuse.

@@ -334,7 +334,7 @@ func TestUnmarshalReadsEveryField(t *testing.T) {
 }
 
 // FuzzEventJSON checks that the event reader never panics, refuses with
-// an error wrapping ErrInvalidEvent, and that what it accepts is valid and
+// a *FieldError, and that what it accepts is valid and
 // survives a round trip unchanged.
 func FuzzEventJSON(f *testing.F) {
 	for _, e := range []events.Event{withEngine(withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 3), 1), sinkHost("ws", sinkRefused())} {
