@@ -19,9 +19,9 @@ import (
 
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func decided(p facets.Protocol, o events.Outcome, r events.Reason) events.Event {
+func decided(p facets.Protocol, o string, r string) events.Event {
 	d := events.NegotiationDecided{Protocol: p, Outcome: o, Requested: "2025-06-18", Reason: r, Floor: "2025-11-25", At: at}
-	if o == events.Accepted {
+	if o == "accepted" {
 		d.Version = "2025-11-25"
 	}
 	e, err := events.NewHostEvent("", d)
@@ -39,7 +39,7 @@ func TestDecisions(t *testing.T) {
 	var seen int
 	s, err := Decisions(reg, events.SinkFunc(func(_ context.Context, e events.Event) error {
 		seen++
-		if e.Payload.Outcome == events.Refused {
+		if e.Payload.Outcome == "refused" {
 			return fault
 		}
 		return nil
@@ -52,9 +52,9 @@ func TestDecisions(t *testing.T) {
 		e    events.Event
 		want error
 	}{
-		{decided(facets.ProtocolMCP, events.Accepted, events.ReasonOK), nil},
-		{decided(facets.ProtocolMCP, events.Accepted, events.ReasonOK), nil},
-		{decided(facets.ProtocolMCP, events.Refused, events.ReasonBelowFloor), fault},
+		{decided(facets.ProtocolMCP, "accepted", events.ReasonOK), nil},
+		{decided(facets.ProtocolMCP, "accepted", events.ReasonOK), nil},
+		{decided(facets.ProtocolMCP, "refused", events.ReasonBelowFloor), fault},
 	} {
 		if err := s.Emit(ctx, tc.e); !errors.Is(err, tc.want) {
 			t.Errorf("Emit = %v, want %v", err, tc.want)

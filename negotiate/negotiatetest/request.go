@@ -184,7 +184,7 @@ type Answer struct {
 	// Version is set when not refused.
 	Version string `json:"version,omitzero"`
 	// Reason is the audit reason.
-	Reason events.Reason `json:"reason"`
+	Reason string `json:"reason"`
 	// Rule names the decision rule that settled it.
 	Rule string `json:"rule"`
 	// CounterOffered is true when the host answered with its own version.
