@@ -1,0 +1,494 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// defect is the one thing a test host does wrong on purpose.
+type defect int
+
+const (
+	correct defect = iota
+	noFloorCheck
+	unauthDowngrade
+	noEvent
+	peerInClear
+	roundsPlusOne
+	transportsAdvertised
+	staleRefresh
+	noSeams
+)
+
+func (d defect) String() string {
+	return [...]string{"correct", "no floor check", "unauthenticated downgrade allowed", "no event recorded",
+		"peer host in clear", "round maxRounds+1 let through", "supportedTransports advertised",
+		"stale refreshedAt", "no seams profile"}[d]
+}
+
+// hostShape is what a test host offers.
+type hostShape struct {
+	a2a       []string // versions, floor first, preferred last
+	mcp       []string // revisions, floor first, preferred last
+	maxRounds int
+}
+
+// wide offers a floor below preferred on both protocols: A2A 1.1 is
+// HYPOTHETICAL — no such A2A release exists; it is here only to show the
+// A2A §D.1 legs can pass when a second non-legacy release exists.
+var wide = hostShape{a2a: []string{"1.0", "1.1"}, mcp: []string{"2025-11-25", "2026-07-28"}, maxRounds: 3}
+
+// examplesShape is examples/host's: A2A 1.0 only, MCP floor below preferred.
+var examplesShape = hostShape{a2a: []string{"1.0"}, mcp: []string{"2025-11-25", "2026-07-28"}, maxRounds: 4}
+
+// tokens are the bearer tokens the test hosts know, and their tenants.
+var tokens = map[string]string{"tok-acme": "acme", "tok-globex": "globex"}
+
+// testHost implements the wire contract wopneg conform reads — discovery,
+// the §22/§23 invoke seams, the run event poll, /host/events, inbound A2A
+// and MCP — with the module's decision (negotiate.Negotiator), peer digest,
+// event envelopes, card reader and round counter, and at most one defect.
+type testHost struct {
+	t      testing.TB
+	shape  hostShape
+	defect defect
+	neg    *negotiate.Negotiator
+	srv    *httptest.Server
+	now    time.Time
+
+	mu   sync.Mutex
+	runs map[string][]map[string]any
+	subs map[chan []byte]string
+}
+
+func newTestHost(t testing.TB, shape hostShape, d defect) *testHost {
+	t.Helper()
+	h := &testHost{t: t, shape: shape, defect: d, now: time.Now().UTC(), runs: map[string][]map[string]any{}, subs: map[chan []byte]string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openwop", h.discovery)
+	mux.HandleFunc("POST /conformance/seams/sample/a2a/invoke", h.a2aInvoke)
+	mux.HandleFunc("POST /conformance/seams/sample/mcp/invoke", h.mcpInvoke)
+	mux.HandleFunc("GET /runs/{runId}/events/poll", h.poll)
+	mux.HandleFunc("GET /host/events", h.hostEvents)
+	mux.HandleFunc("GET /.well-known/agent-card.json", h.card)
+	mux.HandleFunc("POST /a2a/jsonrpc", h.a2aInbound)
+	mux.HandleFunc("POST /mcp", h.mcpInbound)
+	h.srv = httptest.NewServer(mux)
+	t.Cleanup(h.srv.Close)
+	n, err := negotiate.Compile(h.facets(), policy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.neg = n
+	return h
+}
+
+func (h *testHost) facets() facets.Set {
+	rec := facets.Record{Status: "experimental", Since: "2.0", Until: "2.1", Witness: "seam-gated"}
+	refreshed := h.now.Format(time.DateOnly)
+	if h.defect == staleRefresh {
+		refreshed = h.now.AddDate(0, 0, -120).Format(time.DateOnly)
+	}
+	a, m := h.shape.a2a, h.shape.mcp
+	var mrtr *facets.MRTR
+	if h.shape.maxRounds > 0 {
+		mrtr = &facets.MRTR{MaxRounds: h.shape.maxRounds}
+	}
+	return facets.Set{
+		A2A: &facets.A2A{Versions: a, PreferredVersion: a[len(a)-1], MinimumVersion: a[0], RefreshedAt: refreshed,
+			Profiles: []string{"a2a-" + a[0]}, AgentCardURL: h.srv.URL + cardPath, Record: rec},
+		MCP: &facets.MCP{Revisions: m, PreferredVersion: m[len(m)-1], MinimumRevision: m[0], RefreshedAt: refreshed,
+			Profiles: []string{"mcp-" + m[len(m)-1]}, ServerURLs: []string{h.srv.URL + "/mcp"}, MRTR: mrtr, Record: rec},
+	}
+}
+
+func (h *testHost) discovery(w http.ResponseWriter, _ *http.Request) {
+	doc := map[string]any{"protocolVersions": []string{"2.0"}, "preferredVersion": "2.0",
+		"hostEvents": map[string]any{"types": []any{map[string]any{"type": "negotiation.decided", "delivery": "durable"}}}}
+	if h.defect != noSeams {
+		doc["conformance"] = map[string]any{"seamsProfile": seamsProfile}
+	}
+	if h.defect == transportsAdvertised {
+		doc["supportedTransports"] = []string{"http", "grpc"}
+	}
+	set := h.facets()
+	doc["a2a"], doc["mcp"] = set.A2A, set.MCP
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// tenant is the tenant of the caller's bearer token, "" for none.
+func tenant(r *http.Request) string {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return tokens[tok]
+}
+
+func subjectOf(ten string) *negotiate.Subject {
+	return &negotiate.Subject{Issuer: "urn:conform-test:host", SubjectID: "interop", Tenant: ten, Lane: "workload", Kind: "workload"}
+}
+
+// decide is the module's decision, with the host's defect applied.
+func (h *testHost) decide(subj *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, events.NegotiationDecided) {
+	if h.defect == unauthDowngrade && subj == nil {
+		subj = subjectOf("acme")
+	}
+	o, p := h.neg.Decide(subj, offer)
+	if h.defect == noFloorCheck && o.Reason == events.ReasonBelowFloor && len(offer.PeerVersions) > 0 {
+		v := slices.Max(offer.PeerVersions)
+		o = negotiate.Outcome{Kind: negotiate.Accepted, Protocol: offer.Protocol, Version: v, Reason: events.ReasonOK}
+		p.Outcome, p.Version, p.Reason = events.Accepted, v, events.ReasonOK
+	}
+	return o, p
+}
+
+// openRun opens the audit run of one seam exchange in the caller's tenant.
+func (h *testHost) openRun(r *http.Request) string {
+	ten := tenant(r)
+	if ten == "" {
+		ten = "anon:public"
+	}
+	id := ten + "/" + events.NewEventID()
+	h.mu.Lock()
+	h.runs[id] = []map[string]any{}
+	h.mu.Unlock()
+	return id
+}
+
+// record puts p on run runID (or, with runID "", publishes it to the
+// subscribers of tenant ten as a host event).
+func (h *testHost) record(runID, ten string, p events.NegotiationDecided, peer string) {
+	if h.defect == noEvent {
+		return
+	}
+	var ev events.Event
+	var err error
+	if runID != "" {
+		ev, err = events.NewRunEvent(runID, p)
+	} else {
+		ev, err = events.NewHostEvent("", p)
+	}
+	if err != nil {
+		h.t.Error(err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if runID == "" {
+		data, err := ev.MarshalJSON()
+		if err != nil {
+			h.t.Error(err)
+			return
+		}
+		for ch, t := range h.subs {
+			if t == ten && ten != "" {
+				select {
+				case ch <- data:
+				default:
+				}
+			}
+		}
+		return
+	}
+	data, err := ev.WithSequence(int64(len(h.runs[runID]))).MarshalJSON()
+	if err != nil {
+		h.t.Error(err)
+		return
+	}
+	var m map[string]any
+	_ = json.Unmarshal(data, &m)
+	if h.defect == peerInClear {
+		origin, _ := events.Origin(peer)
+		m["payload"].(map[string]any)["peerDigest"] = origin
+	}
+	h.runs[runID] = append(h.runs[runID], m)
+}
+
+func (h *testHost) poll(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("runId")
+	ten, _, _ := strings.Cut(id, "/")
+	h.mu.Lock()
+	evs, ok := h.runs[id]
+	h.mu.Unlock()
+	if !ok || ten != tenant(r) && !(ten == "anon:public" && tenant(r) == "") {
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found", "message": "no such run"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": evs})
+}
+
+func (h *testHost) hostEvents(w http.ResponseWriter, r *http.Request) {
+	ten := tenant(r)
+	if ten == "" {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	ch := make(chan []byte, 16)
+	h.mu.Lock()
+	h.subs[ch] = ten
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.subs, ch)
+		h.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	fl.Flush()
+	for {
+		select {
+		case data := <-ch:
+			fmt.Fprintf(w, "event: negotiation.decided\ndata: %s\n\n", data)
+			fl.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// refuse answers a refused outcome with the v2 envelope naming the run.
+func refuse(w http.ResponseWriter, err *wperrors.Error, runID string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(err.HTTPStatus())
+	_ = json.NewEncoder(w).Encode(err.WithDetail("runId", runID))
+}
+
+// peerPost sends one JSON request to a fake peer and reads its answer.
+func peerPost(ctx context.Context, url string, h http.Header, body any) (int, map[string]any, error) {
+	var rd io.Reader = http.NoBody
+	method := http.MethodGet
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd, method = bytes.NewReader(data), http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header = h
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	_ = json.Unmarshal(data, &m)
+	return res.StatusCode, m, nil
+}
+
+type seamRequest struct {
+	PeerURL            string         `json:"peerUrl"`
+	ServerURL          string         `json:"serverUrl"`
+	Authenticated      *bool          `json:"authenticated"`
+	PeerOffersOnly     string         `json:"peerOffersOnly"`
+	RequestVersion     string         `json:"requestVersion"`
+	Tool               string         `json:"tool"`
+	Arguments          map[string]any `json:"arguments"`
+	ClientCapabilities map[string]any `json:"clientCapabilities"`
+	ElicitationAnswer  map[string]any `json:"elicitationAnswer"`
+}
+
+func (h *testHost) seamRequest(w http.ResponseWriter, r *http.Request) (seamRequest, *negotiate.Subject, bool) {
+	var req seamRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "validation_error", "message": err.Error()})
+		return req, nil, false
+	}
+	if req.Authenticated != nil && !*req.Authenticated {
+		return req, nil, true
+	}
+	return req, subjectOf("acme"), true
+}
+
+func (h *testHost) a2aInvoke(w http.ResponseWriter, r *http.Request) {
+	if h.defect == noSeams {
+		http.NotFound(w, r)
+		return
+	}
+	req, subj, ok := h.seamRequest(w, r)
+	if !ok {
+		return
+	}
+	pref := h.shape.a2a[len(h.shape.a2a)-1]
+	runID := h.openRun(r)
+	var offers []string
+	if res, err := http.DefaultClient.Do(mustReq(r.Context(), req.PeerURL+cardPath, pref)); err == nil {
+		data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		res.Body.Close()
+		offers, _ = a2ahttp.CardOffers(data)
+	}
+	if req.PeerOffersOnly != "" {
+		offers = slices.DeleteFunc(offers, func(v string) bool { return v != req.PeerOffersOnly })
+	}
+	requested := cmpOr(req.RequestVersion, pref)
+	o, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: req.PeerURL, Requested: requested, PeerVersions: offers})
+	h.record(runID, "", p, req.PeerURL)
+	if !o.Accepted() {
+		refuse(w, o.Error, runID)
+		return
+	}
+	_, result, err := peerPost(r.Context(), req.PeerURL+a2aRPCPath, http.Header{"A2A-Version": {o.Version}, "Content-Type": {"application/json"}},
+		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": map[string]any{"role": "ROLE_USER", "parts": []any{map[string]any{"text": "hi"}}}}})
+	if err != nil {
+		refuse(w, wperrors.New(wperrors.Internal, err.Error()), runID)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": o.Version, "protocol": "a2a", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
+}
+
+func mustReq(ctx context.Context, url, version string) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("A2A-Version", version)
+	return req
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func mcpHeaders(v, method, name string) http.Header {
+	h := http.Header{"Mcp-Protocol-Version": {v}, "Mcp-Method": {method}, "Content-Type": {"application/json"}}
+	if name != "" {
+		h.Set("Mcp-Name", name)
+	}
+	return h
+}
+
+func (h *testHost) mcpInvoke(w http.ResponseWriter, r *http.Request) {
+	if h.defect == noSeams {
+		http.NotFound(w, r)
+		return
+	}
+	req, subj, ok := h.seamRequest(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	pref := h.shape.mcp[len(h.shape.mcp)-1]
+	runID := h.openRun(r)
+	_, disc, _ := peerPost(ctx, req.ServerURL, mcpHeaders(pref, "server/discover", ""),
+		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": map[string]any{"_meta": map[string]any{metaVersion: pref}}})
+	offers := strs(obj(disc, "result"), "supportedVersions")
+	if e := obj(disc, "error"); e != nil {
+		offers = strs(obj(e, "data"), "supported")
+	}
+	o, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: req.ServerURL, Requested: cmpOr(req.RequestVersion, pref), PeerVersions: offers})
+	h.record(runID, "", p, req.ServerURL)
+	if !o.Accepted() {
+		refuse(w, o.Error, runID)
+		return
+	}
+	tool := cmpOr(req.Tool, "echo")
+	args := req.Arguments
+	if args == nil {
+		args = map[string]any{"text": "conform"}
+	}
+	max := h.shape.maxRounds
+	if h.defect == roundsPlusOne {
+		max++
+	}
+	rounds, err := negotiate.NewRounds(max)
+	if err != nil {
+		h.t.Error(err)
+		return
+	}
+	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{metaVersion: o.Version, metaClientCap: cmpMap(req.ClientCapabilities)}}
+	for i := 0; i < 20; i++ {
+		_, res, err := peerPost(ctx, req.ServerURL, mcpHeaders(o.Version, "tools/call", tool), map[string]any{"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": params})
+		result := obj(res, "result")
+		if err != nil || result == nil {
+			refuse(w, wperrors.New(wperrors.Internal, fmt.Sprintf("tools/call failed: %v %v", err, res)), runID)
+			return
+		}
+		if result["resultType"] != "input_required" {
+			writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": o.Version, "protocol": "mcp", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
+			return
+		}
+		if err := rounds.Next(); err != nil {
+			var we *wperrors.Error
+			if !errors.As(err, &we) {
+				h.t.Error(err)
+				return
+			}
+			refuse(w, we, runID)
+			return
+		}
+		responses := map[string]any{}
+		for k := range obj(result, "inputRequests") {
+			responses[k] = map[string]any{"action": "accept", "content": req.ElicitationAnswer}
+		}
+		params["requestState"], params["inputResponses"] = result["requestState"], responses
+	}
+	refuse(w, wperrors.New(wperrors.Internal, "too many rounds"), runID)
+}
+
+func cmpMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func (h *testHost) card(w http.ResponseWriter, _ *http.Request) {
+	ifaces := []any{}
+	for _, v := range h.shape.a2a {
+		ifaces = append(ifaces, map[string]any{"url": h.srv.URL + a2aRPCPath, "protocolBinding": "JSONRPC", "protocolVersion": v})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"name": "test host", "supportedInterfaces": ifaces})
+}
+
+// inbound decides and records one inbound request naming v.
+func (h *testHost) inbound(r *http.Request, p facets.Protocol, v string) negotiate.Outcome {
+	ten := tenant(r)
+	var subj *negotiate.Subject
+	if ten != "" {
+		subj = subjectOf(ten)
+	}
+	adv, _ := h.neg.Facets().Lookup(p)
+	o, pl := h.decide(subj, negotiate.Inbound(adv, "", v))
+	h.record("", ten, pl, "")
+	return o
+}
+
+func (h *testHost) a2aInbound(w http.ResponseWriter, r *http.Request) {
+	var req rpcRequest
+	_ = json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req)
+	v := cmpOr(r.Header.Get("A2A-Version"), a2aLegacy)
+	if o := h.inbound(r, facets.ProtocolA2A, v); !o.Accepted() {
+		writeJSON(w, http.StatusOK, rpcError(req.ID, -32009, "A2A-Version "+v+" is not served", nil))
+		return
+	}
+	writeJSON(w, http.StatusOK, rpcError(req.ID, -32001, "task not found", nil))
+}
+
+func (h *testHost) mcpInbound(w http.ResponseWriter, r *http.Request) {
+	var req rpcRequest
+	_ = json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req)
+	v := r.Header.Get("MCP-Protocol-Version")
+	if o := h.inbound(r, facets.ProtocolMCP, v); !o.Accepted() {
+		writeJSON(w, http.StatusBadRequest, rpcError(req.ID, -32022, "unsupported protocol version", map[string]any{"supported": h.shape.mcp, "requested": v}))
+		return
+	}
+	writeJSON(w, http.StatusOK, rpcResult(req.ID, map[string]any{"resultType": "complete", "tools": []any{}}))
+}
