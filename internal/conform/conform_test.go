@@ -145,11 +145,13 @@ func TestNoSeams(t *testing.T) {
 	}
 }
 
-// TestNoToken: the inbound legs need an authenticated caller.
+// TestNoToken: the seams and the inbound legs need an authenticated
+// caller; without one they are blocked, and the document rows still pass.
 func TestNoToken(t *testing.T) {
 	rep := run(t, newTestHost(t, wide, correct), "")
 	v := byVerdict(rep)
-	want := []string{rInA2A, rInA2ARefused, rInMCP, rInMCPRefused}
+	want := []string{rEmitted, rRequested, rEmitted + ".mcp", rRequested + ".mcp", rFloor, rFloor + ".mcp", rAuth, rAuth + ".mcp", rRefused,
+		rInA2A, rInA2ARefused, rInMCP, rInMCPRefused}
 	if !slices.Equal(v[verdict.Blocked], want) || len(v[verdict.Fail]) > 0 {
 		t.Fatalf("blocked %v, want %v:\n%s", v[verdict.Blocked], want, dump(rep))
 	}

@@ -160,11 +160,7 @@ func (h *testHost) decide(subj *negotiate.Subject, offer negotiate.Offer) (negot
 
 // openRun opens the audit run of one seam exchange in the caller's tenant.
 func (h *testHost) openRun(r *http.Request) string {
-	ten := tenant(r)
-	if ten == "" {
-		ten = "anon:public"
-	}
-	id := ten + "/" + events.NewEventID()
+	id := tenant(r) + "/" + events.NewEventID()
 	h.mu.Lock()
 	h.runs[id] = []map[string]any{}
 	h.mu.Unlock()
@@ -226,7 +222,7 @@ func (h *testHost) poll(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	evs, ok := h.runs[id]
 	h.mu.Unlock()
-	if !ok || ten != tenant(r) && !(ten == "anon:public" && tenant(r) == "") {
+	if !ok || ten != tenant(r) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "not_found", "message": "no such run"})
 		return
 	}
@@ -308,6 +304,10 @@ type seamRequest struct {
 
 func (h *testHost) seamRequest(w http.ResponseWriter, r *http.Request) (seamRequest, *negotiate.Subject, bool) {
 	var req seamRequest
+	if tenant(r) == "" {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthenticated", "message": "the seams need an authenticated caller"})
+		return req, nil, false
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "validation_error", "message": err.Error()})
 		return req, nil, false
@@ -315,7 +315,7 @@ func (h *testHost) seamRequest(w http.ResponseWriter, r *http.Request) (seamRequ
 	if req.Authenticated != nil && !*req.Authenticated {
 		return req, nil, true
 	}
-	return req, subjectOf("acme"), true
+	return req, subjectOf(tenant(r)), true
 }
 
 func (h *testHost) a2aInvoke(w http.ResponseWriter, r *http.Request) {

@@ -110,6 +110,10 @@ func (r *runner) invoke(ctx context.Context, l *verdict.Leg, p facets.Protocol, 
 		l.Block(fmt.Sprintf("POST %s: %v", path, a.Err))
 		return x, false
 	}
+	if a.Status == http.StatusUnauthorized {
+		l.Block(fmt.Sprintf("%s answered 401: the seams need an authenticated caller (wopneg conform --token)", path))
+		return x, false
+	}
 	if a.Status == http.StatusNotFound || a.Status == http.StatusForbidden || a.Status == http.StatusMethodNotAllowed {
 		l.Block(fmt.Sprintf("the host advertises %s but %s answered %d (host-sample-test-seams.md §22/§23)", p, path, a.Status))
 		return x, false
