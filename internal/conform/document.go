@@ -105,13 +105,7 @@ func (r *runner) legacyProfiles(context.Context) []verdict.Result {
 	}
 	_, has := r.doc["profiles"]
 	root.Wire(!has, "the discovery root carries profiles (RFC 0169 §C.1 removed it)")
-	seen := false
-	for _, p := range protocols {
-		f := r.facet(p)
-		if f == nil {
-			continue
-		}
-		seen = true
+	r.eachFacet(l, func(p facets.Protocol, f map[string]any) {
 		ids := strs(f, "profiles")
 		for _, id := range ids {
 			l.Wire(!strings.HasSuffix(id, "-legacy"), "%s.profiles lists %q, a legacy profile (RFC 0175 C8.1)", p, id)
@@ -119,10 +113,7 @@ func (r *runner) legacyProfiles(context.Context) []verdict.Result {
 		}
 		err := r.validRecord(p)
 		l.Wire(err == nil, "{protocolVersions, preferredVersion, %s} does not validate: %v", p, err)
-	}
-	if !seen {
-		l.Inapplicable("the host advertises neither a2a nor mcp")
-	}
+	})
 	return settle(l, root)
 }
 
@@ -134,13 +125,7 @@ func (r *runner) refreshSLA(context.Context) []verdict.Result {
 	if !r.gateDoc(l) {
 		return settle(l)
 	}
-	seen := false
-	for _, p := range protocols {
-		f := r.facet(p)
-		if f == nil {
-			continue
-		}
-		seen = true
+	r.eachFacet(l, func(p facets.Protocol, f map[string]any) {
 		s := shapeOf(p, f)
 		if l.Wire(fullDate.MatchString(s.refreshedAt), "%s.refreshedAt must be YYYY-MM-DD, got %v", p, f["refreshedAt"]) {
 			at, err := time.Parse(time.DateOnly, s.refreshedAt)
@@ -151,11 +136,23 @@ func (r *runner) refreshSLA(context.Context) []verdict.Result {
 		l.Wire(len(s.versions) > 0, "%s offers no version", p)
 		l.Wire(slices.Contains(s.versions, s.preferred), "%s.preferredVersion %q is not offered", p, s.preferred)
 		l.Wire(slices.Contains(s.versions, s.floor), "the %s floor %q is not offered", p, s.floor)
+	})
+	return settle(l)
+}
+
+// eachFacet calls fn with each facet the document advertises, and marks l
+// inapplicable when it advertises none.
+func (r *runner) eachFacet(l *verdict.Leg, fn func(p facets.Protocol, f map[string]any)) {
+	seen := false
+	for _, p := range protocols {
+		if f := r.facet(p); f != nil {
+			seen = true
+			fn(p, f)
+		}
 	}
 	if !seen {
 		l.Inapplicable("the host advertises neither a2a nor mcp")
 	}
-	return settle(l)
 }
 
 func allMatch(ss []string, re *regexp.Regexp) bool {

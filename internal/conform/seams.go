@@ -178,6 +178,30 @@ func acting(p facets.Protocol, calls []call) []call {
 	return out
 }
 
+// countBelow counts the acting calls that name a version below v.
+func countBelow(p facets.Protocol, calls []call, v string) int {
+	n := 0
+	for _, c := range acting(p, calls) {
+		if w := wireVersion(p, c); w != "" && below(p, w, v) {
+			n++
+		}
+	}
+	return n
+}
+
+// lastBelow asserts that no call to x's peer named a version below v (what
+// says which bound v is), and returns the payload of the last record of
+// x's run.
+func (r *runner) lastBelow(ctx context.Context, l *verdict.Leg, x exchange, v, what string) (map[string]any, bool) {
+	n := countBelow(x.p, x.calls, v)
+	l.Wire(n == 0, "%d call(s) to the peer carried a version below %s %s", n, what, v)
+	recs, ok := r.records(ctx, l, x)
+	if !ok {
+		return nil, false
+	}
+	return last(recs), true
+}
+
 // emitted is v2-negotiation-decided-emitted and RFC 0242's requested legs.
 func (r *runner) emitted(ctx context.Context) []verdict.Result {
 	var out []verdict.Result
@@ -263,11 +287,22 @@ func (r *runner) emittedLegs(ctx context.Context, p facets.Protocol, l, rq *verd
 // one without it, which the host can only settle by asking the peer, so
 // the row observes a refusal the peer took part in.
 func (r *runner) floorRefused(ctx context.Context) []verdict.Result {
+	return r.eachProtocol(ctx, scFloor, "openwop.requirement.0175.minimum-version-refused", r.floorLegs)
+}
+
+// legFunc runs legs of one row of protocol p, whose facet is s.
+type legFunc func(ctx context.Context, l *verdict.Leg, p facets.Protocol, s shape)
+
+// eachProtocol settles the row (scenario, base id) of each protocol,
+// running legs in turn on the rows that pass the seams gate.
+func (r *runner) eachProtocol(ctx context.Context, scenario, base string, legs ...legFunc) []verdict.Result {
 	var out []verdict.Result
 	for _, p := range protocols {
-		l := verdict.New(scFloor, reqID("openwop.requirement.0175.minimum-version-refused", p))
+		l := verdict.New(scenario, reqID(base, p))
 		if s, ok := r.gateSeams(p, l); ok {
-			r.floorLegs(ctx, l, p, s)
+			for _, leg := range legs {
+				leg(ctx, l, p, s)
+			}
 		}
 		out = append(out, settle(l)...)
 	}
@@ -301,18 +336,10 @@ func (r *runner) assertRefused(ctx context.Context, l *verdict.Leg, x exchange, 
 	if dp, ok := obj(x.a.JSON, "details")["protocol"]; ok {
 		l.Wire(dp == string(p), "details.protocol is %v, not %s", dp, p)
 	}
-	n := 0
-	for _, c := range acting(p, x.calls) {
-		if v := wireVersion(p, c); v != "" && below(p, v, floor) {
-			n++
-		}
-	}
-	l.Wire(n == 0, "%d call(s) to the peer carried a version below the floor %s", n, floor)
-	recs, ok := r.records(ctx, l, x)
+	lp, ok := r.lastBelow(ctx, l, x, floor, "the floor")
 	if !ok {
 		return
 	}
-	lp := last(recs)
 	l.Wire(lp["outcome"] == "refused", "the record's outcome is %v, not refused", lp["outcome"])
 	l.Wire(lp["reason"] == "below-floor", "the record's reason is %v, not below-floor", lp["reason"])
 	if f, ok := lp["floor"]; ok {
@@ -330,16 +357,7 @@ func (r *runner) assertRefused(ctx context.Context, l *verdict.Leg, x exchange, 
 // nothing. A host whose floor is its preferred version is blocked with
 // FloorIsPreferred.
 func (r *runner) authenticated(ctx context.Context) []verdict.Result {
-	var out []verdict.Result
-	for _, p := range protocols {
-		l := verdict.New(scAuthenticated, reqID("openwop.requirement.0175.negotiation-authenticated", p))
-		if s, ok := r.gateSeams(p, l); ok {
-			r.lowerLeg(ctx, l, p, s)
-			r.witnessLeg(ctx, l, p, s)
-		}
-		out = append(out, settle(l)...)
-	}
-	return out
+	return r.eachProtocol(ctx, scAuthenticated, "openwop.requirement.0175.negotiation-authenticated", r.lowerLeg, r.witnessLeg)
 }
 
 // lowerLeg is the suite's leg: the peer offers only the legacy version.
@@ -364,23 +382,14 @@ func (r *runner) lowerLeg(ctx context.Context, l *verdict.Leg, p facets.Protocol
 // versions below preferred: a success is at preferred, a refusal is
 // recorded with one of reasons, and no call to the peer is below preferred.
 func (r *runner) notLowered(ctx context.Context, l *verdict.Leg, x exchange, preferred string, reasons []string) {
-	p := x.p
 	if x.a.Status < 400 {
 		nv := x.a.JSON["negotiatedVersion"]
 		l.Wire(nv == preferred, "an unauthenticated exchange was settled at %v, below preferredVersion %s (RFC 0175 §D.1)", nv, preferred)
 	}
-	n := 0
-	for _, c := range acting(p, x.calls) {
-		if v := wireVersion(p, c); v != "" && below(p, v, preferred) {
-			n++
-		}
-	}
-	l.Wire(n == 0, "%d call(s) to the peer carried a version below preferred %s in an unauthenticated exchange", n, preferred)
-	recs, ok := r.records(ctx, l, x)
+	lp, ok := r.lastBelow(ctx, l, x, preferred, "preferred")
 	if !ok {
 		return
 	}
-	lp := last(recs)
 	if x.a.Status >= 400 {
 		l.Wire(lp["outcome"] == "refused", "the refused unauthenticated exchange is recorded %v", lp["outcome"])
 		reason, _ := lp["reason"].(string)
