@@ -91,11 +91,21 @@ func (c *hostClient) do(ctx context.Context, method, ref string, body any, heade
 	if err != nil {
 		return answer{Err: fmt.Errorf("%s %s: %w", method, ref, err)}
 	}
-	a := answer{Status: res.StatusCode, Header: res.Header, Body: data}
-	var obj map[string]any
-	if strictjson.Decode(data, &obj) == nil {
-		a.JSON = obj
+	return answerOf(res.StatusCode, res.Header, data)
+}
+
+// answerOf reads a response body as a JSON object: the body itself, or,
+// for an event stream (as MCP's streamable HTTP may answer), the data of
+// its first event that is one.
+func answerOf(status int, h http.Header, data []byte) answer {
+	a := answer{Status: status, Header: h, Body: data}
+	if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+		_ = readSSE(bytes.NewReader(data), func(f frame) bool {
+			return strictjson.Decode([]byte(f.Data), &a.JSON) != nil
+		})
+		return a
 	}
+	_ = strictjson.Decode(data, &a.JSON)
 	return a
 }
 

@@ -170,7 +170,7 @@ func (r *runner) inboundCall(ctx context.Context, p facets.Protocol, target, ver
 	} else {
 		h.Set("MCP-Protocol-Version", version)
 		h.Set("Mcp-Method", "tools/list")
-		body = map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": map[string]any{"_meta": map[string]any{metaVersion: version}}}
+		body = map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": map[string]any{"_meta": map[string]any{metaVersion: version, metaClientCap: map[string]any{}}}}
 	}
 	return r.c.do(ctx, http.MethodPost, target, body, h)
 }

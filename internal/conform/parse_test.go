@@ -2,6 +2,7 @@ package conform
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,21 @@ func FuzzParseRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestAnswerOf(t *testing.T) {
+	for _, tc := range []struct {
+		ct, body string
+		id       any
+	}{
+		{"application/json", `{"id":1}`, float64(1)},
+		{"application/json", `{"id":1,"id":2}`, nil},
+		{"text/event-stream", "event: message\ndata: nope\n\ndata: {\"id\":3}\n\ndata: {\"id\":4}\n\n", float64(3)},
+		{"text/event-stream", "data: [1]\n\n", nil},
+	} {
+		a := answerOf(200, http.Header{"Content-Type": {tc.ct}}, []byte(tc.body))
+		if a.JSON["id"] != tc.id {
+			t.Errorf("%s %q: %v", tc.ct, tc.body, a.JSON)
+		}
+	}
 }
