@@ -32,7 +32,8 @@ type closed struct {
 	U     uint8             `json:"u"`
 	Raw   json.RawMessage   `json:"raw"`
 	Deep  map[string]*inner `json:"deep"`
-	Dash  string            `json:"-,"`
+	//lint:ignore SA5008 the tag names the key "-", as encoding/json documents; the reader must agree
+	Dash  string `json:"-,"`
 	Plain string
 }
 
