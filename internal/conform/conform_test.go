@@ -43,7 +43,7 @@ var allRows = []string{
 
 func run(t *testing.T, h *testHost, token string) Report {
 	t.Helper()
-	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: time.Second})
+	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +124,7 @@ func TestBrokenHosts(t *testing.T) {
 		{staleRefresh, []string{rRefresh}},
 	} {
 		t.Run(tc.defect.String(), func(t *testing.T) {
+			t.Parallel()
 			rep := run(t, newTestHost(t, wide, tc.defect), "tok-acme")
 			v := byVerdict(rep)
 			if !slices.Equal(v[verdict.Fail], tc.fails) || len(v[verdict.Blocked]) > 0 {
