@@ -36,12 +36,22 @@ const (
 	transportsAdvertised
 	staleRefresh
 	noSeams
+	// Shapes that leave rows unwitnessable, or read another way.
+	seamsAbsent
+	noRunID
+	pollBroken
+	noContact
+	denyDowngrade
+	hostEventsJSON
+	hostEventsMissing
+	noInboundURLs
 )
 
 func (d defect) String() string {
 	return [...]string{"correct", "no floor check", "unauthenticated downgrade allowed", "no event recorded",
 		"peer host in clear", "round maxRounds+1 let through", "supportedTransports advertised",
-		"stale refreshedAt", "no seams profile"}[d]
+		"stale refreshedAt", "no seams profile", "seams absent", "no runId", "poll broken", "no contact",
+		"deny downgrade", "host events as JSON", "host events missing", "no inbound URLs"}[d]
 }
 
 // hostShape is what a test host offers.
@@ -77,11 +87,13 @@ type testHost struct {
 	mu   sync.Mutex
 	runs map[string][]map[string]any
 	subs map[chan []byte]string
+	// hostLog keeps each tenant's host events, for hostEventsJSON.
+	hostLog map[string][]json.RawMessage
 }
 
 func newTestHost(t testing.TB, shape hostShape, d defect) *testHost {
 	t.Helper()
-	h := &testHost{t: t, shape: shape, defect: d, now: time.Now().UTC(), runs: map[string][]map[string]any{}, subs: map[chan []byte]string{}}
+	h := &testHost{t: t, shape: shape, defect: d, now: time.Now().UTC(), runs: map[string][]map[string]any{}, subs: map[chan []byte]string{}, hostLog: map[string][]json.RawMessage{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openwop", h.discovery)
 	mux.HandleFunc("POST /conformance/seams/sample/a2a/invoke", h.a2aInvoke)
@@ -93,7 +105,7 @@ func newTestHost(t testing.TB, shape hostShape, d defect) *testHost {
 	mux.HandleFunc("POST /mcp", h.mcpInbound)
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(h.srv.Close)
-	n, err := negotiate.Compile(h.facets(), policy.Policy{})
+	n, err := negotiate.Compile(h.facets(), policy.Policy{DenyDowngrade: d == denyDowngrade})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +124,17 @@ func (h *testHost) facets() facets.Set {
 	if h.shape.maxRounds > 0 {
 		mrtr = &facets.MRTR{MaxRounds: h.shape.maxRounds}
 	}
-	return facets.Set{
+	set := facets.Set{
 		A2A: &facets.A2A{Versions: a, PreferredVersion: a[len(a)-1], MinimumVersion: a[0], RefreshedAt: refreshed,
 			Profiles: []string{"a2a-" + a[0]}, AgentCardURL: h.srv.URL + cardPath, Record: rec},
 		MCP: &facets.MCP{Revisions: m, PreferredVersion: m[len(m)-1], MinimumRevision: m[0], RefreshedAt: refreshed,
 			Profiles: []string{"mcp-" + m[len(m)-1]}, ServerURLs: []string{h.srv.URL + "/mcp"}, MRTR: mrtr, Record: rec},
 	}
+	if h.defect == noInboundURLs {
+		set.A2A.AgentCardURL, set.MCP.ServerURLs = "", nil
+		set.MCP.ServerMount = &facets.ServerMount{Transports: []string{"streamable-http"}}
+	}
+	return set
 }
 
 func (h *testHost) discovery(w http.ResponseWriter, _ *http.Request) {
@@ -192,6 +209,9 @@ func (h *testHost) record(runID, ten string, p events.NegotiationDecided, peer s
 			h.t.Error(err)
 			return
 		}
+		if ten != "" {
+			h.hostLog[ten] = append(h.hostLog[ten], data)
+		}
 		for ch, t := range h.subs {
 			if t == ten && ten != "" {
 				select {
@@ -217,6 +237,10 @@ func (h *testHost) record(runID, ten string, p events.NegotiationDecided, peer s
 }
 
 func (h *testHost) poll(w http.ResponseWriter, r *http.Request) {
+	if h.defect == pollBroken {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": "internal_error", "message": "broken"})
+		return
+	}
 	id := r.PathValue("runId")
 	ten, _, _ := strings.Cut(id, "/")
 	h.mu.Lock()
@@ -231,8 +255,15 @@ func (h *testHost) poll(w http.ResponseWriter, r *http.Request) {
 
 func (h *testHost) hostEvents(w http.ResponseWriter, r *http.Request) {
 	ten := tenant(r)
-	if ten == "" {
+	if ten == "" || h.defect == hostEventsMissing {
 		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	if h.defect == hostEventsJSON {
+		h.mu.Lock()
+		evs := h.hostLog[ten]
+		h.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"events": evs})
 		return
 	}
 	ch := make(chan []byte, 16)
@@ -263,7 +294,27 @@ func (h *testHost) hostEvents(w http.ResponseWriter, r *http.Request) {
 func refuse(w http.ResponseWriter, err *wperrors.Error, runID string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(err.HTTPStatus())
-	_ = json.NewEncoder(w).Encode(err.WithDetail("runId", runID))
+	if runID != "" {
+		err = err.WithDetail("runId", runID)
+	}
+	_ = json.NewEncoder(w).Encode(err)
+}
+
+// lazy answers for the noContact and noRunID hosts: a refusal below the
+// floor, recorded, without asking the peer anything, and a refusal that
+// names no run. It reports whether it answered.
+func (h *testHost) lazy(w http.ResponseWriter, r *http.Request, p facets.Protocol) bool {
+	if h.defect != noContact && h.defect != noRunID {
+		return false
+	}
+	o, pl := h.decide(nil, negotiate.Offer{Protocol: p, Peer: "http://peer.invalid", PeerVersions: nil})
+	runID := h.openRun(r)
+	h.record(runID, "", pl, "http://peer.invalid")
+	if h.defect == noRunID {
+		runID = ""
+	}
+	refuse(w, o.Error, runID)
+	return true
 }
 
 // peerPost sends one JSON request to a fake peer and reads its answer.
@@ -304,6 +355,10 @@ type seamRequest struct {
 
 func (h *testHost) seamRequest(w http.ResponseWriter, r *http.Request) (seamRequest, *negotiate.Subject, bool) {
 	var req seamRequest
+	if h.defect == seamsAbsent || h.defect == noSeams {
+		http.NotFound(w, r)
+		return req, nil, false
+	}
 	if tenant(r) == "" {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthenticated", "message": "the seams need an authenticated caller"})
 		return req, nil, false
@@ -319,12 +374,8 @@ func (h *testHost) seamRequest(w http.ResponseWriter, r *http.Request) (seamRequ
 }
 
 func (h *testHost) a2aInvoke(w http.ResponseWriter, r *http.Request) {
-	if h.defect == noSeams {
-		http.NotFound(w, r)
-		return
-	}
 	req, subj, ok := h.seamRequest(w, r)
-	if !ok {
+	if !ok || h.lazy(w, r, facets.ProtocolA2A) {
 		return
 	}
 	pref := h.shape.a2a[len(h.shape.a2a)-1]
@@ -376,12 +427,8 @@ func mcpHeaders(v, method, name string) http.Header {
 }
 
 func (h *testHost) mcpInvoke(w http.ResponseWriter, r *http.Request) {
-	if h.defect == noSeams {
-		http.NotFound(w, r)
-		return
-	}
 	req, subj, ok := h.seamRequest(w, r)
-	if !ok {
+	if !ok || h.lazy(w, r, facets.ProtocolMCP) {
 		return
 	}
 	ctx := r.Context()
