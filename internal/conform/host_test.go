@@ -3,6 +3,8 @@ package conform
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +21,6 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -161,23 +162,37 @@ func subjectOf(ten string) *negotiate.Subject {
 	return &negotiate.Subject{Issuer: "urn:conform-test:host", SubjectID: "interop", Tenant: ten, Lane: "workload", Kind: "workload"}
 }
 
+// decision is what the test host decided: the version, or the refusal.
+type decision struct {
+	version string
+	refusal *wperrors.Error
+}
+
+func (d decision) ok() bool { return d.refusal == nil }
+
 // decide is the module's decision, with the host's defect applied.
-func (h *testHost) decide(subj *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, events.NegotiationDecided) {
+func (h *testHost) decide(subj *negotiate.Subject, offer negotiate.Offer) (decision, events.NegotiationDecided) {
 	if h.defect == unauthDowngrade && subj == nil {
 		subj = subjectOf("acme")
 	}
 	o, p := h.neg.Decide(subj, offer)
-	if h.defect == noFloorCheck && o.Reason == events.ReasonBelowFloor && len(offer.PeerVersions) > 0 {
-		v := slices.Max(offer.PeerVersions)
-		o = negotiate.Outcome{Kind: negotiate.Accepted, Protocol: offer.Protocol, Version: v, Reason: events.ReasonOK}
-		p.Outcome, p.Version, p.Reason = events.Accepted, v, events.ReasonOK
+	d := decision{version: o.Version}
+	if o.Err() != nil {
+		d.refusal = o.Error
+		if d.refusal == nil {
+			d.refusal = wperrors.New(wperrors.InteropVersionUnsupported, "refused")
+		}
 	}
-	return o, p
+	if h.defect == noFloorCheck && p.Reason == "below-floor" && len(offer.PeerVersions) > 0 {
+		d = decision{version: slices.Max(offer.PeerVersions)}
+		p.Outcome, p.Version, p.Reason = "accepted", d.version, "ok"
+	}
+	return d, p
 }
 
 // openRun opens the audit run of one seam exchange in the caller's tenant.
 func (h *testHost) openRun(r *http.Request) string {
-	id := tenant(r) + "/" + events.NewEventID()
+	id := tenant(r) + "/" + randomID()
 	h.mu.Lock()
 	h.runs[id] = []map[string]any{}
 	h.mu.Unlock()
@@ -185,30 +200,25 @@ func (h *testHost) openRun(r *http.Request) string {
 }
 
 // record puts p on run runID (or, with runID "", publishes it to the
-// subscribers of tenant ten as a host event).
+// subscribers of tenant ten as a host event). The envelope is written here,
+// as the v2 schemas have it, so that a defect can alter it.
 func (h *testHost) record(runID, ten string, p events.NegotiationDecided, peer string) {
 	if h.defect == noEvent {
 		return
 	}
-	var ev events.Event
-	var err error
-	if runID != "" {
-		ev, err = events.NewRunEvent(runID, p)
-	} else {
-		ev, err = events.NewHostEvent("", p)
-	}
+	data, err := json.Marshal(p)
 	if err != nil {
 		h.t.Error(err)
 		return
 	}
+	var payload map[string]any
+	_ = json.Unmarshal(data, &payload)
+	env := map[string]any{"eventId": randomID(), "type": "negotiation.decided", "timestamp": p.At.UTC().Format(time.RFC3339Nano), "payload": payload}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if runID == "" {
-		data, err := ev.MarshalJSON()
-		if err != nil {
-			h.t.Error(err)
-			return
-		}
+		env["delivery"] = "durable"
+		data, _ := json.Marshal(env)
 		if ten != "" {
 			h.hostLog[ten] = append(h.hostLog[ten], data)
 		}
@@ -222,18 +232,19 @@ func (h *testHost) record(runID, ten string, p events.NegotiationDecided, peer s
 		}
 		return
 	}
-	data, err := ev.WithSequence(int64(len(h.runs[runID]))).MarshalJSON()
-	if err != nil {
-		h.t.Error(err)
-		return
-	}
-	var m map[string]any
-	_ = json.Unmarshal(data, &m)
+	env["runId"], env["sequence"], env["schemaVersion"] = runID, len(h.runs[runID]), 1
 	if h.defect == peerInClear {
 		origin, _ := events.Origin(peer)
-		m["payload"].(map[string]any)["peerDigest"] = origin
+		payload["peerDigest"] = origin
 	}
-	h.runs[runID] = append(h.runs[runID], m)
+	h.runs[runID] = append(h.runs[runID], env)
+}
+
+// randomID is an event or run id: 26 characters of base32.
+func randomID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)
 }
 
 func (h *testHost) poll(w http.ResponseWriter, r *http.Request) {
@@ -307,13 +318,13 @@ func (h *testHost) lazy(w http.ResponseWriter, r *http.Request, p facets.Protoco
 	if h.defect != noContact && h.defect != noRunID {
 		return false
 	}
-	o, pl := h.decide(nil, negotiate.Offer{Protocol: p, Peer: "http://peer.invalid", PeerVersions: nil})
+	d, pl := h.decide(nil, negotiate.Offer{Protocol: p, Peer: "http://peer.invalid", PeerVersions: nil})
 	runID := h.openRun(r)
 	h.record(runID, "", pl, "http://peer.invalid")
 	if h.defect == noRunID {
 		runID = ""
 	}
-	refuse(w, o.Error, runID)
+	refuse(w, d.refusal, runID)
 	return true
 }
 
@@ -384,25 +395,25 @@ func (h *testHost) a2aInvoke(w http.ResponseWriter, r *http.Request) {
 	if res, err := http.DefaultClient.Do(mustReq(r.Context(), req.PeerURL+cardPath, pref)); err == nil {
 		data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
-		offers, _ = a2ahttp.CardOffers(data)
+		offers = cardOffers(data)
 	}
 	if req.PeerOffersOnly != "" {
 		offers = slices.DeleteFunc(offers, func(v string) bool { return v != req.PeerOffersOnly })
 	}
 	requested := cmpOr(req.RequestVersion, pref)
-	o, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: req.PeerURL, Requested: requested, PeerVersions: offers})
+	d, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: req.PeerURL, Requested: requested, PeerVersions: offers})
 	h.record(runID, "", p, req.PeerURL)
-	if !o.Accepted() {
-		refuse(w, o.Error, runID)
+	if !d.ok() {
+		refuse(w, d.refusal, runID)
 		return
 	}
-	_, result, err := peerPost(r.Context(), req.PeerURL+a2aRPCPath, http.Header{"A2A-Version": {o.Version}, "Content-Type": {"application/json"}},
+	_, result, err := peerPost(r.Context(), req.PeerURL+a2aRPCPath, http.Header{"A2A-Version": {d.version}, "Content-Type": {"application/json"}},
 		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": map[string]any{"role": "ROLE_USER", "parts": []any{map[string]any{"text": "hi"}}}}})
 	if err != nil {
 		refuse(w, wperrors.New(wperrors.Internal, err.Error()), runID)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": o.Version, "protocol": "a2a", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
+	writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": d.version, "protocol": "a2a", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
 }
 
 func mustReq(ctx context.Context, url, version string) *http.Request {
@@ -440,10 +451,10 @@ func (h *testHost) mcpInvoke(w http.ResponseWriter, r *http.Request) {
 	if e := obj(disc, "error"); e != nil {
 		offers = strs(obj(e, "data"), "supported")
 	}
-	o, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: req.ServerURL, Requested: cmpOr(req.RequestVersion, pref), PeerVersions: offers})
+	d, p := h.decide(subj, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: req.ServerURL, Requested: cmpOr(req.RequestVersion, pref), PeerVersions: offers})
 	h.record(runID, "", p, req.ServerURL)
-	if !o.Accepted() {
-		refuse(w, o.Error, runID)
+	if !d.ok() {
+		refuse(w, d.refusal, runID)
 		return
 	}
 	tool := cmpOr(req.Tool, "echo")
@@ -460,16 +471,16 @@ func (h *testHost) mcpInvoke(w http.ResponseWriter, r *http.Request) {
 		h.t.Error(err)
 		return
 	}
-	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{metaVersion: o.Version, metaClientCap: cmpMap(req.ClientCapabilities)}}
+	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{metaVersion: d.version, metaClientCap: cmpMap(req.ClientCapabilities)}}
 	for i := 0; i < 20; i++ {
-		_, res, err := peerPost(ctx, req.ServerURL, mcpHeaders(o.Version, "tools/call", tool), map[string]any{"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": params})
+		_, res, err := peerPost(ctx, req.ServerURL, mcpHeaders(d.version, "tools/call", tool), map[string]any{"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": params})
 		result := obj(res, "result")
 		if err != nil || result == nil {
 			refuse(w, wperrors.New(wperrors.Internal, fmt.Sprintf("tools/call failed: %v %v", err, res)), runID)
 			return
 		}
 		if result["resultType"] != "input_required" {
-			writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": o.Version, "protocol": "mcp", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
+			writeJSON(w, http.StatusOK, map[string]any{"negotiatedVersion": d.version, "protocol": "mcp", "runId": runID, "peerDigest": p.PeerDigest, "result": result})
 			return
 		}
 		if err := rounds.Next(); err != nil {
@@ -505,24 +516,24 @@ func (h *testHost) card(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"name": "test host", "supportedInterfaces": ifaces})
 }
 
-// inbound decides and records one inbound request naming v.
-func (h *testHost) inbound(r *http.Request, p facets.Protocol, v string) negotiate.Outcome {
+// inbound decides and records one inbound request naming v: the peer
+// speaks what it names.
+func (h *testHost) inbound(r *http.Request, p facets.Protocol, v string) decision {
 	ten := tenant(r)
 	var subj *negotiate.Subject
 	if ten != "" {
 		subj = subjectOf(ten)
 	}
-	adv, _ := h.neg.Facets().Lookup(p)
-	o, pl := h.decide(subj, negotiate.Inbound(adv, "", v))
+	d, pl := h.decide(subj, negotiate.Offer{Protocol: p, Requested: v, PeerVersions: []string{v}})
 	h.record("", ten, pl, "")
-	return o
+	return d
 }
 
 func (h *testHost) a2aInbound(w http.ResponseWriter, r *http.Request) {
 	var req rpcRequest
 	_ = json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req)
 	v := cmpOr(r.Header.Get("A2A-Version"), a2aLegacy)
-	if o := h.inbound(r, facets.ProtocolA2A, v); !o.Accepted() {
+	if d := h.inbound(r, facets.ProtocolA2A, v); !d.ok() {
 		writeJSON(w, http.StatusOK, rpcError(req.ID, -32009, "A2A-Version "+v+" is not served", nil))
 		return
 	}
@@ -533,9 +544,30 @@ func (h *testHost) mcpInbound(w http.ResponseWriter, r *http.Request) {
 	var req rpcRequest
 	_ = json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req)
 	v := r.Header.Get("MCP-Protocol-Version")
-	if o := h.inbound(r, facets.ProtocolMCP, v); !o.Accepted() {
+	if d := h.inbound(r, facets.ProtocolMCP, v); !d.ok() {
 		writeJSON(w, http.StatusBadRequest, rpcError(req.ID, -32022, "unsupported protocol version", map[string]any{"supported": h.shape.mcp, "requested": v}))
 		return
 	}
 	writeJSON(w, http.StatusOK, rpcResult(req.ID, map[string]any{"resultType": "complete", "tools": []any{}}))
+}
+
+// cardOffers are the versions an agent card offers, as the reference host
+// reads them: supportedInterfaces[].protocolVersion, or else the 0.3
+// card's protocolVersion cut to major.minor.
+func cardOffers(card []byte) []string {
+	var c map[string]any
+	_ = json.Unmarshal(card, &c)
+	var out []string
+	ifaces, _ := c["supportedInterfaces"].([]any)
+	for _, i := range ifaces {
+		if v, ok := str(obj(map[string]any{"i": i}, "i"), "protocolVersion"); ok {
+			out = append(out, v)
+		}
+	}
+	if v, ok := str(c, "protocolVersion"); ok && len(out) == 0 {
+		major, rest, _ := strings.Cut(v, ".")
+		minor, _, _ := strings.Cut(rest, ".")
+		out = append(out, major+"."+minor)
+	}
+	return out
 }

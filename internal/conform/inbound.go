@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/conform/verdict"
 )
@@ -220,7 +219,7 @@ func (r *runner) watch(ctx context.Context, do func() answer, match func(record)
 		defer res.Body.Close()
 		_ = readSSE(res.Body, func(f frame) bool {
 			rec, ok := parseRecord([]byte(f.Data))
-			if !ok && f.Event != events.TypeNegotiationDecided {
+			if !ok && f.Event != decidedType {
 				return true
 			}
 			if !ok {

@@ -12,6 +12,9 @@ import (
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
+// decidedType is the event type the runner reads.
+const decidedType = "negotiation.decided"
+
 // Bounds of the event stream the runner reads.
 const (
 	maxSSELine  = 64 << 10
@@ -44,7 +47,7 @@ func parseRecord(data []byte) (record, bool) {
 
 // recordOf is parseRecord of a decoded envelope.
 func recordOf(env map[string]any) (record, bool) {
-	if t, _ := str(env, "type"); t != events.TypeNegotiationDecided {
+	if t, _ := str(env, "type"); t != decidedType {
 		return record{}, false
 	}
 	rec := record{Envelope: env, Payload: obj(env, "payload")}

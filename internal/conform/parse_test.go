@@ -13,7 +13,7 @@ import (
 // validEnvelope is a host event of the module, as JSON.
 func validEnvelope(t testing.TB, requested string) string {
 	t.Helper()
-	p := events.NegotiationDecided{Protocol: "a2a", Outcome: events.Refused, Requested: requested, Reason: events.ReasonBelowFloor, Floor: "1.0", At: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	p := events.NegotiationDecided{Protocol: "a2a", Outcome: "refused", Requested: requested, Reason: "below-floor", Floor: "1.0", At: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	e, err := events.NewHostEvent("", p)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func FuzzParsePoll(f *testing.F) {
 			t.Fatal("records beside an error")
 		}
 		for _, r := range recs {
-			if r.Envelope["type"] != events.TypeNegotiationDecided {
+			if r.Envelope["type"] != decidedType {
 				t.Fatalf("a record of type %v", r.Envelope["type"])
 			}
 		}
