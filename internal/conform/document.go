@@ -55,12 +55,19 @@ func shapeOf(p facets.Protocol, f map[string]any) shape {
 
 func first(s string, _ bool) string { return s }
 
-// validRecord validates the a2a or mcp record of the document with the
-// module's own reader (closed records, patterns, enums, floor and
-// preferred offered). The record was decoded from JSON, so it encodes.
+// validRecord validates the a2a or mcp record of the document: status,
+// since and witness present, and the rest as the module reads a facet
+// (closed, patterns, enums, dates, floor and preferred offered). The
+// record was decoded from JSON, so it encodes.
 func (r *runner) validRecord(p facets.Protocol) error {
-	data, _ := json.Marshal(map[string]any{string(p): r.facet(p)})
-	_, err := facets.ParseRecord(data)
+	f := r.facet(p)
+	for _, k := range []string{"status", "since", "witness"} {
+		if _, ok := str(f, k); !ok {
+			return fmt.Errorf("%s.%s is required in a discovery record", p, k)
+		}
+	}
+	data, _ := json.Marshal(map[string]any{string(p): f})
+	_, err := facets.Parse(data)
 	return err
 }
 
@@ -175,8 +182,9 @@ func hasDuplicate(ss []string) bool {
 // below reports whether version a is below b in p's order; a malformed
 // version is below nothing.
 func below(p facets.Protocol, a, b string) bool {
-	c, err := facets.CompareVersions(p, a, b)
-	return err == nil && c < 0
+	va, errA := facets.ParseVersion(p, a)
+	vb, errB := facets.ParseVersion(p, b)
+	return errA == nil && errB == nil && va.Compare(vb) < 0
 }
 
 // inboundServed says whether the document advertises an inbound surface of

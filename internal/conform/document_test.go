@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/conform/verdict"
 )
 
@@ -55,6 +56,7 @@ func TestDocumentRows(t *testing.T) {
 		{"grpc", `{` + root + `,"grpc":{},` + a2aRec + `}`, rNoTransport, verdict.Fail, "grpc"},
 		{"transports in mcp", `{` + root + `,` + strings.Replace(mcpRec, `"mrtr"`, `"supportedTransports":["http"],"mrtr"`, 1) + `}`, rNoTransport, verdict.Fail, "mcp carries supportedTransports"},
 		{"invalid record", `{` + root + `,` + strings.Replace(a2aRec, `"stable"`, `"shiny"`, 1) + `}`, rNoTransport, verdict.Fail, "does not validate"},
+		{"record without witness", `{` + root + `,` + strings.Replace(mcpRec, `"witness":"seam-gated",`, ``, 1) + `}`, rNoTransport, verdict.Fail, "mcp.witness is required"},
 		{"no facet: legacy inapplicable", `{` + root + `}`, rLegacy, verdict.Inapplicable, "neither"},
 		{"no facet: refresh inapplicable", `{` + root + `}`, rRefresh, verdict.Inapplicable, "neither"},
 		{"no facet: root profiles judged", `{` + root + `}`, rRootProfiles, verdict.Pass, ""},
@@ -115,6 +117,22 @@ func TestRefreshBounds(t *testing.T) {
 		r.now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 		if got := rowVerdicts(r)[rRefresh]; got.Verdict() != want {
 			t.Errorf("refreshedAt %s: %s (%s), want %s", date, got.Verdict(), got.Why(), want)
+		}
+	}
+}
+
+func TestBelow(t *testing.T) {
+	for _, tc := range []struct {
+		p    string
+		a, b string
+		want bool
+	}{
+		{"a2a", "0.3", "1.0", true}, {"a2a", "1.9", "1.10", true}, {"a2a", "1.0", "1.0", false}, {"a2a", "1.1", "1.0", false},
+		{"a2a", "", "1.0", false}, {"a2a", "1.0", "x", false},
+		{"mcp", "2025-06-18", "2025-11-25", true}, {"mcp", "2026-07-28", "2025-11-25", false},
+	} {
+		if got := below(facets.Protocol(tc.p), tc.a, tc.b); got != tc.want {
+			t.Errorf("below(%s, %q, %q) = %v", tc.p, tc.a, tc.b, got)
 		}
 	}
 }
