@@ -15,8 +15,8 @@
 //
 //   - [github.com/wopneg/wopneg/errors]: the registered error codes
 //     (interop_version_unsupported, mcp_mrtr_rounds_exceeded,
-//     internal_error), a typed *Error for errors.Is and errors.As, the v2
-//     error envelope, and the A2A and MCP JSON-RPC wire errors.
+//     internal_error), a typed *Error for errors.Is and errors.As, and the
+//     v2 error envelope.
 //   - [github.com/wopneg/wopneg/facets]: the a2a and mcp facets and
 //     discovery records, strict JSON, validation that reports every
 //     violation with its JSON path, version ordering, and the 90-day

@@ -1,7 +1,8 @@
 // Package errors holds the OpenWOP v2 error codes that version negotiation
-// produces, a typed [*Error] that carries one of them, the v2 error envelope
-// `{error, message, details}`, and the mappings onto the JSON-RPC errors that
-// A2A and MCP peers understand.
+// produces, with their HTTP status and retriability, and a typed [*Error]
+// that carries one of them and is, in JSON, exactly the v2 error envelope
+// `{error, message, details}`. The JSON-RPC errors that A2A and MCP peers
+// read on the wire are the adapters' (negotiate/a2ahttp, negotiate/mcphttp).
 //
 // The package shadows the standard library's errors; import it under a name
 // of your own:
@@ -54,12 +55,6 @@ var registry = map[Code]struct {
 	InteropVersionUnsupported: {http.StatusBadRequest, false},
 	MCPRoundsExceeded:         {http.StatusUnprocessableEntity, false},
 	Internal:                  {http.StatusInternalServerError, true},
-}
-
-// Registered reports whether c is one of the codes this package knows.
-func (c Code) Registered() bool {
-	_, ok := registry[c]
-	return ok
 }
 
 // HTTPStatus is the status a host answers with for c. An unregistered code
@@ -119,12 +114,6 @@ func (e *Error) Is(target error) bool {
 	}
 	return false
 }
-
-// HTTPStatus is the registered status of e's code.
-func (e *Error) HTTPStatus() int { return e.Code.HTTPStatus() }
-
-// Retriable is the registered retriable flag of e's code.
-func (e *Error) Retriable() bool { return e.Code.Retriable() }
 
 // WithDetail returns a copy of e with details[key] = value; e is not changed.
 func (e *Error) WithDetail(key string, value any) *Error {

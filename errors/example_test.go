@@ -21,18 +21,13 @@ func ExampleError() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(refusal.HTTPStatus(), refusal.Retriable())
+	fmt.Println(refusal.Code.HTTPStatus(), refusal.Code.Retriable())
 	fmt.Println(string(body))
 
 	err = fmt.Errorf("calling peer: %w", refusal)
 	fmt.Println(errors.Is(err, wperrors.InteropVersionUnsupported), errors.Is(err, wperrors.MCPRoundsExceeded))
-
-	// The same refusal on an MCP stateless request's JSON-RPC wire.
-	wire, _ := json.Marshal(wperrors.MCPUnsupportedProtocolVersion("", []string{"2026-07-28"}))
-	fmt.Println(string(wire))
 	// Output:
 	// 400 false
 	// {"error":"interop_version_unsupported","message":"a2a negotiation refused: below-floor","details":{"protocol":"a2a","requested":"0.3","runId":"acme/01JD0000000000000000000000","supported":["1.0"]}}
 	// true false
-	// {"code":-32022,"message":"unsupported MCP protocol version (none)","data":{"supported":["2026-07-28"],"requested":null}}
 }

@@ -371,15 +371,19 @@ func TestAsyncDropOnAStalledStoreIsAnInternalErrorUnderRequireAudit(t *testing.T
 		offer := negotiate.Offer{Protocol: facets.ProtocolA2A, PeerVersions: []string{"1.2"}}
 		ctx, cancel := context.WithTimeout(sinkCtx, time.Hour)
 		defer cancel()
-		o, err := negotiate.DecideAndRecord(ctx, a, negotiate.Destination{}, nil, set, offer, p)
+		n, err := negotiate.Compile(set, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := n.DecideAndRecord(ctx, a, negotiate.Destination{}, nil, offer)
 		var ae *negotiate.AuditError
 		if !errors.As(err, &ae) || !errors.Is(err, events.ErrDropped) {
 			t.Fatalf("DecideAndRecord = %v, want an AuditError for ErrDropped", err)
 		}
-		if !ae.Decided.Accepted() {
+		if ae.Decided.Err() != nil {
 			t.Errorf("the decision itself was %v, want accepted (only the audit refused it)", ae.Decided.Kind)
 		}
-		if o.Accepted() || o.Rule != negotiate.RuleAudit || !errors.Is(o.Error, wperrors.Internal) {
+		if o.Err() == nil || o.Rule != negotiate.RuleAudit || !errors.Is(o.Error, wperrors.Internal) {
 			t.Errorf("outcome = %v by %v (%v), want refused with internal_error by the audit rule", o.Kind, o.Rule, o.Error)
 		}
 		if s := a.Stats(); s.Dropped != 1 {

@@ -101,6 +101,15 @@ type Event struct {
 	// WorkspaceID is the host event's optional workspaceId.
 	WorkspaceID string
 
+	// Tenant is the tenant the event belongs to, for routing only: it is
+	// never serialized (both envelopes are closed) and Validate does not
+	// read it. A run event belongs to its runId's tenant, whatever Tenant
+	// says; a host event belongs to Tenant, which negotiate sets from the
+	// authenticated Subject of the exchange. An empty Tenant is an
+	// unauthenticated exchange: its host event is recorded and delivered
+	// to no subscriber.
+	Tenant string
+
 	// seq is the sequence plus one, so that the zero Event has none.
 	seq int64
 	// engine is engineVersion plus one, for the same reason.

@@ -9,16 +9,27 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// The digest cache never holds more than its bound, holds exactly its
-// bound once that many peers were seen, and keeps answering right.
+// cached reports the peers the cache holds.
+func (c *digestCache) cached() map[string]string {
+	m := make(map[string]string)
+	for i := range c.slots {
+		if e := c.slots[i].Load(); e != nil {
+			m[e.peer] = e.digest
+		}
+	}
+	return m
+}
+
+// The digest cache holds at most its size, the peer it saw last, and
+// keeps answering right however many peers it sees.
 func TestDigestCacheBound(t *testing.T) {
 	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}
 	n, err := Compile(set, policy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.digests.max != DefaultPeerCacheSize || DefaultPeerCacheSize != 4096 {
-		t.Fatalf("cache bound %d (DefaultPeerCacheSize %d), want 4096", n.digests.max, DefaultPeerCacheSize)
+	if len(n.digests.slots) != peerCacheSize || peerCacheSize != 4096 {
+		t.Fatalf("cache size %d (peerCacheSize %d), want 4096", len(n.digests.slots), peerCacheSize)
 	}
 	decide := func(peer string) {
 		t.Helper()
@@ -33,61 +44,55 @@ func TestDigestCacheBound(t *testing.T) {
 		if e.PeerDigest != want {
 			t.Fatalf("%s: digest %s, want %s", peer, e.PeerDigest, want)
 		}
-	}
-	for i := range DefaultPeerCacheSize - 1 {
-		decide(fmt.Sprintf("https://p%d.example", i))
-	}
-	if got := len(n.digests.m); got != DefaultPeerCacheSize-1 {
-		t.Fatalf("cache holds %d, want %d", got, DefaultPeerCacheSize-1)
-	}
-	decide("https://p-last.example")
-	if got := len(n.digests.m); got != DefaultPeerCacheSize {
-		t.Fatalf("cache holds %d at the bound, want %d", got, DefaultPeerCacheSize)
-	}
-	// A cached peer costs nothing and changes nothing.
-	decide("https://p-last.example")
-	if got := len(n.digests.m); got != DefaultPeerCacheSize {
-		t.Fatalf("cache holds %d after a hit, want %d", got, DefaultPeerCacheSize)
-	}
-	for i := range 100 {
-		decide(fmt.Sprintf("https://q%d.example", i))
-		if got := len(n.digests.m); got != DefaultPeerCacheSize {
-			t.Fatalf("cache holds %d past the bound, want %d", got, DefaultPeerCacheSize)
+		if peer != "" && n.digests.cached()[peer] != want {
+			t.Fatalf("%s: the peer just seen is not cached with its digest", peer)
 		}
-		if _, ok := n.digests.m[fmt.Sprintf("https://q%d.example", i)]; !ok {
-			t.Fatalf("the newest peer was not cached")
+	}
+	for round := range 2 { // the second round meets the cached peers, or their replacements
+		for i := range peerCacheSize + 500 {
+			decide(fmt.Sprintf("https://p%d.example", i))
+		}
+		if got := len(n.digests.cached()); got > peerCacheSize || got < peerCacheSize/2 {
+			t.Fatalf("round %d: cache holds %d of its %d slots", round, got, peerCacheSize)
 		}
 	}
 	// Neither an empty peer nor a peer without an origin is cached.
+	before := len(n.digests.cached())
 	decide("")
 	n.Decide(nil, Offer{Protocol: facets.ProtocolA2A, Peer: "ftp://x.example", PeerVersions: []string{"1.0"}})
-	if len(n.digests.m) != DefaultPeerCacheSize {
-		t.Fatalf("cache holds %d", len(n.digests.m))
+	got := n.digests.cached()
+	if len(got) != before {
+		t.Fatalf("cache holds %d, want %d", len(got), before)
 	}
-	if _, ok := n.digests.m[""]; ok {
+	if _, ok := got[""]; ok {
 		t.Fatal("the empty peer was cached")
 	}
-	if _, ok := n.digests.m["ftp://x.example"]; ok {
+	if _, ok := got["ftp://x.example"]; ok {
 		t.Fatal("a peer without an origin was cached")
 	}
 }
 
-func TestDigestCacheSmallBound(t *testing.T) {
-	c := digestCache{max: 2}
-	for i, peer := range []string{"https://a.example", "https://b.example", "https://c.example", "https://a.example"} {
+// Two peers in a one-slot cache take the slot from each other, and each
+// answer is still right.
+func TestDigestCacheOneSlot(t *testing.T) {
+	c := newDigestCache(1)
+	for _, peer := range []string{"https://a.example", "https://b.example", "https://a.example", "https://a.example"} {
 		d, err := c.get(peer)
 		want, _ := events.PeerDigest(peer)
 		if err != nil || d != want {
 			t.Fatalf("get(%s) = %s, %v; want %s", peer, d, err, want)
 		}
-		if wantLen := min(i+1, 2); len(c.m) != wantLen {
-			t.Fatalf("after %d peers the cache holds %d, want %d", i+1, len(c.m), wantLen)
+		if got := c.cached(); len(got) != 1 || got[peer] != want {
+			t.Fatalf("after %s the cache holds %v", peer, got)
 		}
 	}
-	if d, err := c.get(""); d != "" || err != nil || len(c.m) != 2 {
+	if d, err := c.get(""); d != "" || err != nil {
 		t.Fatalf(`get("") = %q, %v`, d, err)
 	}
-	if _, err := c.get("data:text/plain,x"); err == nil || len(c.m) != 2 {
-		t.Fatalf("get(data:) = %v", err)
+	if _, err := c.get("data:text/plain,x"); err == nil {
+		t.Fatal("get(data:) found an origin")
+	}
+	if got := c.cached(); len(got) != 1 || got["https://a.example"] == "" {
+		t.Fatalf("a failed or empty lookup changed the cache: %v", got)
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// ErrNotAdvertised is the Cause of a refusal for a protocol the host does
+// errNotAdvertised is the Cause of a refusal for a protocol the host does
 // not advertise.
-var ErrNotAdvertised = errors.New("protocol not advertised")
+var errNotAdvertised = errors.New("protocol not advertised")
 
 // Decide negotiates one exchange: the caller's Subject (nil when none was
 // resolved), the facets the host advertises, the offer on the table and the
@@ -28,11 +28,11 @@ var ErrNotAdvertised = errors.New("protocol not advertised")
 // Decide checks the part of the facet it decides with (every offered version
 // parses, none twice; preferred and floor offered; floor ≤ preferred) and
 // refuses with [RuleInput] otherwise; [Compile] validates the whole facet.
-func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Policy) (Outcome, events.NegotiationDecided) {
+func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Policy) (o Outcome, e events.NegotiationDecided) {
 	now := p.Time()
 	adv, ok := advertised.Lookup(offer.Protocol)
 	if !ok {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
+		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 	}
 	f, err := compileFacet(adv)
 	if err != nil {
@@ -42,7 +42,8 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	if err != nil {
 		return refuseInput(offer, &adv, err, now)
 	}
-	return f.decide(subject, &offer, &p, digest, now)
+	f.decide(subject, &offer, &p, digest, now, &o, &e)
+	return o, e
 }
 
 func peerDigest(peer string) (string, error) {
@@ -53,18 +54,25 @@ func peerDigest(peer string) (string, error) {
 }
 
 // facet is an advertised facet ready to decide with: every version parsed,
-// the offered ones sorted newest first.
+// the offered ones sorted newest first, and where preferred and the floor
+// sit among them. Valid versions are canonical (no leading zeros,
+// fixed-width dates), so two of them are equal exactly when their strings
+// are: the hot path compares strings and indexes, and never parses an
+// offered version.
 type facet struct {
 	adv       facets.Advertised
 	preferred facets.Version
 	floor     facets.Version
-	newest    []facets.Version
+	// newest holds the offered versions, newest first, and texts their
+	// spellings; a version is newer than another when its index is lower.
+	newest []facets.Version
+	texts  []string
+	// pref and low are the indexes of preferred and the floor in newest.
+	pref, low int
 }
 
 // compileFacet parses the decision view of a facet and checks what the
-// decision relies on. Valid versions are canonical (no leading zeros,
-// fixed-width dates), so two of them are equal exactly when their strings
-// are: the hot path compares strings and never parses an offered version.
+// decision relies on.
 func compileFacet(a facets.Advertised) (facet, error) {
 	f := facet{adv: a, newest: make([]facets.Version, 0, len(a.Versions))}
 	if len(a.Versions) == 0 {
@@ -81,6 +89,10 @@ func compileFacet(a facets.Advertised) (facet, error) {
 		f.newest = append(f.newest, v)
 	}
 	slices.SortFunc(f.newest, func(a, b facets.Version) int { return b.Compare(a) })
+	f.texts = make([]string, len(f.newest))
+	for i, v := range f.newest {
+		f.texts[i] = v.String()
+	}
 	var err error
 	if f.preferred, err = facets.ParseVersion(a.Protocol, a.Preferred); err != nil {
 		return facet{}, fmt.Errorf("%s facet, preferred version: %w", a.Protocol, err)
@@ -88,25 +100,28 @@ func compileFacet(a facets.Advertised) (facet, error) {
 	if f.floor, err = facets.ParseVersion(a.Protocol, a.Floor); err != nil {
 		return facet{}, fmt.Errorf("%s facet, floor: %w", a.Protocol, err)
 	}
-	switch {
-	case !slices.Contains(a.Versions, a.Preferred):
+	f.pref, f.low = f.index(a.Preferred), f.index(a.Floor)
+	if f.pref < 0 {
 		return facet{}, fmt.Errorf("%s facet does not offer its preferred version %q", a.Protocol, a.Preferred)
-	case !slices.Contains(a.Versions, a.Floor):
+	}
+	if f.low < 0 {
 		return facet{}, fmt.Errorf("%s facet does not offer its floor %q", a.Protocol, a.Floor)
-	case f.floor.Compare(f.preferred) > 0:
+	}
+	if f.low < f.pref {
 		return facet{}, fmt.Errorf("%s facet floor %q is above its preferred version %q", a.Protocol, a.Floor, a.Preferred)
 	}
 	return f, nil
 }
 
-// offered returns the offered version spelled s.
-func (f *facet) offered(s string) (facets.Version, bool) {
-	for _, v := range f.newest {
-		if v.String() == s {
-			return v, true
+// index returns the index in newest of the offered version spelled s, or
+// -1 when the host does not offer it.
+func (f *facet) index(s string) int {
+	for i, t := range f.texts {
+		if t == s {
+			return i
 		}
 	}
-	return facets.Version{}, false
+	return -1
 }
 
 // verdict is what the rules settle, before it is written up.
@@ -119,49 +134,48 @@ type verdict struct {
 }
 
 // candidate applies rule 1: the candidate is the version the requesting
-// side named, or preferred. named reports a well-formed request (the only
-// kind the event records); offered, that the host speaks the candidate.
-func (f *facet) candidate(requested string) (v facets.Version, named, offered bool) {
+// side named, or preferred. It returns the candidate's index in newest, or
+// -1 when the host does not offer it; named reports a well-formed request
+// (the only kind the event records), and below a well-formed one that the
+// host does not offer and that lies below the floor.
+func (f *facet) candidate(requested string) (i int, named, below bool) {
 	if requested == "" {
-		return f.preferred, false, true
+		return f.pref, false, false
 	}
-	if v, ok := f.offered(requested); ok {
-		return v, true, true
+	if i = f.index(requested); i >= 0 {
+		return i, true, false
 	}
 	v, err := facets.ParseVersion(f.adv.Protocol, requested)
-	return v, err == nil, false
+	return -1, err == nil, err == nil && v.Compare(f.floor) < 0
 }
 
 // rules applies rules 2 to 7 to a facet that compileFacet accepted, given
 // rule 1's candidate.
-func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidate facets.Version, named, isOffered bool) verdict {
-	// A malformed request is a version the host does not speak: it skips
-	// rule 2 and meets rule 3.
-	if offer.Requested != "" && !named {
+func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidate int, below bool) verdict {
+	if candidate < 0 {
+		// Not offered. A malformed request is a version the host does not
+		// speak: it skips rule 2 and meets rule 3.
+		if below {
+			return verdict{rule: RuleFloor, reason: events.ReasonBelowFloor}
+		}
 		return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
 	}
 	// Rule 2: never below the floor, counter-offer or not.
-	if candidate.Compare(f.floor) < 0 {
+	if candidate > f.low {
 		return verdict{rule: RuleFloor, reason: events.ReasonBelowFloor}
 	}
-	// Rule 3: the host must speak the candidate.
-	if !isOffered {
-		return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
-	}
 	// Rule 4: the newest version both sides speak, between the floor and
-	// the candidate.
-	var chosen facets.Version
-	found := false
-	for _, v := range f.newest {
-		if v.Compare(f.floor) < 0 {
-			break
-		}
-		if v.Compare(candidate) <= 0 && slices.Contains(offer.PeerVersions, v.String()) {
-			chosen, found = v, true
+	// the candidate (rule 3 holds: the candidate is offered).
+	// Newest first from the candidate, so an inbound offer (the peer speaks
+	// what it requested) is settled by the first comparison.
+	chosen := -1
+	for i := candidate; i <= f.low; i++ {
+		if slices.Contains(offer.PeerVersions, f.texts[i]) {
+			chosen = i
 			break
 		}
 	}
-	if !found {
+	if chosen < 0 {
 		for _, s := range offer.PeerVersions {
 			if v, err := facets.ParseVersion(f.adv.Protocol, s); err == nil && v.Compare(f.floor) >= 0 {
 				return verdict{rule: RuleCommon, reason: events.ReasonUnsupported}
@@ -169,19 +183,19 @@ func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidat
 		}
 		return verdict{rule: RuleCommon, reason: events.ReasonBelowFloor}
 	}
-	if chosen.Compare(f.preferred) >= 0 {
-		return verdict{kind: Accepted, rule: RuleAccept, reason: events.ReasonOK, version: chosen.String()}
+	if chosen <= f.pref {
+		return verdict{kind: Accepted, rule: RuleAccept, reason: events.ReasonOK, version: f.texts[chosen]}
 	}
 	// Rule 5: an unauthenticated exchange never settles below preferred.
 	if !p.IsAuthenticated(subject) {
 		return f.refuseOrCounter(offer, RuleAuthenticated, events.ReasonUnauthenticated)
 	}
 	// Rule 6: the host may deny a downgrade an authenticated caller could have.
-	if p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: chosen.String()}) {
+	if p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: f.texts[chosen]}) {
 		return f.refuseOrCounter(offer, RulePolicy, events.ReasonUnsupported)
 	}
 	// Rule 7.
-	return verdict{kind: Downgraded, rule: RuleAccept, reason: events.ReasonOK, version: chosen.String()}
+	return verdict{kind: Downgraded, rule: RuleAccept, reason: events.ReasonOK, version: f.texts[chosen]}
 }
 
 // refuseOrCounter refuses, unless the protocol lets the host answer with
@@ -193,28 +207,15 @@ func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason events.Reason) v
 	return verdict{rule: rule, reason: reason}
 }
 
-// decide applies the rules and writes up the Outcome and its event.
-func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest string, now time.Time) (Outcome, events.NegotiationDecided) {
-	candidate, named, offered := f.candidate(offer.Requested)
-	v := f.rules(subject, offer, p, candidate, named, offered)
-	o := Outcome{
-		Kind:           v.kind,
-		Protocol:       f.adv.Protocol,
-		Version:        v.version,
-		Requested:      offer.Requested,
-		Reason:         v.reason,
-		Rule:           v.rule,
-		CounterOffered: v.counter,
-	}
-	e := events.NegotiationDecided{
-		Protocol:   f.adv.Protocol,
-		Outcome:    events.Accepted,
-		Version:    v.version,
-		Reason:     v.reason,
-		Floor:      f.adv.Floor,
-		PeerDigest: digest,
-		At:         now,
-	}
+// decide applies the rules and writes up the Outcome and its event in o
+// and e, which must be zero.
+func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest string, now time.Time, o *Outcome, e *events.NegotiationDecided) {
+	candidate, named, below := f.candidate(offer.Requested)
+	v := f.rules(subject, offer, p, candidate, below)
+	o.Kind, o.Protocol, o.Version, o.Requested = v.kind, f.adv.Protocol, v.version, offer.Requested
+	o.Reason, o.Rule, o.CounterOffered = v.reason, v.rule, v.counter
+	e.Protocol, e.Outcome, e.Version, e.Reason = f.adv.Protocol, events.Accepted, v.version, v.reason
+	e.Floor, e.PeerDigest, e.At = f.adv.Floor, digest, now
 	if v.kind == Refused {
 		e.Outcome = events.Refused
 		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
@@ -222,7 +223,6 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 	if named {
 		e.Requested = offer.Requested
 	}
-	return o, e
 }
 
 // refusalError is the interop_version_unsupported error the reference host

@@ -8,7 +8,8 @@
 // the rule that settled it and, when refused, the error to answer with) and
 // an [events.NegotiationDecided]. It does no I/O; recording the payload is
 // the caller's job, through a sink. [Compile] builds a [Negotiator] that
-// gives the same answers for hot paths.
+// gives the same answers for hot paths, and records them
+// ([Negotiator.DecideAndRecord]): those are the two ways to decide.
 //
 // # The decision
 //
@@ -63,9 +64,9 @@
 // # Recording
 //
 // Every negotiation must be recorded on the host's event log (RFC 0175
-// §D.3). [DecideAndRecord] and [Negotiator.DecideAndRecord] decide and
-// record in one call, and emit the event before they return, as the
-// reference host appends before it answers. Where the event goes is the
+// §D.3). [Negotiator.DecideAndRecord] decides and records in one call,
+// and emits the event before it returns, as the reference host appends
+// before it answers. Where the event goes is the
 // caller's choice, through a [Destination]: a run's log when the exchange
 // happens in a run (or in the audit run the reference host opens per
 // exchange), otherwise a durable host event (RFC 0242 §B).

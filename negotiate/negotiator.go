@@ -2,15 +2,16 @@ package negotiate
 
 import (
 	"fmt"
-	"sync"
+	"hash/maphash"
+	"sync/atomic"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/policy"
 )
 
-// DefaultPeerCacheSize bounds how many peer digests a [Negotiator] keeps.
-const DefaultPeerCacheSize = 4096
+// peerCacheSize is how many peer digests a [Negotiator] keeps at most.
+const peerCacheSize = 4096
 
 // Negotiator is the compiled form of [Decide] for hot paths: the facets are
 // validated once, their versions parsed once, and the digests of recently
@@ -31,7 +32,7 @@ func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Negotiator{facets: s.Clone(), policy: p, digests: digestCache{max: DefaultPeerCacheSize}}
+	n := &Negotiator{facets: s.Clone(), policy: p, digests: newDigestCache(peerCacheSize)}
 	for _, proto := range n.facets.Protocols() {
 		adv, _ := n.facets.Lookup(proto)
 		f, err := compileFacet(adv)
@@ -57,59 +58,53 @@ func (n *Negotiator) Facets() facets.Set { return n.facets.Clone() }
 func (n *Negotiator) RequiresAudit() bool { return n.policy.RequireAudit }
 
 // Decide is [Decide] with n's facets and policy.
-func (n *Negotiator) Decide(subject *Subject, offer Offer) (Outcome, events.NegotiationDecided) {
+func (n *Negotiator) Decide(subject *Subject, offer Offer) (o Outcome, e events.NegotiationDecided) {
 	now := n.policy.Time()
-	var f *facet
-	switch offer.Protocol {
-	case facets.ProtocolA2A:
+	f := n.mcp
+	if offer.Protocol == facets.ProtocolA2A {
 		f = n.a2a
-	case facets.ProtocolMCP:
-		f = n.mcp
+	} else if offer.Protocol != facets.ProtocolMCP {
+		f = nil
 	}
 	if f == nil {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", ErrNotAdvertised, offer.Protocol), now)
+		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 	}
 	digest, err := n.digests.get(offer.Peer)
 	if err != nil {
 		return refuseInput(offer, &f.adv, err, now)
 	}
-	return f.decide(subject, &offer, &n.policy, digest, now)
+	f.decide(subject, &offer, &n.policy, digest, now, &o, &e)
+	return o, e
 }
 
-// digestCache remembers the digests of peer URLs, up to max of them.
+// digestCache remembers the digests of peer URLs in a fixed table of
+// slots, each peer in the slot its hash picks: a lookup is one hash, one
+// atomic load and one string comparison, with no lock, and the table never
+// holds more than its size. A peer whose slot another one took costs one
+// more SHA-256, never a wrong answer.
 type digestCache struct {
-	mu  sync.RWMutex
-	max int
-	m   map[string]string
+	seed  maphash.Seed
+	slots []atomic.Pointer[digestEntry]
+}
+
+type digestEntry struct{ peer, digest string }
+
+func newDigestCache(size int) digestCache {
+	return digestCache{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[digestEntry], size)}
 }
 
 func (c *digestCache) get(peer string) (string, error) {
 	if peer == "" {
 		return "", nil
 	}
-	c.mu.RLock()
-	d, ok := c.m[peer]
-	c.mu.RUnlock()
-	if ok {
-		return d, nil
+	slot := &c.slots[maphash.String(c.seed, peer)%uint64(len(c.slots))]
+	if e := slot.Load(); e != nil && e.peer == peer {
+		return e.digest, nil
 	}
 	d, err := events.PeerDigest(peer)
 	if err != nil {
 		return "", err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]string)
-	}
-	if len(c.m) >= c.max {
-		// Evicting an arbitrary entry keeps the bound without bookkeeping on
-		// the read path; a peer evicted too soon only costs one more hash.
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[peer] = d
+	slot.Store(&digestEntry{peer, d})
 	return d, nil
 }

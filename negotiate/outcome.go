@@ -1,8 +1,6 @@
 package negotiate
 
 import (
-	"strconv"
-
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -25,7 +23,7 @@ type Offer struct {
 	Requested string `json:"requested,omitzero"`
 	// PeerVersions are the versions the peer speaks: outbound, from its
 	// agent card or server/discover; inbound, just the requested version
-	// (see [Inbound]). Members that are not versions of Protocol are
+	// (see [InboundOffer]). Members that are not versions of Protocol are
 	// ignored. Empty means the peer offers nothing, which is refused.
 	PeerVersions []string `json:"peerVersions"`
 	// CounterOffer is true where the protocol lets the host answer with a
@@ -33,10 +31,10 @@ type Offer struct {
 	CounterOffer bool `json:"counterOffer,omitzero"`
 }
 
-// Inbound returns the Offer of a request that reached the host: the peer
-// speaks what it requested, or, when it requested nothing, the host's
+// InboundOffer returns the Offer of a request that reached the host: the
+// peer speaks what it requested, or, when it requested nothing, the host's
 // preferred version (the v2 card rule).
-func Inbound(a facets.Advertised, peer, requested string) Offer {
+func InboundOffer(a facets.Advertised, peer, requested string) Offer {
 	speaks := requested
 	if speaks == "" {
 		speaks = a.Preferred
@@ -62,21 +60,19 @@ const (
 
 // String returns "accepted", "downgraded" or "refused".
 func (k Kind) String() string {
-	switch k {
-	case Accepted:
+	if k == Accepted {
 		return "accepted"
-	case Downgraded:
+	}
+	if k == Downgraded {
 		return "downgraded"
 	}
 	return "refused"
 }
 
-// MarshalText writes the kind's name.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// Rule names the rule of the decision (DESIGN.md, "The decision") that
-// settled an Outcome. The zero Rule is RuleInput.
-type Rule uint8
+// Rule names the rule of the decision (see the package documentation,
+// "The decision") that settled an Outcome, in the words the test vectors
+// use, such as "floor" or "accept".
+type Rule string
 
 // The rules, in the order they are applied. Rule 1, choosing the
 // candidate, never settles an outcome by itself.
@@ -84,41 +80,28 @@ const (
 	// RuleInput: the inputs could not be decided on (an unadvertised
 	// protocol, an invalid facet, a peer URL with no origin); Outcome.Cause
 	// says which. Always a refusal.
-	RuleInput Rule = iota
+	RuleInput Rule = "input"
 	// RuleFloor (rule 2): the candidate is below the floor.
-	RuleFloor
+	RuleFloor Rule = "floor"
 	// RuleOffered (rule 3): the candidate is not offered by the host.
-	RuleOffered
+	RuleOffered Rule = "offered"
 	// RuleCommon (rule 4): no version both sides speak lies between the
 	// floor and the candidate.
-	RuleCommon
+	RuleCommon Rule = "common"
 	// RuleAuthenticated (rule 5): the version would be below preferred and
 	// the caller is not authenticated.
-	RuleAuthenticated
+	RuleAuthenticated Rule = "authenticated"
 	// RulePolicy (rule 6): the version would be below preferred and the
 	// policy denies that downgrade.
-	RulePolicy
+	RulePolicy Rule = "policy"
 	// RuleAccept (rule 7): accepted at the chosen version.
-	RuleAccept
+	RuleAccept Rule = "accept"
 	// RuleAudit: the decision could not be recorded under a policy that
 	// requires the audit (policy.Policy.RequireAudit), so it was refused
-	// with internal_error whatever it was; see [DecideAndRecord]. It is not
-	// a rule of the decision, and only the recording calls produce it.
-	RuleAudit
+	// with internal_error whatever it was; see [Negotiator.DecideAndRecord].
+	// It is not a rule of the decision, and only recording produces it.
+	RuleAudit Rule = "audit"
 )
-
-var ruleNames = [...]string{"input", "floor", "offered", "common", "authenticated", "policy", "accept", "audit"}
-
-// String returns the rule's short name, such as "floor" or "accept".
-func (r Rule) String() string {
-	if int(r) < len(ruleNames) {
-		return ruleNames[r]
-	}
-	return "rule(" + strconv.Itoa(int(r)) + ")"
-}
-
-// MarshalText writes the rule's name.
-func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // Outcome is the result of one negotiation.
 type Outcome struct {
@@ -145,18 +128,14 @@ type Outcome struct {
 	Cause error
 }
 
-// Accepted reports whether the negotiation settled on a version, at
-// preferred or downgraded.
-func (o Outcome) Accepted() bool { return o.Kind == Accepted || o.Kind == Downgraded }
-
-// Err returns nil when o is accepted and the refusal error otherwise; a
-// refused Outcome without an Error (such as the zero Outcome) still
-// returns an interop_version_unsupported error.
+// Err returns nil when o settled on a version (Accepted or Downgraded) and
+// the refusal error otherwise; a refused Outcome without an Error (such as
+// the zero Outcome) still returns an interop_version_unsupported error.
 func (o Outcome) Err() error {
-	switch {
-	case o.Accepted():
+	if o.Kind == Accepted || o.Kind == Downgraded {
 		return nil
-	case o.Error != nil:
+	}
+	if o.Error != nil {
 		return o.Error
 	}
 	return wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")

@@ -111,7 +111,7 @@ func genSubject(t *rapid.T) *negotiate.Subject {
 			Kind:      rapid.SampledFrom([]string{policy.KindUser, policy.KindAgent, policy.KindWorkload}).Draw(t, label+" kind"),
 		}
 		if lane == policy.LaneSAML || lane == policy.LaneSCIM {
-			s.KeyClass = rapid.SampledFrom([]string{policy.KeyClassOpaqueIdP, policy.KeyClassConfiguredImmutable}).Draw(t, label+" keyClass")
+			s.KeyClass = rapid.SampledFrom([]string{policy.KeyClassOpaqueIDP, policy.KeyClassConfiguredImmutable}).Draw(t, label+" keyClass")
 		}
 		return s
 	}
@@ -148,7 +148,7 @@ func genSubject(t *rapid.T) *negotiate.Subject {
 		s.Lane = policy.LaneOIDC
 	case 6: // too deep
 		x := s
-		for range policy.MaxActorDepth + 1 {
+		for range 5 { // one more actor than the schema allows (actor1..actor4)
 			x.Actor = authenticated("deep actor")
 			x = x.Actor
 		}
@@ -274,7 +274,7 @@ func (c *coverage) add(o negotiate.Outcome) {
 		c.seen = map[string]int{}
 	}
 	c.cases++
-	key := o.Rule.String() + "/" + o.Kind.String()
+	key := string(o.Rule) + "/" + o.Kind.String()
 	if o.CounterOffered {
 		key += "/counter"
 	}
@@ -314,7 +314,7 @@ func TestPropertyInvariants(t *testing.T) {
 			o, e := negotiate.Decide(c.subject, c.set, c.offer, c.policy)
 			checkInvariants(t, c.subject, c.adv, c.offer, c.policy, o, e)
 			checkContentFree(t, c.offer.Peer, e)
-			if !policy.DefaultAuthenticated(c.subject) && o.Kind == negotiate.Downgraded {
+			if !(policy.Policy{}).IsAuthenticated(c.subject) && o.Kind == negotiate.Downgraded {
 				t.Fatalf("downgraded an unauthenticated Subject: %+v", o)
 			}
 			cov.add(o)
@@ -376,8 +376,9 @@ func modelAuthenticated(s *negotiate.Subject) bool {
 	return true
 }
 
-// model is a straightforward reading of the seven rules (DESIGN.md, "The
-// decision"), written independently of the package, for valid facets.
+// model is a straightforward reading of the seven rules (the package
+// documentation, "The decision"), written independently of the package,
+// for valid facets.
 func model(subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) modelOutcome {
 	refuse := func(rule negotiate.Rule, reason events.Reason) modelOutcome {
 		return modelOutcome{Kind: negotiate.Refused, Reason: reason, Rule: rule}

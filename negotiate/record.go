@@ -3,10 +3,10 @@ package negotiate
 import (
 	"context"
 	"runtime/debug"
+	"strings"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
-	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -25,11 +25,11 @@ type Destination struct {
 	WorkspaceID string
 }
 
-// Event returns the event that records payload at d, with a fresh event id
+// event returns the event that records payload at d, with a fresh event id
 // and the payload's time as its timestamp, and the [*events.FieldError]s of
 // what is wrong with it, if anything. The event is returned even when it is
 // invalid, so that a failure to record it can still show what it was.
-func (d Destination) Event(payload events.NegotiationDecided) (events.Event, error) {
+func (d Destination) event(payload events.NegotiationDecided) (events.Event, error) {
 	e := events.Event{
 		ID:      events.NewEventID(),
 		Type:    events.TypeNegotiationDecided,
@@ -69,37 +69,35 @@ func (e *AuditError) Error() string {
 // Unwrap returns Err.
 func (e *AuditError) Unwrap() error { return e.Err }
 
-// DecideAndRecord decides as [Decide] does and records the decision's event
-// at dest through sink before it returns, as the reference host appends the
-// event before it answers. The event is a run event when dest names a run,
-// and a durable host event otherwise.
+// DecideAndRecord decides as [Negotiator.Decide] does and records the
+// decision's event at dest through sink before it returns, as the reference
+// host appends the event before it answers. The event is a run event when
+// dest names a run, and a durable host event otherwise.
 //
 // When the event is recorded it returns the outcome and nil. When it is not
 // (the sink failed, refused, panicked or is nil, ctx is done, or dest is
 // invalid) it returns an [*AuditError] holding the outcome the decision
 // reached, and then:
 //
-//   - if p.RequireAudit is set, the outcome is refused with internal_error
-//     (HTTP 500, retriable), [RuleAudit], and the AuditError as its Cause,
-//     whatever the decision was: a host that must keep a record of every
-//     negotiation answers nothing authoritative about one it has no record
-//     of, and tells the peer to come back;
+//   - if the policy n was compiled with sets RequireAudit, the outcome is
+//     refused with internal_error (HTTP 500, retriable), [RuleAudit], and
+//     the AuditError as its Cause, whatever the decision was: a host that
+//     must keep a record of every negotiation answers nothing authoritative
+//     about one it has no record of, and tells the peer to come back;
 //   - otherwise the outcome stands and the error is returned beside it, for
 //     the host to log or act on; it is never swallowed.
-func DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, advertised facets.Set, offer Offer, p policy.Policy) (Outcome, error) {
-	o, payload := Decide(subject, advertised, offer, p)
-	return record(ctx, sink, dest, o, payload, p.RequireAudit)
-}
-
-// DecideAndRecord is [DecideAndRecord] with n's facets and policy.
 func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, offer Offer) (Outcome, error) {
 	o, payload := n.Decide(subject, offer)
-	return record(ctx, sink, dest, o, payload, n.policy.RequireAudit)
+	return record(ctx, sink, dest, tenantOf(subject, n.policy), o, payload, n.policy.RequireAudit)
 }
 
 // record emits the decision's event and applies the audit policy.
-func record(ctx context.Context, sink events.Sink, dest Destination, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
-	e, err := dest.Event(payload)
+func record(ctx context.Context, sink events.Sink, dest Destination, tenant string, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
+	e, err := dest.event(payload)
+	e.Tenant = tenant
+	if e.IsRun() {
+		e.Tenant = runTenant(e.RunID)
+	}
 	if err == nil {
 		err = emit(ctx, sink, e)
 	}
@@ -133,4 +131,21 @@ func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
 		}
 	}()
 	return sink.Emit(ctx, e)
+}
+
+// tenantOf is the tenant a host event of subject's exchange belongs to:
+// the Subject's, when it is authenticated under p, and "" otherwise, so
+// that an unauthenticated exchange reaches no subscriber.
+func tenantOf(subject *Subject, p policy.Policy) string {
+	if !p.IsAuthenticated(subject) {
+		return ""
+	}
+	return subject.Tenant
+}
+
+// runTenant is the tenant of a tenant-bound run id, [anon:]tenant/id: its
+// first segment, without the anon: mark.
+func runTenant(runID string) string {
+	tenant, _, _ := strings.Cut(strings.TrimPrefix(runID, "anon:"), "/")
+	return tenant
 }

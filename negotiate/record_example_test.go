@@ -51,14 +51,19 @@ func ExampleNegotiator_DecideAndRecord() {
 	// it would have been accepted 1.2; event store unreachable
 }
 
-// Outside any run, the record is a durable host event (RFC 0242 §B).
-func ExampleDecideAndRecord() {
+// Outside any run, the zero Destination records a durable host event
+// (RFC 0242 §B); a run's id puts the event on that run's log.
+func ExampleDestination() {
 	set := facets.Set{MCP: &facets.MCP{
 		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
 	}}
+	n, err := negotiate.Compile(set, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
 	var store negotiatetest.Recorder
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: "2025-06-18", PeerVersions: []string{"2025-06-18"}}
-	outcome, err := negotiate.DecideAndRecord(context.Background(), &store, negotiate.Destination{}, nil, set, offer, policy.Policy{})
+	outcome, err := n.DecideAndRecord(context.Background(), &store, negotiate.Destination{}, nil, offer)
 	e := store.Events()[0]
 	fmt.Println(outcome.Kind, outcome.Reason, err)
 	fmt.Println(e.IsRun(), e.Delivery, e.Payload.Outcome, e.Payload.Reason)

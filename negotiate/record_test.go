@@ -42,27 +42,33 @@ func recDowngrade() negotiate.Offer {
 	return negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: "https://peer.example/a2a", PeerVersions: []string{"1.1"}}
 }
 
-// recordBoth runs the pure and the compiled recording calls and checks they
-// agree, returning the pure one's results.
-func recordBoth(t *testing.T, sink events.Sink, dest negotiate.Destination, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, error) {
+// recordBoth compiles recSet under p and records one decision.
+func recordOnce(t *testing.T, sink events.Sink, dest negotiate.Destination, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, error) {
 	t.Helper()
-	o, err := negotiate.DecideAndRecord(context.Background(), sink, dest, recUser(), recSet(), offer, p)
-	n, cerr := negotiate.Compile(recSet(), p)
-	if cerr != nil {
-		t.Fatal(cerr)
+	return decideAndRecord(t, context.Background(), sink, dest, recUser(), recSet(), offer, p)
+}
+
+// decideAndRecord compiles set under p and decides and records one offer.
+func decideAndRecord(t *testing.T, ctx context.Context, sink events.Sink, dest negotiate.Destination, subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) (negotiate.Outcome, error) {
+	t.Helper()
+	n, err := negotiate.Compile(set, p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	o2, err2 := n.DecideAndRecord(context.Background(), sink, dest, recUser(), offer)
-	if o.Kind != o2.Kind || o.Version != o2.Version || o.Rule != o2.Rule || (err == nil) != (err2 == nil) {
-		t.Errorf("Negotiator.DecideAndRecord = %v %q %v (%v), DecideAndRecord = %v %q %v (%v)", o2.Kind, o2.Version, o2.Rule, err2, o.Kind, o.Version, o.Rule, err)
-	}
-	return o, err
+	return n.DecideAndRecord(ctx, sink, dest, subject, offer)
 }
 
 func TestDecideAndRecordWritesARunEvent(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
-	o, err := recordBoth(t, rec, negotiate.Destination{RunID: recRun}, recDowngrade(), recPolicy(true))
+	n, err := negotiate.Compile(recSet(), recPolicy(true))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var o negotiate.Outcome
+	for range 2 {
+		if o, err = n.DecideAndRecord(context.Background(), rec, negotiate.Destination{RunID: recRun}, recUser(), recDowngrade()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if o.Kind != negotiate.Downgraded || o.Version != "1.1" {
 		t.Errorf("outcome %v %q, want downgraded to 1.1", o.Kind, o.Version)
@@ -88,7 +94,7 @@ func TestDecideAndRecordWritesARunEvent(t *testing.T) {
 
 func TestDecideAndRecordWritesAHostEventWhenThereIsNoRun(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
-	if _, err := recordBoth(t, rec, negotiate.Destination{WorkspaceID: "ws-9"}, recDowngrade(), recPolicy(false)); err != nil {
+	if _, err := recordOnce(t, rec, negotiate.Destination{WorkspaceID: "ws-9"}, recDowngrade(), recPolicy(false)); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range rec.Events() {
@@ -121,7 +127,7 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 		{"run with a workspace", &negotiatetest.Recorder{}, negotiate.Destination{RunID: recRun, WorkspaceID: "ws"}, context.Background(), events.ErrInvalidEvent},
 	}
 	for _, c := range cases {
-		o, err := negotiate.DecideAndRecord(c.ctx, c.sink, c.dest, recUser(), recSet(), recDowngrade(), recPolicy(true))
+		o, err := decideAndRecord(t, c.ctx, c.sink, c.dest, recUser(), recSet(), recDowngrade(), recPolicy(true))
 		var ae *negotiate.AuditError
 		if !errors.As(err, &ae) {
 			t.Errorf("%s: error %v, want an *AuditError", c.name, err)
@@ -133,11 +139,11 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 		if ae.Decided.Kind != negotiate.Downgraded || ae.Decided.Version != "1.1" || ae.Event.Payload != decided {
 			t.Errorf("%s: AuditError holds %v %q and payload %+v, want the decision's downgrade to 1.1", c.name, ae.Decided.Kind, ae.Decided.Version, ae.Event.Payload)
 		}
-		if o.Accepted() || o.Rule != negotiate.RuleAudit || o.Version != "" || o.Cause != error(ae) {
+		if o.Err() == nil || o.Rule != negotiate.RuleAudit || o.Version != "" || o.Cause != error(ae) {
 			t.Errorf("%s: outcome %v %q rule %v cause %v, want refused by the audit rule with the AuditError as cause", c.name, o.Kind, o.Version, o.Rule, o.Cause)
 		}
 		var we *wperrors.Error
-		if !errors.As(o.Err(), &we) || we.Code != wperrors.Internal || we.HTTPStatus() != http.StatusInternalServerError || !we.Retriable() {
+		if !errors.As(o.Err(), &we) || we.Code != wperrors.Internal || we.Code.HTTPStatus() != http.StatusInternalServerError || !we.Code.Retriable() {
 			t.Errorf("%s: outcome error %v, want internal_error, 500, retriable", c.name, o.Err())
 		}
 		if we != nil && strings.Contains(we.Message, "down") {
@@ -145,7 +151,7 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 		}
 	}
 	var pe *events.PanicError
-	if _, err := negotiate.DecideAndRecord(context.Background(), cases[2].sink, negotiate.Destination{}, recUser(), recSet(), recDowngrade(), recPolicy(true)); !errors.As(err, &pe) {
+	if _, err := decideAndRecord(t, context.Background(), cases[2].sink, negotiate.Destination{}, recUser(), recSet(), recDowngrade(), recPolicy(true)); !errors.As(err, &pe) {
 		t.Errorf("a panicking sink gave %v, want a PanicError", err)
 	}
 }
@@ -155,7 +161,7 @@ func TestDecideAndRecordFailsClosedOnRefusals(t *testing.T) {
 	failing := &negotiatetest.Recorder{}
 	failing.Fail(errors.New("down"))
 	below := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: "1.0", PeerVersions: []string{"1.0"}}
-	o, err := negotiate.DecideAndRecord(context.Background(), failing, negotiate.Destination{}, recUser(), recSet(), below, recPolicy(true))
+	o, err := decideAndRecord(t, context.Background(), failing, negotiate.Destination{}, recUser(), recSet(), below, recPolicy(true))
 	var ae *negotiate.AuditError
 	if !errors.As(err, &ae) || ae.Decided.Rule != negotiate.RuleFloor {
 		t.Fatalf("error %v, want an AuditError holding the below-floor refusal", err)
@@ -171,7 +177,7 @@ func TestDecideAndRecordReturnsTheFailureBesideTheOutcome(t *testing.T) {
 	down := errors.New("event store down")
 	failing := &negotiatetest.Recorder{}
 	failing.Fail(down)
-	o, err := recordBoth(t, failing, negotiate.Destination{RunID: recRun}, recDowngrade(), recPolicy(false))
+	o, err := recordOnce(t, failing, negotiate.Destination{RunID: recRun}, recDowngrade(), recPolicy(false))
 	if !errors.Is(err, down) {
 		t.Errorf("error %v, want the sink's failure", err)
 	}
@@ -194,15 +200,15 @@ func TestDecideAndRecordFailsClosedOnADrop(t *testing.T) {
 	a := events.NewAsync(store, events.AsyncOptions{Buffer: 2, Overflow: events.Drop})
 	ctx := context.Background()
 	dest := negotiate.Destination{}
-	if _, err := negotiate.DecideAndRecord(ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true)); err != nil {
+	if _, err := decideAndRecord(t, ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true)); err != nil {
 		t.Fatal(err)
 	}
 	<-arrived // the recording goroutine holds the first event in its slot
-	if _, err := negotiate.DecideAndRecord(ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true)); err != nil {
+	if _, err := decideAndRecord(t, ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true)); err != nil {
 		t.Fatal(err)
 	}
-	o, err := negotiate.DecideAndRecord(ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true))
-	if !errors.Is(err, events.ErrDropped) || o.Accepted() || o.Rule != negotiate.RuleAudit {
+	o, err := decideAndRecord(t, ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true))
+	if !errors.Is(err, events.ErrDropped) || o.Err() == nil || o.Rule != negotiate.RuleAudit {
 		t.Errorf("third decision: %v %v (%v), want refused by the audit rule for ErrDropped", o.Kind, o.Rule, err)
 	}
 	close(release)
@@ -224,8 +230,8 @@ func TestDestinationEvent(t *testing.T) {
 }
 
 func TestRuleAuditName(t *testing.T) {
-	if got := negotiate.RuleAudit.String(); got != "audit" {
-		t.Errorf("RuleAudit.String() = %q", got)
+	if negotiate.RuleAudit != "audit" {
+		t.Errorf("RuleAudit = %q", negotiate.RuleAudit)
 	}
 }
 

@@ -26,7 +26,7 @@ func ExamplePolicy() {
 		Lane: policy.LaneAnonymous, Kind: policy.KindAnonymous, Actor: user}
 
 	for _, s := range []*policy.Subject{user, legacy, forwarded, nil} {
-		fmt.Println(p.IsAuthenticated(s), policy.DefaultAuthenticated(s))
+		fmt.Println(p.IsAuthenticated(s), policy.Policy{}.IsAuthenticated(s))
 	}
 	fmt.Println(p.DeniesDowngrade(policy.Downgrade{Subject: user, Protocol: facets.ProtocolA2A, From: "1.2", To: "1.1"}))
 	fmt.Println(p.DeniesDowngrade(policy.Downgrade{Subject: user, Protocol: facets.ProtocolMCP, From: "2026-07-28", To: "2025-11-25"}))

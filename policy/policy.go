@@ -16,20 +16,20 @@
 //
 // # How deep a Subject nests
 //
-// A Subject holds at most [MaxActorDepth] (4) actors below it: the v2
-// Subject schema spells the chain out as actor1..actor4 and has no fifth
-// level. [Subject.UnmarshalJSON] reads the chain once, from the front, and
-// reads one actor more than that — a fifth, so that [Subject.Validate]
-// reports it at its path ("subject.actor.actor.actor.actor.actor") as it
-// does for a Subject built in Go. An actor below the fifth is refused
-// while reading, before any of its bytes are looked at: a chain of any
-// length costs at most six objects of reading, where each level used to
-// re-read the rest of the chain. The stricter reading of a schema that
-// simply stops is that a deeper actor is an unknown key, so it is an error
-// rather than dropped. A chain built in Go is walked at most as far:
-// [Subject.Anonymous] counts a chain that goes on beyond it (a cycle, say)
-// as anonymous, and Validate reports it as too deep, so no walk over a
-// Subject loops and none fails open.
+// A Subject holds at most four actors below it: the v2 Subject schema
+// spells the chain out as actor1..actor4 and has no fifth level.
+// [Subject.UnmarshalJSON] reads the chain once, from the front, and reads
+// one actor more than that — a fifth, so that [Subject.Validate] reports it
+// at its path ("subject.actor.actor.actor.actor.actor") as it does for a
+// Subject built in Go. An actor below the fifth is refused while reading,
+// before any of its bytes are looked at: a chain of any length costs at
+// most six objects of reading, where each level used to re-read the rest
+// of the chain. The stricter reading of a schema that simply stops is that
+// a deeper actor is an unknown key, so it is an error rather than dropped.
+// A chain built in Go is walked at most as far: [Policy.IsAuthenticated]
+// counts a chain that goes on beyond it (a cycle, say) as anonymous, and
+// Validate reports it as too deep, so no walk over a Subject loops and
+// none fails open.
 package policy
 
 import (
@@ -51,8 +51,8 @@ type Policy struct {
 	DowngradeDenied func(Downgrade) bool `json:"-"`
 
 	// Authenticated, when set, narrows who counts as authenticated: it is
-	// asked only about Subjects that already pass [DefaultAuthenticated],
-	// so it can demote a caller (say, an issuer the host does not trust for
+	// asked only about Subjects that the zero Policy counts as
+	// authenticated, so it can demote a caller (say, an issuer the host does not trust for
 	// negotiation) but never promote an anonymous or invalid one.
 	Authenticated func(*Subject) bool `json:"-"`
 
@@ -76,31 +76,25 @@ type Downgrade struct {
 	From, To string
 }
 
-// DefaultAuthenticated reports whether s counts as authenticated under the
-// zero Policy: present, valid, and anonymous nowhere in its actor chain.
-func DefaultAuthenticated(s *Subject) bool {
-	return s != nil && !s.Anonymous() && s.Valid()
-}
-
-// IsAuthenticated reports whether s counts as authenticated under p.
-func (p *Policy) IsAuthenticated(s *Subject) bool {
-	if !DefaultAuthenticated(s) {
+// IsAuthenticated reports whether s counts as authenticated under p. Under
+// the zero Policy (policy.Policy{}.IsAuthenticated) that is: present,
+// valid, and anonymous nowhere in its actor chain; p.Authenticated may only
+// narrow it.
+func (p Policy) IsAuthenticated(s *Subject) bool {
+	if s == nil || s.anonymous() || !s.valid() {
 		return false
 	}
-	return p == nil || p.Authenticated == nil || p.Authenticated(s)
+	return p.Authenticated == nil || p.Authenticated(s)
 }
 
 // DeniesDowngrade reports whether p refuses the downgrade d.
-func (p *Policy) DeniesDowngrade(d Downgrade) bool {
-	if p == nil {
-		return false
-	}
+func (p Policy) DeniesDowngrade(d Downgrade) bool {
 	return p.DenyDowngrade || p.DowngradeDenied != nil && p.DowngradeDenied(d)
 }
 
 // Time returns the current time from p's clock, in UTC.
-func (p *Policy) Time() time.Time {
-	if p == nil || p.Now == nil {
+func (p Policy) Time() time.Time {
+	if p.Now == nil {
 		return time.Now().UTC()
 	}
 	return p.Now().UTC()

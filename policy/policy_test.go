@@ -45,7 +45,7 @@ func last(s *policy.Subject) *policy.Subject {
 	return s
 }
 
-type problem = policy.SubjectProblem
+type problem = policy.SubjectError
 
 const (
 	laneMsg  = "is not a lane (api-key, oauth2, oidc, mtls, saml, scim, ldap, workload, session, anonymous)"
@@ -115,11 +115,11 @@ func TestSubjectValidate(t *testing.T) {
 		{"kind unknown", with(func(s *policy.Subject) { s.Kind = "robot" }), []problem{{"subject.kind", `"robot" ` + kindMsg}}},
 
 		// keyClass exactly when the lane is saml or scim.
-		{"saml with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIdP }), nil},
+		{"saml with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIDP }), nil},
 		{"scim with keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSCIM, policy.KeyClassConfiguredImmutable }), nil},
 		{"saml without keyClass", with(func(s *policy.Subject) { s.Lane = policy.LaneSAML }), []problem{{"subject.keyClass", "is missing; lane saml requires a keyClass"}}},
 		{"scim without keyClass", with(func(s *policy.Subject) { s.Lane = policy.LaneSCIM }), []problem{{"subject.keyClass", "is missing; lane scim requires a keyClass"}}},
-		{"oidc with keyClass", with(func(s *policy.Subject) { s.KeyClass = policy.KeyClassOpaqueIdP }), []problem{{"subject.keyClass", `"opaque-idp" is allowed only with lane saml or scim`}}},
+		{"oidc with keyClass", with(func(s *policy.Subject) { s.KeyClass = policy.KeyClassOpaqueIDP }), []problem{{"subject.keyClass", `"opaque-idp" is allowed only with lane saml or scim`}}},
 		{"saml with unknown keyClass", with(func(s *policy.Subject) { s.Lane, s.KeyClass = policy.LaneSAML, "bogus" }),
 			[]problem{{"subject.keyClass", `"bogus" is not a key class (opaque-idp, configured-immutable)`}}},
 
@@ -172,14 +172,11 @@ func TestSubjectValidate(t *testing.T) {
 				return
 			}
 			var se *policy.SubjectError
-			if !errors.As(err, &se) {
-				t.Fatalf("Validate() = %v, want a *SubjectError", err)
+			if !errors.As(err, &se) || *se != c.want[0] {
+				t.Fatalf("Validate() = %v, want a *SubjectError for %v first", err, c.want[0])
 			}
-			if !errors.Is(err, policy.ErrInvalidSubject) {
-				t.Errorf("%v does not match ErrInvalidSubject", err)
-			}
-			if !reflect.DeepEqual(se.Problems, c.want) {
-				t.Errorf("problems\n got %q\nwant %q", se.Problems, c.want)
+			if got := policy.Problems(err); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("problems\n got %q\nwant %q", got, c.want)
 			}
 			if policy.DefaultAuthenticated(c.s) {
 				t.Errorf("an invalid Subject is authenticated")
@@ -200,7 +197,7 @@ func TestSubjectLanesAndKinds(t *testing.T) {
 			s := valid()
 			s.Lane, s.Kind = lane, kind
 			if lane == policy.LaneSAML || lane == policy.LaneSCIM {
-				s.KeyClass = policy.KeyClassOpaqueIdP
+				s.KeyClass = policy.KeyClassOpaqueIDP
 			}
 			wantValid := (lane == policy.LaneAnonymous) == (kind == policy.KindAnonymous)
 			if got := s.Valid(); got != wantValid || (s.Validate() == nil) != wantValid {
@@ -228,8 +225,20 @@ func TestSubjectErrorString(t *testing.T) {
 	if got := (*policy.Subject)(nil).Validate().Error(); got != "invalid subject: subject: is missing" {
 		t.Errorf("nil: %q", got)
 	}
-	if !errors.Is(&policy.SubjectError{}, policy.ErrInvalidSubject) || policy.ErrInvalidSubject.Error() != "invalid subject" {
-		t.Error("ErrInvalidSubject")
+	// Several violations unwrap to one *SubjectError each, in order.
+	s.Kind = policy.KindAnonymous
+	var many interface{ Unwrap() []error }
+	if err := s.Validate(); !errors.As(err, &many) || len(many.Unwrap()) != 2 {
+		t.Fatalf("Validate() = %v (%T), want two violations", err, err)
+	}
+	for i, err := range many.Unwrap() {
+		var se *policy.SubjectError
+		if !errors.As(err, &se) || se.Path != [...]string{"subject.tenant", "subject.kind"}[i] {
+			t.Errorf("violation %d: %v", i, err)
+		}
+	}
+	if got := policy.Problems(errors.New("other")); got != nil {
+		t.Errorf("Problems(other) = %v", got)
 	}
 }
 
@@ -266,10 +275,6 @@ func TestSubjectAnonymous(t *testing.T) {
 		if got := policy.DefaultAuthenticated(c.s); got != c.auth {
 			t.Errorf("%s: DefaultAuthenticated = %v, want %v", c.name, got, c.auth)
 		}
-		var nilPolicy *policy.Policy
-		if got := nilPolicy.IsAuthenticated(c.s); got != c.auth {
-			t.Errorf("%s: nil Policy IsAuthenticated = %v, want %v", c.name, got, c.auth)
-		}
 		if got := (&policy.Policy{}).IsAuthenticated(c.s); got != c.auth {
 			t.Errorf("%s: zero Policy IsAuthenticated = %v, want %v", c.name, got, c.auth)
 		}
@@ -303,10 +308,6 @@ func TestIsAuthenticatedHookSeesTheSubject(t *testing.T) {
 
 func TestDeniesDowngrade(t *testing.T) {
 	d := policy.Downgrade{Subject: valid(), Protocol: facets.ProtocolA2A, From: "1.2", To: "1.1"}
-	var nilPolicy *policy.Policy
-	if nilPolicy.DeniesDowngrade(d) {
-		t.Error("nil Policy denies")
-	}
 	if (&policy.Policy{}).DeniesDowngrade(d) {
 		t.Error("zero Policy denies")
 	}
@@ -338,7 +339,7 @@ func TestTime(t *testing.T) {
 	if !got.Equal(at) || got.Location() != time.UTC || got.Hour() != 12 || got.Nanosecond() != 5 {
 		t.Errorf("Time() = %v, want %v in UTC", got, at.UTC())
 	}
-	for name, p := range map[string]*policy.Policy{"zero": {}, "nil": nil} {
+	for name, p := range map[string]policy.Policy{"zero": {}, "clockless": {DenyDowngrade: true, RequireAudit: true}} {
 		before := time.Now()
 		got := p.Time()
 		after := time.Now()
@@ -361,7 +362,7 @@ func TestPolicyJSON(t *testing.T) {
 
 func TestSubjectJSON(t *testing.T) {
 	s := valid()
-	s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIdP
+	s.Lane, s.KeyClass = policy.LaneSAML, policy.KeyClassOpaqueIDP
 	s.Actor = anon()
 	b, err := json.Marshal(s)
 	if err != nil {

@@ -27,7 +27,8 @@ type Subject struct {
 	// KeyClass is present exactly when Lane is saml or scim.
 	KeyClass string `json:"keyClass,omitzero"`
 	// Actor is the party acting for this Subject, such as the peer that
-	// forwarded an end user; at most MaxActorDepth levels deep.
+	// forwarded an end user; at most four levels deep (the schema's
+	// actor1..actor4).
 	Actor *Subject `json:"actor,omitzero"`
 }
 
@@ -49,53 +50,69 @@ const (
 	KindAnonymous = "anonymous"
 	KindWorkload  = "workload"
 
-	KeyClassOpaqueIdP           = "opaque-idp"
+	KeyClassOpaqueIDP           = "opaque-idp"
 	KeyClassConfiguredImmutable = "configured-immutable"
 )
 
-// MaxActorDepth is how many actors may nest under a Subject; the schema's
+// maxActorDepth is how many actors may nest under a Subject; the schema's
 // fifth level (actor5) does not exist.
-const MaxActorDepth = 4
+const maxActorDepth = 4
 
-// readActors is how many actors [Subject.UnmarshalJSON] reads and
-// [Subject.Anonymous] looks at: one more than a valid Subject holds, so
-// that Validate reports the fifth at its path, and not one more than that.
-const readActors = 5 // MaxActorDepth + 1
+// readActors is how many actors [Subject.UnmarshalJSON] reads and the
+// anonymity walk looks at: one more than a valid Subject holds, so that
+// Validate reports the fifth at its path, and not one more than that.
+const readActors = 5 // maxActorDepth + 1, written out: a constant expression is a mutant no test can reach
 
-// ErrInvalidSubject is wrapped by every [*SubjectError].
-var ErrInvalidSubject = errors.New("invalid subject")
-
-// SubjectProblem is one way a Subject breaks its schema.
-type SubjectProblem struct {
+// SubjectError is one way a Subject breaks the v2 Subject schema, at the
+// JSON path of the offending field. [Subject.Validate] reports every one it
+// finds: a single *SubjectError, or, when there are several, an error whose
+// Unwrap() []error lists them in order (errors.As finds the first); its
+// message names them all.
+type SubjectError struct {
 	// Path is the JSON path of the offending field, such as
 	// "subject.actor.tenant".
-	Path    string
+	Path string
+	// Message says what is wrong with it.
 	Message string
 }
 
-// SubjectError lists every problem found in a Subject.
-type SubjectError struct {
-	Problems []SubjectProblem
-}
-
-// Error lists every problem, each with its JSON path.
+// Error returns "invalid subject: path: message".
 func (e *SubjectError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.Path + ": " + p.Message
-	}
-	return "invalid subject: " + strings.Join(parts, "; ")
+	return subjectErrorPrefix + e.Path + ": " + e.Message
 }
 
-// Unwrap makes [ErrInvalidSubject] match with errors.Is.
-func (e *SubjectError) Unwrap() error { return ErrInvalidSubject }
+const subjectErrorPrefix = "invalid subject: "
 
-// Validate checks s against the v2 Subject schema, reporting every problem
-// in a *SubjectError. A nil Subject is invalid.
+// subjectErrors is what Validate returns for more than one violation.
+type subjectErrors []*SubjectError
+
+func (es subjectErrors) Error() string {
+	var b strings.Builder
+	b.WriteString(subjectErrorPrefix)
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Path + ": " + e.Message)
+	}
+	return b.String()
+}
+
+func (es subjectErrors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
+// Validate checks s against the v2 Subject schema and reports every
+// violation (see [SubjectError]); nil when s is valid. A nil Subject is
+// invalid.
 func (s *Subject) Validate() error {
-	var problems []SubjectProblem
+	var problems subjectErrors
 	s.walk(func(depth int, field, value, problem string) bool {
-		path := "subject" + strings.Repeat(".actor", depth)
+		path := actorPath(depth)
 		if field != "" {
 			path += "." + field
 		}
@@ -103,28 +120,30 @@ func (s *Subject) Validate() error {
 		if value != "" {
 			msg = fmt.Sprintf("%q %s", value, problem)
 		}
-		problems = append(problems, SubjectProblem{path, msg})
+		problems = append(problems, &SubjectError{path, msg})
 		return true
 	})
-	if problems == nil {
+	if len(problems) == 0 {
 		return nil
 	}
-	return &SubjectError{problems}
+	if len(problems) == 1 {
+		return problems[0]
+	}
+	return problems
 }
 
-// Valid reports whether s passes Validate, without building any message.
-func (s *Subject) Valid() bool {
+// valid reports whether s passes Validate, without building any message.
+func (s *Subject) valid() bool {
 	ok := true
 	s.walk(func(int, string, string, string) bool { ok = false; return false })
 	return ok
 }
 
-// Anonymous reports whether s, or any actor in its chain, is anonymous by
+// anonymous reports whether s, or any actor in its chain, is anonymous by
 // kind or by lane. A nil Subject is anonymous, and so is a chain that goes
-// on past the MaxActorDepth+1 actors the decoder reads (a longer one, or a
-// cycle built in Go): no such chain is a valid Subject, and the walk must
-// end.
-func (s *Subject) Anonymous() bool {
+// on past the five actors the decoder reads (a longer one, or a cycle built
+// in Go): no such chain is a valid Subject, and the walk must end.
+func (s *Subject) anonymous() bool {
 	if s == nil {
 		return true
 	}
@@ -146,8 +165,8 @@ func (s *Subject) walk(report func(depth int, field, value, problem string) bool
 		return
 	}
 	for depth := 0; s != nil; depth, s = depth+1, s.Actor {
-		if depth > MaxActorDepth {
-			report(depth, "", "", fmt.Sprintf("nests deeper than %d actors", MaxActorDepth))
+		if depth > maxActorDepth {
+			report(depth, "", "", fmt.Sprintf("nests deeper than %d actors", maxActorDepth))
 			return
 		}
 		checks := [...]struct {
@@ -249,7 +268,7 @@ func keyClassProblem(lane, keyClass string) string {
 	if !needs && keyClass != "" {
 		return "is allowed only with lane saml or scim"
 	}
-	if keyClass != "" && keyClass != KeyClassOpaqueIdP && keyClass != KeyClassConfiguredImmutable {
+	if keyClass != "" && keyClass != KeyClassOpaqueIDP && keyClass != KeyClassConfiguredImmutable {
 		return "is not a key class (opaque-idp, configured-immutable)"
 	}
 	return ""
@@ -279,8 +298,8 @@ func isSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 // The actor chain is read once, from the front: the fifth actor is read
 // (Validate reports it), and an actor below it is refused before any of
 // its bytes are looked at, so a chain of any length costs at most six
-// objects' worth of reading. Errors are a [*SubjectError] with one
-// problem, at its JSON path.
+// objects' worth of reading. Errors are a [*SubjectError], at its JSON
+// path.
 func (s *Subject) UnmarshalJSON(data []byte) error {
 	r := strictjson.NewReader(data, readActors+1)
 	if k, err := r.Next(); err == nil && k == strictjson.Null {
@@ -321,7 +340,7 @@ func readSubject(r *strictjson.Reader, s *Subject, depth int) error {
 			return err // null: no actor; Object skips it
 		}
 		if depth == readActors {
-			return problem(actorPath(depth+1), fmt.Sprintf("nests deeper than %d actors", MaxActorDepth))
+			return problem(actorPath(depth+1), fmt.Sprintf("nests deeper than %d actors", maxActorDepth))
 		}
 		s.Actor = new(Subject)
 		return readSubject(r, s.Actor, depth+1)
@@ -334,9 +353,9 @@ func actorPath(depth int) string {
 	return "subject" + strings.Repeat(".actor", depth)
 }
 
-// problem is a *SubjectError with one problem.
+// problem is a *SubjectError at path.
 func problem(path, msg string) *SubjectError {
-	return &SubjectError{[]SubjectProblem{{path, msg}}}
+	return &SubjectError{path, msg}
 }
 
 // readError turns what reading a Subject returned into a *SubjectError.

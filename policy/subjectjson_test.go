@@ -23,18 +23,18 @@ func actorChain(n int, tail string) []byte {
 
 // subjectProblems decodes data as a Subject and returns the problems of
 // the *SubjectError it must fail with.
-func subjectProblems(t *testing.T, data []byte) []policy.SubjectProblem {
+func subjectProblems(t *testing.T, data []byte) []policy.SubjectError {
 	t.Helper()
 	var s policy.Subject
 	err := json.Unmarshal(data, &s)
 	var se *policy.SubjectError
-	if !errors.As(err, &se) || !errors.Is(err, policy.ErrInvalidSubject) {
+	if !errors.As(err, &se) {
 		t.Fatalf("Unmarshal: %v (%T), want a *SubjectError", err, err)
 	}
 	if !reflect.DeepEqual(s, policy.Subject{}) {
 		t.Errorf("a refused Subject was partly decoded: %+v", s)
 	}
-	return se.Problems
+	return policy.Problems(err)
 }
 
 // Issue 8 item 3: the actor chain is read once, and an actor below the
@@ -43,7 +43,7 @@ func subjectProblems(t *testing.T, data []byte) []policy.SubjectProblem {
 // took 100 s and 7 GB), and the limit was only checked afterwards.
 func TestSubjectJSONDepthRefusedWhileReading(t *testing.T) {
 	deepest := "subject" + strings.Repeat(".actor", policy.MaxActorDepth+2)
-	want := []policy.SubjectProblem{{Path: deepest, Message: "nests deeper than 4 actors"}}
+	want := []policy.SubjectError{{Path: deepest, Message: "nests deeper than 4 actors"}}
 	for _, n := range []int{policy.MaxActorDepth + 2, 100, 8000} {
 		if got := subjectProblems(t, actorChain(n, "")); !reflect.DeepEqual(got, want) {
 			t.Errorf("%d actors: %+v, want %+v", n, got, want)
@@ -64,7 +64,7 @@ func TestSubjectJSONDepthRefusedWhileReading(t *testing.T) {
 		t.Fatalf("five actors: %v", err)
 	}
 	var se *policy.SubjectError
-	if err := s.Validate(); !errors.As(err, &se) || se.Problems[0].Path != "subject"+strings.Repeat(".actor", 5) {
+	if err := s.Validate(); !errors.As(err, &se) || se.Path != "subject"+strings.Repeat(".actor", 5) {
 		t.Errorf("five actors: Validate() = %v", err)
 	}
 	var four policy.Subject
@@ -94,22 +94,22 @@ func TestSubjectJSONDepthCostIsBounded(t *testing.T) {
 func TestSubjectJSONErrors(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want policy.SubjectProblem
+		want policy.SubjectError
 	}{
-		{`[]`, policy.SubjectProblem{Path: "subject", Message: "want an object, got an array"}},
-		{`{` + leaf + `}}`, policy.SubjectProblem{Path: "subject", Message: "data after the JSON value"}},
-		{`null x`, policy.SubjectProblem{Path: "subject", Message: "data after the JSON value"}},
-		{`nul`, policy.SubjectProblem{Path: "subject", Message: "unexpected end of JSON input"}},
-		{`{` + leaf + `,"issuer":"x"}`, policy.SubjectProblem{Path: "subject", Message: `the key "issuer" appears twice`}},
-		{`{` + leaf + `,"keyClass":null}`, policy.SubjectProblem{Path: "subject.keyClass", Message: "want a string, got null"}},
-		{`{` + leaf + `,"actor":{` + leaf + `,"extra":1}}`, policy.SubjectProblem{Path: "subject.actor", Message: `unknown field "extra"`}},
-		{`{` + leaf + `,"actor":{"tenant":7}}`, policy.SubjectProblem{Path: "subject.actor.tenant", Message: "want a string, got a number"}},
-		{`{` + leaf + `,"actor":[]}`, policy.SubjectProblem{Path: "subject.actor", Message: "want an object, got an array"}},
+		{`[]`, policy.SubjectError{Path: "subject", Message: "want an object, got an array"}},
+		{`{` + leaf + `}}`, policy.SubjectError{Path: "subject", Message: "data after the JSON value"}},
+		{`null x`, policy.SubjectError{Path: "subject", Message: "data after the JSON value"}},
+		{`nul`, policy.SubjectError{Path: "subject", Message: "unexpected end of JSON input"}},
+		{`{` + leaf + `,"issuer":"x"}`, policy.SubjectError{Path: "subject", Message: `the key "issuer" appears twice`}},
+		{`{` + leaf + `,"keyClass":null}`, policy.SubjectError{Path: "subject.keyClass", Message: "want a string, got null"}},
+		{`{` + leaf + `,"actor":{` + leaf + `,"extra":1}}`, policy.SubjectError{Path: "subject.actor", Message: `unknown field "extra"`}},
+		{`{` + leaf + `,"actor":{"tenant":7}}`, policy.SubjectError{Path: "subject.actor.tenant", Message: "want a string, got a number"}},
+		{`{` + leaf + `,"actor":[]}`, policy.SubjectError{Path: "subject.actor", Message: "want an object, got an array"}},
 	} {
 		var s policy.Subject
 		err := s.UnmarshalJSON([]byte(c.in))
 		var se *policy.SubjectError
-		if !errors.As(err, &se) || !reflect.DeepEqual(se.Problems, []policy.SubjectProblem{c.want}) {
+		if !errors.As(err, &se) || *se != c.want {
 			t.Errorf("UnmarshalJSON(%s) = %v, want %s: %s", c.in, err, c.want.Path, c.want.Message)
 		}
 	}
@@ -232,7 +232,7 @@ func FuzzSubjectJSON(f *testing.F) {
 		err := s.UnmarshalJSON(data)
 		if err != nil {
 			var se *policy.SubjectError
-			if !errors.As(err, &se) || len(se.Problems) != 1 || !strings.HasPrefix(se.Problems[0].Path, "subject") {
+			if !errors.As(err, &se) || len(policy.Problems(err)) != 1 || !strings.HasPrefix(se.Path, "subject") {
 				t.Fatalf("error %v (%T) is not a located *SubjectError", err, err)
 			}
 			return

@@ -25,7 +25,7 @@
 // prints both shapes. offer.protocol may be left out when the facet
 // advertises one protocol. An offer without peerVersions is an inbound
 // request: the peer speaks what it requested, or the preferred version
-// when it requested nothing (negotiate.Inbound); an explicit [] is a peer
+// when it requested nothing (negotiate.InboundOffer); an explicit [] is a peer
 // that speaks nothing. now is an RFC 3339 time or a date YYYY-MM-DD. The
 // request is read as every JSON of this module is: keys match exactly,
 // unknown and repeated keys and trailing bytes are refused. decide exits 0

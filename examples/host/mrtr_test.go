@@ -91,7 +91,7 @@ func TestMRTR(t *testing.T) {
 			res, err := invoke(ctx, cs, guard, c.rounds)
 			if c.err != "" {
 				var we *wperrors.Error
-				if !errors.As(err, &we) || err.Error() != c.err || we.HTTPStatus() != 422 {
+				if !errors.As(err, &we) || err.Error() != c.err || we.Code.HTTPStatus() != 422 {
 					t.Fatalf("error %v, want %q", err, c.err)
 				}
 			} else {

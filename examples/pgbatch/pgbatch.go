@@ -2,7 +2,8 @@
 // that buffers events in process, as [events.Async] does, and writes them
 // to PostgreSQL in batches, one transaction and one COPY per table each,
 // into the tables of [pgsink] (which it creates through [pgsink.New]), so
-// that [pgsink.Sink.Poll] and [pgsink.Sink.HostEvents] read what it wrote.
+// that [pgsink.Sink.RunEvents] and [pgsink.Sink.HostEvents] read what it
+// wrote.
 //
 // # The request path
 //
@@ -382,7 +383,7 @@ func (w *Writer) number(ctx context.Context, tx pgx.Tx, rows [][]any, counts map
 
 var (
 	runColumns  = []string{"run_id", "sequence", "event_id", "type", "timestamp", "schema_version", "node_id", "engine_version", "causation_id", "payload"}
-	hostColumns = []string{"event_id", "type", "timestamp", "delivery", "workspace_id", "payload"}
+	hostColumns = []string{"event_id", "type", "timestamp", "delivery", "workspace_id", "payload", "tenant"}
 )
 
 // rowsOf is the COPY rows of batch, run events and host events apart, and
@@ -395,7 +396,7 @@ func rowsOf(batch []events.Event) (runRows, hostRows [][]any, counts map[string]
 			return nil, nil, nil, fmt.Errorf("pgbatch: encoding the payload of %s: %w", e.ID, err)
 		}
 		if !e.IsRun() {
-			hostRows = append(hostRows, []any{e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), json.RawMessage(payload)})
+			hostRows = append(hostRows, []any{e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), json.RawMessage(payload), e.Tenant})
 			continue
 		}
 		var engine *int64

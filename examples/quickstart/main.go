@@ -85,14 +85,14 @@ func run(w io.Writer) error {
 			// authenticated caller may settle below preferred.
 			"anonymous caller, MCP client requests 2025-11-25",
 			nil,
-			negotiate.Inbound(mcp, "", "2025-11-25"),
+			negotiate.InboundOffer(mcp, "", "2025-11-25"),
 		},
 		{
 			// Inbound: an authenticated MCP client asks for 2025-06-18. The
 			// host offers it, but it is below the floor: nobody gets it.
 			"authenticated caller, MCP client requests 2025-06-18",
 			user,
-			negotiate.Inbound(mcp, "", "2025-06-18"),
+			negotiate.InboundOffer(mcp, "", "2025-06-18"),
 		},
 	}
 
@@ -118,7 +118,7 @@ func run(w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "   HTTP %d: %s\n", outcome.Error.HTTPStatus(), envelope)
+			fmt.Fprintf(w, "   HTTP %d: %s\n", outcome.Error.Code.HTTPStatus(), envelope)
 		}
 	}
 	return nil

@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/policy"
 )
 
 // Binding is the A2A protocol binding a [Middleware] fronts. It decides the
@@ -201,12 +200,12 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.Inbound(m.adv, "", req.raw()))
+	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.InboundOffer(m.adv, "", req.raw()))
 	if err != nil {
 		m.logAudit(ctx, &req, outcome, err)
 	}
 
-	if !outcome.Accepted() {
+	if outcome.Err() != nil {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
 		if outcome.Rule == negotiate.RuleAudit {
 			m.refuseInternal(w, r, card, auditMessage)
@@ -234,16 +233,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 	if m.opts.Subject != nil {
 		s = m.opts.Subject(r)
 	}
-	if s == nil || s.Valid() {
+	if s == nil {
+		return nil, ""
+	}
+	err := s.Validate() // every violation, each with its JSON path
+	if err == nil {
 		return s, ""
 	}
-	var se *policy.SubjectError
-	errors.As(s.Validate(), &se) // Validate reports every violation in one *SubjectError.
-	parts := make([]string, len(se.Problems))
-	for i, p := range se.Problems {
-		parts[i] = p.Path + ": " + p.Message
-	}
-	invalid = strings.Join(parts, "; ")
+	invalid = strings.TrimPrefix(err.Error(), "invalid subject: ")
 	m.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+invalid, slog.Bool("refused", m.opts.StrictSubject))
 	if m.opts.StrictSubject {
 		return nil, invalid
@@ -289,10 +286,10 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
 	msg := m.refusalMessage(req, o)
 	if card || m.opts.Binding == HTTPJSON {
-		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(wperrors.A2AReasonVersionNotSupported, true))
+		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(rpcerr.A2AReasonVersionNotSupported, true))
 		return
 	}
-	e := wperrors.A2AVersionNotSupported(req.raw(), m.served)
+	e := rpcerr.A2AVersionNotSupported(req.raw(), m.served)
 	e.Message = msg
 	if m.opts.OmitErrorData {
 		e = e.WithoutData()
@@ -314,17 +311,17 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
 		return
 	}
-	e := wperrors.RPCError{Code: -32603, Message: msg} // JSON-RPC 2.0 Internal error
+	e := rpcerr.RPCError{Code: -32603, Message: msg} // JSON-RPC 2.0 Internal error
 	if !m.opts.OmitErrorData {
-		e.Data = []wperrors.ErrorInfo{m.errorInfo(reasonInternal, false)}
+		e.Data = []rpcerr.ErrorInfo{m.errorInfo(reasonInternal, false)}
 	}
 	writeRPCError(w, m.requestID(r), e)
 }
 
 // errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal; a
 // version refusal names the versions served in its metadata.
-func (m *Middleware) errorInfo(reason string, versions bool) wperrors.ErrorInfo {
-	info := wperrors.ErrorInfo{Type: wperrors.A2AErrorInfoType, Reason: reason, Domain: wperrors.A2AErrorDomain}
+func (m *Middleware) errorInfo(reason string, versions bool) rpcerr.ErrorInfo {
+	info := rpcerr.ErrorInfo{Type: rpcerr.A2AErrorInfoType, Reason: reason, Domain: rpcerr.A2AErrorDomain}
 	if versions {
 		info.Metadata = map[string]string{"supportedVersions": m.servedCSV}
 	}

@@ -140,7 +140,7 @@ func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) 
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: p.Offers}
 	outcome, auditErr := o.Negotiator.DecideAndRecord(ctx, o.Sink, o.Destination, o.Subject, offer)
 	p.Outcome = outcome
-	if outcome.Accepted() {
+	if outcome.Err() == nil {
 		if auditErr != nil {
 			return p, auditErr
 		}
@@ -294,7 +294,7 @@ type Transport struct {
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
 func NewTransport(base http.RoundTripper, o negotiate.Outcome) (*Transport, error) {
-	if !o.Accepted() {
+	if o.Err() != nil {
 		return nil, fmt.Errorf("a2ahttp: no transport for a refused negotiation: %w", o.Err())
 	}
 	if o.Protocol != facets.ProtocolA2A {

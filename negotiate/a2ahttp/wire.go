@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"strconv"
 
-	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // The google.rpc statuses the middleware answers with. Its JSON-RPC codes
-// are the version refusal's -32009 ([wperrors.RPCA2AVersionNotSupported])
+// are the version refusal's -32009 ([rpcerr.RPCA2AVersionNotSupported])
 // and JSON-RPC 2.0's -32603 Internal error, written where it is answered.
 const (
 	// statusFailedPrecondition is the google.rpc status a2a-go gives
@@ -31,9 +31,9 @@ var nullID = json.RawMessage("null")
 // byte for byte: a2a-go's client decodes it into a string, so it must come
 // back as the type it was sent as.
 type rpcResponse struct {
-	JSONRPC string            `json:"jsonrpc"`
-	ID      json.RawMessage   `json:"id"`
-	Error   wperrors.RPCError `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcerr.RPCError `json:"error"`
 }
 
 // statusBody is a google.rpc.Status error response as the A2A HTTP+JSON
@@ -43,10 +43,10 @@ type statusBody struct {
 }
 
 type statusError struct {
-	Code    int                  `json:"code"`
-	Status  string               `json:"status"`
-	Message string               `json:"message"`
-	Details []wperrors.ErrorInfo `json:"details"`
+	Code    int                `json:"code"`
+	Status  string             `json:"status"`
+	Message string             `json:"message"`
+	Details []rpcerr.ErrorInfo `json:"details"`
 }
 
 // writeJSON writes v as the JSON body of a response with the given status.
@@ -68,13 +68,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeRPCError answers a JSON-RPC request with e, on HTTP 200 as the
 // JSON-RPC binding does for every error.
-func writeRPCError(w http.ResponseWriter, id json.RawMessage, e wperrors.RPCError) {
+func writeRPCError(w http.ResponseWriter, id json.RawMessage, e rpcerr.RPCError) {
 	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
 }
 
 // writeStatus answers with a google.rpc.Status body.
-func writeStatus(w http.ResponseWriter, code int, status, message string, info wperrors.ErrorInfo) {
-	writeJSON(w, code, statusBody{statusError{Code: code, Status: status, Message: message, Details: []wperrors.ErrorInfo{info}}})
+func writeStatus(w http.ResponseWriter, code int, status, message string, info rpcerr.ErrorInfo) {
+	writeJSON(w, code, statusBody{statusError{Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
 }
 
 // errTooLarge reports a body that was not read to its end because it is

@@ -34,7 +34,7 @@
 //     the server can end it. The store evicts the least recently used pin,
 //     but an anonymous session only ever evicts an anonymous one, and is
 //     not pinned when the store is full of identified callers' sessions
-//     (policy.DefaultAuthenticated): anonymous traffic cannot push out an
+//     (as the zero policy.Policy counts it): anonymous traffic cannot push out an
 //     authenticated pin.
 //   - Any other request, 2026-07-28-era or legacy: first the headers must
 //     agree with the body (MCP-Protocol-Version with every

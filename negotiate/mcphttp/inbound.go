@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -229,7 +229,7 @@ func (h *Handler) Sessions() int { return h.sessions.len() }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableLocalhostProtection {
 		if what := rebound(r); what != "" {
-			writeRPCError(w, http.StatusForbidden, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			writeRPCError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
 			return
 		}
 	}
@@ -249,7 +249,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Streamable HTTP has POST, GET and DELETE; anything else is no MCP
 		// request this middleware could vouch for.
 		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
 	}
 }
 
@@ -264,19 +264,19 @@ const (
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	raw, err := h.readBody(r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, wperrors.RPCError{
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcerr.RPCError{
 				Code: codeInvalidRequest, Message: "the request body exceeds " + strconv.FormatInt(h.maxBody, 10) + " bytes",
 			})
 			return
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
 		return
 	}
 	requested := rh.revision()
@@ -308,17 +308,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	}
 	var shape *shapeError
 	if initialize && batch {
-		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
+		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
 	} else if initialize {
 		h.serveInitialize(w, r, subject, rh, raw, &first, id)
 	} else if mismatch != nil {
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(mismatch.Error()))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(mismatch.Error()))
 	} else if err == errBatchRevision {
-		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, wperrors.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
+		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + HeaderProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + ImpliedRevision})
 	} else if errors.As(err, &shape) {
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeInvalidRequest, Message: shape.msg})
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else if err != nil {
-		writeRPCError(w, http.StatusBadRequest, nil, wperrors.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
 	} else {
 		h.serveDecided(w, r, subject, rh, raw, id)
 	}
@@ -411,7 +411,7 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 			// what its server settled, so the client must initialize again,
 			// which MCP asks of a client told 404 on its session. Ending an
 			// unknown session serves nothing, and is decided afresh.
-			h.refuse(w, r, subject, requested, id, http.StatusNotFound, wperrors.RPCError{
+			h.refuse(w, r, subject, requested, id, http.StatusNotFound, rpcerr.RPCError{
 				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
 			})
 			return
@@ -428,10 +428,10 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	offer := negotiate.Inbound(h.adv, "", requested)
+	offer := negotiate.InboundOffer(h.adv, "", requested)
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
 	if rh.method != methodDiscover && h.n.RequiresAudit() {
@@ -440,8 +440,8 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// before it is served. A server that then refuses the revision
 		// (-32022) is misconfigured for it; see "The record follows the
 		// server" in the package doc.
-		if o = h.record(r, h.opts.Sink, subject, offer); !o.Accepted() {
-			h.refuseDecided(w, id, http.StatusBadRequest, &o, wperrors.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		if o = h.record(r, h.opts.Sink, subject, offer); o.Err() != nil {
+			h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+HeaderProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
 		h.forward(w, r, raw, &o, false)
@@ -452,8 +452,8 @@ func (h *Handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 
 // sessionMismatch is the refusal of a request whose revision is not the
 // one its session settled: the session serves that one revision only.
-func sessionMismatch(header, settled string) wperrors.RPCError {
-	e := wperrors.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
+func sessionMismatch(header, settled string) rpcerr.RPCError {
+	e := rpcerr.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
 	e.Message = HeaderProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
 	e.Data = withReason(e.Data, events.ReasonUnsupported)
 	return e
@@ -462,14 +462,14 @@ func sessionMismatch(header, settled string) wperrors.RPCError {
 // refuseDecided answers a refusal the decision made: e is the wire error,
 // named opens its message, which then says why; data lists what this
 // caller could be served instead, and the reason.
-func (h *Handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e wperrors.RPCError, named string, subject *negotiate.Subject) {
+func (h *Handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
 	if o.Rule == negotiate.RuleAudit {
-		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
 		return
 	}
 	servable := h.servable(subject)
 	e.Message = named + why(o, h.adv) + servedList(servable)
-	d := e.Data.(wperrors.VersionData)
+	d := e.Data.(rpcerr.VersionData)
 	d.Supported, d.Reason = servable, string(o.Reason)
 	e.Data = d
 	writeRPCError(w, status, id, e)
@@ -502,7 +502,7 @@ func servedList(servable []string) string {
 func (h *Handler) servable(subject *negotiate.Subject) []string {
 	out := []string{}
 	for _, v := range h.adv.Versions {
-		if o, _ := h.n.Decide(subject, negotiate.Inbound(h.adv, "", v)); o.Accepted() {
+		if o, _ := h.n.Decide(subject, negotiate.InboundOffer(h.adv, "", v)); o.Err() == nil {
 			out = append(out, v)
 		}
 	}
@@ -510,8 +510,8 @@ func (h *Handler) servable(subject *negotiate.Subject) []string {
 }
 
 // withReason returns version data d with its reason set.
-func withReason(d any, reason events.Reason) wperrors.VersionData {
-	v := d.(wperrors.VersionData)
+func withReason(d any, reason events.Reason) rpcerr.VersionData {
+	v := d.(rpcerr.VersionData)
 	v.Reason = string(reason)
 	return v
 }
@@ -526,10 +526,10 @@ const unoffered = "9999-12-31"
 // it), and records the refusal of the revision it named: every refusal of
 // a request that names a revision is on the record. The negotiator records
 // only what it decides, so it is asked to decide an offer it must refuse.
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e wperrors.RPCError) {
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e rpcerr.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
 	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
-		writeRPCError(w, http.StatusInternalServerError, id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
 		return
 	}
 	writeRPCError(w, status, id, e)
@@ -540,12 +540,12 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, subject *negoti
 func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
 	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", HeaderMethod, rh.method, methodInitialize)))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", HeaderMethod, rh.method, methodInitialize)))
 		return
 	}
 	if !m.paramsObject || !m.hasProtocolVersion || !m.protocolVersionStr {
 		// It names no revision: nothing to decide or record.
-		e := wperrors.MCPLegacyInitializeUnsupported("", h.servable(subject))
+		e := rpcerr.MCPLegacyInitializeUnsupported("", h.servable(subject))
 		e.Message = "initialize needs params.protocolVersion, a string"
 		writeRPCError(w, http.StatusOK, id, e)
 		return
@@ -553,13 +553,13 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
 		// The body names two revisions; which one a server reads is its
 		// own business, so neither is served.
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, wperrors.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", MetaProtocolVersion, requested)))
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", MetaProtocolVersion, requested)))
 		return
 	}
 	if isStateless(requested) {
 		// The handshake cannot settle this revision, and a server would
 		// answer with an older one than the host decided.
-		e := wperrors.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
+		e := rpcerr.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
 		e.Message = "Unsupported protocol version: initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
 		e.Data = withReason(e.Data, events.ReasonUnsupported)
 		h.refuse(w, r, subject, requested, id, http.StatusOK, e)
@@ -573,7 +573,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	}
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		h.refuseDecided(w, id, http.StatusOK, &o, wperrors.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
+		h.refuseDecided(w, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
 	}
 	if o.Version != requested {
@@ -583,7 +583,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
 	}
 	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{
-		outcome: o, subject: cloneSubject(subject), authenticated: policy.DefaultAuthenticated(subject),
+		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	}}
 	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id), r, raw, &o, true)
 }
@@ -593,11 +593,11 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 // answered (see follow), so the caller must forward it through follow.
 // It returns false when the outcome is a refusal, which the caller answers.
 func (h *Handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
-	if o, _ := h.n.Decide(subject, offer); o.Accepted() {
+	if o, _ := h.n.Decide(subject, offer); o.Err() == nil {
 		return o, true
 	}
 	o := h.record(r, h.opts.Sink, subject, offer)
-	return o, o.Accepted()
+	return o, o.Err() == nil
 }
 
 // caller returns r's Subject. An invalid one is logged and, unless
@@ -619,7 +619,7 @@ func (h *Handler) caller(w http.ResponseWriter, r *http.Request) (subject *negot
 	violation := strings.TrimPrefix(err.Error(), "invalid subject: ")
 	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation, slog.Bool("refused", h.opts.StrictSubject))
 	if h.opts.StrictSubject {
-		writeRPCError(w, http.StatusInternalServerError, nil, wperrors.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
+		writeRPCError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
 		return nil, false
 	}
 	return nil, true
@@ -735,7 +735,7 @@ func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
 func (h *Handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, wperrors.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	if r.Method == http.MethodDelete && rh.session != "" {
@@ -751,22 +751,22 @@ func replaceSpan(b []byte, s span, with string) []byte {
 
 // writeRPCError answers with a JSON-RPC error response. id is the
 // request's id, or nil for null (a batch, or no id to answer).
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e wperrors.RPCError) {
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e rpcerr.RPCError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	body, err := json.Marshal(struct {
-		JSONRPC string            `json:"jsonrpc"`
-		ID      json.RawMessage   `json:"id"`
-		Error   wperrors.RPCError `json:"error"`
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcerr.RPCError `json:"error"`
 	}{"2.0", id, e})
 	if err != nil {
 		// Only an id that is not JSON could fail, and ids come from a body
 		// that passed json.Valid; answer null rather than nothing.
 		body, _ = json.Marshal(struct {
-			JSONRPC string            `json:"jsonrpc"`
-			ID      any               `json:"id"`
-			Error   wperrors.RPCError `json:"error"`
+			JSONRPC string          `json:"jsonrpc"`
+			ID      any             `json:"id"`
+			Error   rpcerr.RPCError `json:"error"`
 		}{"2.0", nil, e})
 	}
 	w.Header().Set("Content-Type", "application/json")

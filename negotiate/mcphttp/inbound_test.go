@@ -201,7 +201,7 @@ func TestStatelessTable(t *testing.T) {
 				if len(bodies) != 1 || string(bodies[0]) != c.call.body {
 					t.Fatalf("forwarded %q, want exactly %q", bodies, c.call.body)
 				}
-				if outcomes[0].Version != c.event.Version || !outcomes[0].Accepted() {
+				if outcomes[0].Version != c.event.Version || outcomes[0].Err() != nil {
 					t.Errorf("outcome in context %+v, want accepted at %s", outcomes[0], c.event.Version)
 				}
 			} else {

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -158,7 +158,7 @@ func discovery(status int, rep reply) (Discovery, error) {
 		}
 		return Discovery{Versions: versions}, nil
 	}
-	if rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
+	if rep.err.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
 		if supported, err := stringsMember(rep.err.data, "supported"); err == nil {
 			return Discovery{Versions: supported, Refused: true}, nil
 		}
@@ -218,7 +218,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 	}
 	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	var refusal error
-	if !o.Accepted() {
+	if o.Err() != nil {
 		refusal = o.Err()
 	}
 	return o, d, errors.Join(refusal, derr, aerr)

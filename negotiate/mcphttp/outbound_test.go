@@ -173,10 +173,10 @@ func TestNegotiate(t *testing.T) {
 			if errors.As(err, &de) != c.discErr {
 				t.Errorf("error %v: DiscoverError %t, want %t", err, !c.discErr, c.discErr)
 			}
-			if (err == nil) != o.Accepted() {
+			if (err == nil) != (o.Err() == nil) {
 				t.Errorf("error %v for %s", err, o.Kind)
 			}
-			if !o.Accepted() && !errors.Is(err, wperrors.InteropVersionUnsupported) {
+			if o.Err() != nil && !errors.Is(err, wperrors.InteropVersionUnsupported) {
 				t.Errorf("error %v is not interop_version_unsupported", err)
 			}
 			ev := payloads(t, rec)
@@ -194,7 +194,7 @@ func TestNegotiate(t *testing.T) {
 					t.Errorf("sent at %q", s.header.Get("Mcp-Protocol-Version"))
 				}
 			}
-			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != o.Accepted() {
+			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != (o.Err() == nil) {
 				t.Errorf("NewTransport for %s: %v", o.Kind, err)
 			}
 		})
@@ -205,7 +205,7 @@ func TestNegotiateWithoutAnOrigin(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	n := compile(t, wideFacets(), policy.Policy{})
 	o, d, err := mcphttp.Negotiate(context.Background(), n, "mailto:mcp@example.com", mcphttp.OutboundOptions{Sink: rec})
-	if o.Accepted() || o.Rule != negotiate.RuleInput || d.Versions != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
+	if o.Err() == nil || o.Rule != negotiate.RuleInput || d.Versions != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
 		t.Errorf("outcome %+v, discovery %+v, error %v", o, d, err)
 	}
 	if n := len(rec.Events()); n != 1 {

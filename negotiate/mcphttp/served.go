@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strconv"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -32,7 +32,7 @@ import (
 const heldErrorBytes = 64 << 10
 
 // minus32022 is the code of a refusal of the revision, as it is written.
-var minus32022 = []byte(strconv.Itoa(wperrors.RPCMCPUnsupportedProtocolVersion))
+var minus32022 = []byte(strconv.Itoa(rpcerr.RPCMCPUnsupportedProtocolVersion))
 
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's (the record could not be
@@ -222,7 +222,7 @@ func (a *answerWatch) settle(ok bool) {
 	if o.Rule == negotiate.RuleAudit {
 		a.state = replaced
 		clear(head)
-		writeRPCError(a.ResponseWriter, http.StatusInternalServerError, a.id, wperrors.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		writeRPCError(a.ResponseWriter, http.StatusInternalServerError, a.id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
 		return
 	}
 	prev := a.state
@@ -269,7 +269,7 @@ func serves(msg []byte, method, version string) bool {
 	refused := false
 	one := func() error {
 		rep, err := readReply(r)
-		refused = refused || rep.err != nil && rep.err.code == wperrors.RPCMCPUnsupportedProtocolVersion
+		refused = refused || rep.err != nil && rep.err.code == rpcerr.RPCMCPUnsupportedProtocolVersion
 		return err
 	}
 	if k, _ := r.Next(); k == strictjson.Array {

@@ -17,7 +17,7 @@ type session struct {
 	outcome negotiate.Outcome
 	subject *negotiate.Subject
 	// authenticated is true when the caller that negotiated the session
-	// is identified (policy.DefaultAuthenticated): its pin is one that
+	// is identified (as the zero policy.Policy counts it): its pin is one that
 	// anonymous traffic can never evict.
 	authenticated bool
 }

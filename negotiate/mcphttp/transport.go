@@ -68,7 +68,7 @@ type Transport struct {
 // decision refused, below the floor or downgraded for an unauthenticated
 // caller.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
-	if !o.Accepted() {
+	if o.Err() != nil {
 		return nil, fmt.Errorf("mcphttp: NewTransport: the negotiation was refused: %w", o.Err())
 	}
 	if o.Protocol != facets.ProtocolMCP {

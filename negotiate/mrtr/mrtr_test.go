@@ -66,7 +66,7 @@ func TestGuard(t *testing.T) {
 	// Round 5 is refused: 422, details {rounds: 5, maxRounds: 4} (A11).
 	retry, err := g.Observe(input)
 	var we *wperrors.Error
-	if retry || !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.HTTPStatus() != 422 ||
+	if retry || !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.Code.HTTPStatus() != 422 ||
 		we.Details["rounds"] != 5 || we.Details["maxRounds"] != 4 {
 		t.Fatalf("round 5: retry %t, %#v", retry, err)
 	}

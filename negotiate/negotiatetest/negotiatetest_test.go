@@ -410,7 +410,7 @@ func TestDecodeRequest(t *testing.T) {
 }
 
 // TestDecodeRequestInbound checks the offer an absent peerVersions
-// stands for (issue 9 item 8): negotiate.Inbound's, the requested version
+// stands for (issue 9 item 8): negotiate.InboundOffer's, the requested version
 // or the preferred one; an explicit [] stays empty, and with no
 // advertised protocol to take a preferred version from, nothing is made
 // up.
@@ -454,7 +454,7 @@ func TestRequestValidate(t *testing.T) {
 	if err == nil {
 		t.Fatal("Validate accepted an invalid subject, an invalid facet and no clock")
 	}
-	if !errors.Is(err, policy.ErrInvalidSubject) {
+	if se := (*policy.SubjectError)(nil); !errors.As(err, &se) {
 		t.Errorf("Validate = %v, want the invalid subject reported", err)
 	}
 	if !errors.Is(err, facets.ErrInvalid) {

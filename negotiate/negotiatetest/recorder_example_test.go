@@ -22,16 +22,20 @@ func ExampleRecorder() {
 		Versions: []string{"1.1", "1.2"}, PreferredVersion: "1.2", MinimumVersion: "1.1", RefreshedAt: "2026-11-01",
 	}}
 	p := policy.Policy{RequireAudit: true, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }}
+	n, err := negotiate.Compile(set, p)
+	if err != nil {
+		panic(err)
+	}
 	var rec negotiatetest.Recorder
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, PeerVersions: []string{"1.2"}}
 	run := negotiate.Destination{RunID: "acme/run-0123456789abcdef"}
 	for range 2 {
-		if _, err := negotiate.DecideAndRecord(context.Background(), &rec, run, nil, set, offer, p); err != nil {
+		if _, err := n.DecideAndRecord(context.Background(), &rec, run, nil, offer); err != nil {
 			panic(err)
 		}
 	}
 	rec.Fail(errors.New("store down"))
-	o, _ := negotiate.DecideAndRecord(context.Background(), &rec, run, nil, set, offer, p)
+	o, _ := n.DecideAndRecord(context.Background(), &rec, run, nil, offer)
 	for _, e := range rec.Events() {
 		n, _ := e.Sequence()
 		fmt.Println(e.RunID, n, e.Payload.Outcome, e.Payload.Version)

@@ -104,7 +104,7 @@ type offerJSON struct {
 // When offer.protocol is absent and the facet advertises exactly one
 // protocol, that one is meant. When offer.peerVersions is absent (or
 // null) the request is inbound: the peer speaks what it requested, or the
-// preferred version when it requested nothing, as [negotiate.Inbound]
+// preferred version when it requested nothing, as [negotiate.InboundOffer]
 // has it; an explicit [] is a peer that speaks nothing. now is an RFC
 // 3339 time or a date YYYY-MM-DD (its midnight UTC).
 func DecodeRequest(data []byte) (Request, error) {
@@ -130,7 +130,7 @@ func DecodeRequest(data []byte) (Request, error) {
 	if w.Offer.PeerVersions != nil {
 		r.Offer.PeerVersions = *w.Offer.PeerVersions
 	} else if adv, ok := r.Facet.Lookup(r.Offer.Protocol); ok {
-		r.Offer.PeerVersions = negotiate.Inbound(adv, r.Offer.Peer, r.Offer.Requested).PeerVersions
+		r.Offer.PeerVersions = negotiate.InboundOffer(adv, r.Offer.Peer, r.Offer.Requested).PeerVersions
 	}
 	return r, nil
 }
@@ -207,17 +207,17 @@ func (r Request) Decide(decide DecideFunc) (Answer, negotiate.Outcome) {
 		Outcome:        o.Kind.String(),
 		Version:        o.Version,
 		Reason:         o.Reason,
-		Rule:           o.Rule.String(),
+		Rule:           string(o.Rule),
 		CounterOffered: o.CounterOffered,
 		Event:          e,
 	}
-	if !o.Accepted() {
+	if o.Err() != nil {
 		a.Version = ""
 		err := o.Err()
 		var we *wperrors.Error
 		if errors.As(err, &we) {
 			a.Error = we
-			a.Status = we.HTTPStatus()
+			a.Status = we.Code.HTTPStatus()
 		}
 	}
 	return a, o

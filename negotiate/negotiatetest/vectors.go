@@ -472,6 +472,6 @@ func (v Vector) checkRounds(c *checker) {
 		return
 	}
 	c.eq("error.code", we.Code, wperrors.MCPRoundsExceeded)
-	c.eq("status", we.HTTPStatus(), 422)
+	c.eq("status", we.Code.HTTPStatus(), 422)
 	c.eq("details", we.Details, map[string]any{"rounds": allowed + 1, "maxRounds": v.MaxRounds})
 }

@@ -120,7 +120,7 @@ func All(t testing.TB, pool *pgxpool.Pool, schema string) []events.Event {
 		}
 	}
 	for after := int64(0); ; {
-		got, next, err := s.HostEvents(ctx, after, page)
+		got, next, err := s.AllHostEvents(ctx, after, page)
 		if err != nil {
 			t.Fatal(err)
 		}

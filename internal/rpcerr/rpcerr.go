@@ -1,4 +1,10 @@
-package errors
+// Package rpcerr holds the JSON-RPC errors that carry a version refusal on
+// the A2A and MCP wires, shared by the adapters negotiate/a2ahttp and
+// negotiate/mcphttp: the registered codes (A2A's -32009, MCP's -32020 and
+// -32022, JSON-RPC's -32602), the JSON-RPC error object, A2A 1.0's
+// google.rpc.ErrorInfo and the {supported, requested} data of MCP's
+// refusals. The v2 envelope and its codes are package errors'.
+package rpcerr
 
 import (
 	"strconv"
