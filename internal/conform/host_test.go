@@ -304,7 +304,7 @@ func (h *testHost) hostEvents(w http.ResponseWriter, r *http.Request) {
 // refuse answers a refused outcome with the v2 envelope naming the run.
 func refuse(w http.ResponseWriter, err *wperrors.Error, runID string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(err.HTTPStatus())
+	w.WriteHeader(err.Code.HTTPStatus())
 	if runID != "" {
 		err = err.WithDetail("runId", runID)
 	}
