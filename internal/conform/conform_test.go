@@ -43,7 +43,7 @@ var allRows = []string{
 
 func run(t *testing.T, h *testHost, token string) Report {
 	t.Helper()
-	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: 300 * time.Millisecond})
+	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
