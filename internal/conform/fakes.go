@@ -2,7 +2,6 @@ package conform
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +23,8 @@ const (
 	maxFakeCalls = 256
 	// maxLoopRounds bounds the rounds needs_input_loop will ask for.
 	maxLoopRounds = 64
+	// fakeTimeout bounds how long a fake reads and writes one request.
+	fakeTimeout time.Duration = 10_000_000_000 // 10 s
 )
 
 // Wire names the fakes and the runner share.
@@ -74,9 +75,9 @@ func startFake(h func(f *fake, w http.ResponseWriter, r *http.Request, c call)) 
 	}
 	f := &fake{url: "http://" + ln.Addr().String()}
 	f.srv = &http.Server{
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
+		ReadHeaderTimeout: fakeTimeout,
+		ReadTimeout:       fakeTimeout,
+		WriteTimeout:      fakeTimeout,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h(f, w, r, f.record(w, r))
 		}),
@@ -108,14 +109,8 @@ func (f *fake) calls() []call {
 	return slices.Clone(f.recv)
 }
 
-// close stops f.
-func (f *fake) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if f.srv.Shutdown(ctx) != nil {
-		_ = f.srv.Close()
-	}
-}
+// close stops f. The exchange it served is over by then.
+func (f *fake) close() { _ = f.srv.Close() }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

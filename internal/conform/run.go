@@ -48,8 +48,8 @@ const (
 
 // Defaults of Options.
 const (
-	DefaultTimeout = 15 * time.Second
-	DefaultStream  = 3 * time.Second
+	DefaultTimeout time.Duration = 15_000_000_000 // 15 s
+	DefaultStream  time.Duration = 3_000_000_000  // 3 s
 )
 
 // Options configures Run.
