@@ -60,9 +60,9 @@ type rpcRequest struct {
 
 // fake is a loopback HTTP server that records every call it receives.
 type fake struct {
-	srv  *http.Server
-	url  string
-	mu   sync.Mutex
+	srv *http.Server
+	url string
+	mu  sync.Mutex
 	// recv are the calls received, the first maxFakeCalls of them.
 	recv []call
 }
