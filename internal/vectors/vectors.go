@@ -18,6 +18,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mrtr"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -310,14 +311,14 @@ func checkAnswer(c *checker, r Request, a Answer, o negotiate.Outcome) {
 			}
 			c.eq("error.details.requested", a.Error.Details["requested"], wantRequested)
 		}
-		c.eq("event.outcome", e.Outcome, events.Refused)
+		c.eq("event.outcome", e.Outcome, "refused")
 		c.eq("event.version", e.Version, "")
 	} else {
 		c.eq("status", a.Status, 0)
 		if a.Error != nil {
 			c.failf("accepted with an error %v", a.Error)
 		}
-		c.eq("event.outcome", e.Outcome, events.Accepted)
+		c.eq("event.outcome", e.Outcome, "accepted")
 		c.eq("event.version", e.Version, a.Version)
 	}
 	c.eq("event.reason", e.Reason, a.Reason)
@@ -404,8 +405,8 @@ func (v Vector) checkDigest(c *checker, decide DecideFunc) {
 		c.eq("outcome", a.Outcome, "refused")
 		c.eq("rule", a.Rule, "input")
 		c.eq("event.peerDigest", a.Event.PeerDigest, "")
-		if _, err := events.PeerDigest(v.Peer); !errors.Is(err, events.ErrNoOrigin) {
-			c.failf("PeerDigest(%q) error = %v, want ErrNoOrigin", v.Peer, err)
+		if _, err := events.PeerDigest(v.Peer); !isNoOrigin(err) {
+			c.failf("PeerDigest(%q) error = %v, want the *events.FieldError of the peer", v.Peer, err)
 		}
 		return
 	}
@@ -443,22 +444,18 @@ func (v Vector) checkSubject(c *checker, decide DecideFunc) {
 	checkAnswer(c, r, a, o)
 }
 
-// refreshKinds name the refresh SLA's verdicts as refresh vectors spell
-// them.
-var refreshKinds = []struct {
-	err  error
-	name string
-}{{facets.ErrRefreshStale, "stale"}, {facets.ErrRefreshFuture, "future"}, {facets.ErrMalformedDate, "malformed"}}
+// refreshKinds name the refresh SLA's verdicts, by the rule of the
+// facets.Violation, as refresh vectors spell them.
+var refreshKinds = map[string]string{"refresh-stale": "stale", "refresh-future": "future", "date": "malformed"}
 
 func (v Vector) checkRefresh(c *checker) {
 	err := facets.CheckRefresh(facets.Advertised{Protocol: facets.ProtocolA2A, RefreshedAt: v.RefreshedAt}, v.Now)
 	got := "ok"
 	if err != nil {
-		got = err.Error() // an error of no kind below reads as itself, never as ok
-		for _, k := range refreshKinds {
-			if errors.Is(err, k.err) {
-				got = k.name
-			}
+		got = err.Error() // an error of no kind above reads as itself, never as ok
+		var v *facets.Violation
+		if errors.As(err, &v) && refreshKinds[v.Rule] != "" {
+			got = refreshKinds[v.Rule]
 		}
 	}
 	c.eq("refresh", got, v.Want.Refresh)
@@ -466,15 +463,15 @@ func (v Vector) checkRefresh(c *checker) {
 
 func (v Vector) checkRounds(c *checker) {
 	allowed := *v.Want.Allowed
-	r, err := negotiate.NewRounds(v.MaxRounds)
+	r, err := mrtr.NewGuard(v.MaxRounds)
 	if allowed == -1 {
 		if err == nil {
-			c.failf("NewRounds(%d) accepted an invalid limit", v.MaxRounds)
+			c.failf("NewGuard(%d) accepted an invalid limit", v.MaxRounds)
 		}
 		return
 	}
 	if err != nil {
-		c.failf("NewRounds(%d): %v", v.MaxRounds, err)
+		c.failf("NewGuard(%d): %v", v.MaxRounds, err)
 		return
 	}
 	for round := 1; round <= allowed; round++ {
@@ -618,7 +615,7 @@ func DecodeRequest(data []byte) (Request, error) {
 // ParseClock reads a date YYYY-MM-DD as its midnight UTC, or an RFC 3339
 // time: the clock of a request, and the CLI's --now.
 func ParseClock(s string) (time.Time, error) {
-	if d, err := facets.ParseDate(s); err == nil {
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
 		return d, nil
 	}
 	t, err := time.Parse(time.RFC3339, s)
@@ -664,7 +661,7 @@ type Answer struct {
 	// Version is set when not refused.
 	Version string `json:"version,omitzero"`
 	// Reason is the audit reason.
-	Reason events.Reason `json:"reason"`
+	Reason string `json:"reason"`
 	// Rule names the decision rule that settled it.
 	Rule string `json:"rule"`
 	// CounterOffered is true when the host answered with its own version.
@@ -701,4 +698,10 @@ func (r Request) Decide(decide DecideFunc) (Answer, negotiate.Outcome) {
 		}
 	}
 	return a, o
+}
+
+// isNoOrigin reports whether err is the error of a peer URL with no origin.
+func isNoOrigin(err error) bool {
+	fe, ok := errors.AsType[*events.FieldError](err)
+	return ok && fe.Field == "peer"
 }

@@ -192,7 +192,7 @@ func alwaysPreferred(_ *negotiate.Subject, set facets.Set, offer negotiate.Offer
 	}
 	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: offer.Protocol, Version: adv.Preferred,
 		Requested: offer.Requested, Reason: events.ReasonOK, Rule: negotiate.RuleAccept}
-	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: events.Accepted, Version: adv.Preferred,
+	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: "accepted", Version: adv.Preferred,
 		Reason: events.ReasonOK, Floor: adv.Floor, At: p.Time()}
 	if _, err := facets.ParseVersion(offer.Protocol, offer.Requested); err == nil {
 		e.Requested = offer.Requested
@@ -491,8 +491,8 @@ func TestRequestValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = r.Validate()
-			if !errors.Is(err, events.ErrNoOrigin) || !strings.HasPrefix(err.Error(), "offer.peer: ") || !strings.Contains(err.Error(), peer) {
-				t.Errorf("Validate with peer %q = %v, want offer.peer named with the URL, wrapping ErrNoOrigin", peer, err)
+			if fe, ok := errors.AsType[*events.FieldError](err); !ok || fe.Field != "peer" || !strings.HasPrefix(err.Error(), "offer.peer: ") || !strings.Contains(err.Error(), peer) {
+				t.Errorf("Validate with peer %q = %v, want offer.peer named with the URL, wrapping the peer's *events.FieldError", peer, err)
 			}
 		}
 	})

@@ -37,11 +37,11 @@ func (r *Recorder) Emit(ctx context.Context, e events.Event) error {
 	if r.err != nil {
 		return r.err
 	}
-	if e.IsRun() {
+	if e.RunID != "" {
 		if r.next == nil {
 			r.next = make(map[string]int64)
 		}
-		e = e.WithSequence(r.next[e.RunID])
+		e.Sequence, e.HasSequence = r.next[e.RunID], true
 		r.next[e.RunID]++
 	}
 	r.events = append(r.events, e)

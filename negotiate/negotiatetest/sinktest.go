@@ -2,6 +2,7 @@ package negotiatetest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ type NewSinkFunc func(t *testing.T, fault error) (sink events.Sink, recorded fun
 //     order; an Emit may fail only with [events.ErrDropped], and then the
 //     event is not recorded;
 //   - Invalid: an event that fails [events.Event.Validate] is refused with
-//     an error wrapping [events.ErrInvalidEvent] and naming the field, and
+//     an error holding an [*events.FieldError] naming the field, and
 //     nothing is recorded;
 //   - CanceledContext: an Emit whose context is done returns an error
 //     matching ctx.Err() and records nothing;
@@ -75,7 +76,7 @@ var kitAt = time.Date(2026, 11, 29, 12, 0, 0, 250_000_000, time.UTC)
 
 func kitAccepted() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
+		Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.2",
 		Reason: events.ReasonOK, Floor: "1.1",
 		PeerDigest: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", At: kitAt,
 	}
@@ -83,7 +84,7 @@ func kitAccepted() events.NegotiationDecided {
 
 func kitRefused() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
+		Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18",
 		Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: kitAt,
 	}
 }
@@ -91,10 +92,10 @@ func kitRefused() events.NegotiationDecided {
 // kitRuns returns n run ids no other check (or earlier run of the kit
 // against a shared store) uses.
 func kitRuns(n int) []string {
-	tenant := "kit-" + strings.ToLower(events.NewEventID()[:8])
+	tenant := "kit-" + strings.ToLower(rand.Text()[:8])
 	runs := make([]string, n)
 	for i := range runs {
-		runs[i] = fmt.Sprintf("%s/run-%s-%02d", tenant, events.NewEventID()[:12], i)
+		runs[i] = fmt.Sprintf("%s/run-%s-%02d", tenant, rand.Text()[:12], i)
 	}
 	return runs
 }
@@ -152,8 +153,8 @@ func checkRunAndHostEvents(t *testing.T, newSink NewSinkFunc) {
 	runs := kitRuns(1)
 	run := kitRun(t, runs[0], kitAccepted())
 	run.NodeID = "node-7"
-	run.CausationID = events.NewEventID()
-	run = run.WithEngineVersion(3)
+	run.CausationID = rand.Text()
+	run.EngineVersion, run.HasEngineVersion = 3, true
 	host := kitHost(t, "workspace-1", kitRefused())
 	ctx := context.Background()
 	for _, e := range []events.Event{run, host} {
@@ -176,12 +177,12 @@ func checkRunAndHostEvents(t *testing.T, newSink NewSinkFunc) {
 		}
 	}
 	if e, ok := got[run.ID]; ok {
-		if n, has := e.Sequence(); !has || n != 0 {
+		if n, has := e.Sequence, e.HasSequence; !has || n != 0 {
 			t.Errorf("run event: sequence = %d (assigned %t), want 0: the first event of a run is sequence 0", n, has)
 		}
 	}
 	if e, ok := got[host.ID]; ok {
-		if n, has := e.Sequence(); has {
+		if n, has := e.Sequence, e.HasSequence; has {
 			t.Errorf("host event: sequence = %d; a host event never carries one", n)
 		}
 	}
@@ -223,18 +224,17 @@ func checkRuns(t *testing.T, got map[string]events.Event, ordered, unordered map
 	t.Helper()
 	byRun := make(map[string][]events.Event)
 	for _, e := range got {
-		if e.IsRun() {
+		if e.RunID != "" {
 			byRun[e.RunID] = append(byRun[e.RunID], e)
 		}
 	}
 	for run, es := range byRun {
 		slices.SortFunc(es, func(a, b events.Event) int {
-			x, _ := a.Sequence()
-			y, _ := b.Sequence()
+			x, y := a.Sequence, b.Sequence
 			return int(x - y)
 		})
 		for i, e := range es {
-			if n, ok := e.Sequence(); !ok || n != int64(i) {
+			if n, ok := e.Sequence, e.HasSequence; !ok || n != int64(i) {
 				t.Errorf("run %s: the event at position %d has sequence %d (assigned %t), want %d: sequences must run 0..n-1 with no gap or repeat", run, i, n, ok, i)
 				break
 			}
@@ -309,7 +309,7 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 					dropped[e.ID] = true
 				} else if err != nil {
 					failures = append(failures, err)
-				} else if !e.IsRun() {
+				} else if e.RunID == "" {
 					hostIDs[e.ID] = true
 				} else if e.RunID == shared {
 					sharedIDs = append(sharedIDs, e.ID)
@@ -344,7 +344,7 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		e, ok := got[id]
 		if !ok {
 			t.Errorf("host event %s was accepted but not recorded", id)
-		} else if _, has := e.Sequence(); has || e.IsRun() {
+		} else if e.HasSequence || e.RunID != "" {
 			t.Errorf("host event %s came back as a run event or with a sequence", id)
 		}
 	}
@@ -362,10 +362,10 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 	badPayload.Payload.Protocol = "ftp"
 	badRun := kitRun(t, runs[0], kitAccepted())
 	badRun.RunID = "no-tenant-separator"
-	ephemeral := kitHost(t, "", kitAccepted())
-	ephemeral.Delivery = events.DeliveryEphemeral
+	hostSeq := kitHost(t, "", kitAccepted())
+	hostSeq.HasSequence = true
 	mixed := kitRun(t, runs[0], kitAccepted())
-	mixed.Delivery = events.DeliveryDurable
+	mixed.WorkspaceID = "ws"
 	badID := kitRun(t, runs[0], kitAccepted())
 	badID.ID = "short"
 	cases := []struct {
@@ -376,8 +376,8 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 		{"zero Event", events.Event{}, "eventId"},
 		{"payload protocol ftp", badPayload, "protocol"},
 		{"runId without a tenant", badRun, "runId"},
-		{"ephemeral negotiation.decided", ephemeral, "delivery"},
-		{"run event with a delivery", mixed, "delivery"},
+		{"host event with a sequence", hostSeq, "sequence"},
+		{"run event with a workspace", mixed, "workspaceId"},
 		{"eventId too short", badID, "eventId"},
 	}
 	ctx := context.Background()
@@ -385,8 +385,8 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 		err := sink.Emit(ctx, c.e)
 		if err == nil {
 			t.Errorf("%s: Emit returned nil, want it refused", c.name)
-		} else if !errors.Is(err, events.ErrInvalidEvent) {
-			t.Errorf("%s: Emit error %q does not wrap events.ErrInvalidEvent", c.name, err)
+		} else if !errors.As(err, new(*events.FieldError)) {
+			t.Errorf("%s: Emit error %q holds no *events.FieldError", c.name, err)
 		} else if !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: Emit error %q does not name the field %s", c.name, err, c.field)
 		}
@@ -478,7 +478,7 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 }
 
 func kind(e events.Event) string {
-	if e.IsRun() {
+	if e.RunID != "" {
 		return "run"
 	}
 	return "host"
@@ -490,9 +490,6 @@ func diffEvent(want, got events.Event) []string {
 	ne := func(field string, w, g any) { d = append(d, fmt.Sprintf("%s = %v, want %v", field, g, w)) }
 	if got.ID != want.ID {
 		ne("eventId", want.ID, got.ID)
-	}
-	if got.Type != want.Type {
-		ne("type", want.Type, got.Type)
 	}
 	if !got.Time.Equal(want.Time) {
 		ne("timestamp", want.Time, got.Time)
@@ -509,13 +506,8 @@ func diffEvent(want, got events.Event) []string {
 	if got.CausationID != want.CausationID {
 		ne("causationId", want.CausationID, got.CausationID)
 	}
-	wv, wok := want.EngineVersion()
-	gv, gok := got.EngineVersion()
-	if wv != gv || wok != gok {
-		ne("engineVersion", fmt.Sprint(wv, wok), fmt.Sprint(gv, gok))
-	}
-	if got.Delivery != want.Delivery {
-		ne("delivery", want.Delivery, got.Delivery)
+	if got.EngineVersion != want.EngineVersion || got.HasEngineVersion != want.HasEngineVersion {
+		ne("engineVersion", fmt.Sprint(want.EngineVersion, want.HasEngineVersion), fmt.Sprint(got.EngineVersion, got.HasEngineVersion))
 	}
 	if got.WorkspaceID != want.WorkspaceID {
 		ne("workspaceId", want.WorkspaceID, got.WorkspaceID)

@@ -37,17 +37,17 @@ func (s *flawedSink) Emit(ctx context.Context, e events.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emits++
-	if e.IsRun() {
+	if e.RunID != "" {
 		switch s.flaw {
 		case "leaves-sequence-unassigned":
 		case "numbers-across-runs":
-			e = e.WithSequence(s.global)
+			e.Sequence, e.HasSequence = s.global, true
 			s.global++
 		default:
 			if s.next == nil {
 				s.next = make(map[string]int64)
 			}
-			e = e.WithSequence(s.next[e.RunID])
+			e.Sequence, e.HasSequence = s.next[e.RunID], true
 			s.next[e.RunID]++
 		}
 	}

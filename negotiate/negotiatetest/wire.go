@@ -149,10 +149,10 @@ type wireWant struct {
 // wireEvent is the recorded payload a vector expects; the floor is the
 // facet's own, and the protocol the vector's.
 type wireEvent struct {
-	Outcome   events.Outcome `json:"outcome"`
-	Version   string         `json:"version,omitzero"`
-	Requested string         `json:"requested,omitzero"`
-	Reason    events.Reason  `json:"reason"`
+	Outcome   string `json:"outcome"`
+	Version   string `json:"version,omitzero"`
+	Requested string `json:"requested,omitzero"`
+	Reason    string `json:"reason"`
 }
 
 // refusalCodes are the JSON-RPC codes of a version refusal, per protocol:
@@ -199,8 +199,8 @@ func (v *wireVector) complete() error {
 	need(v.Want.Status != 0, "want.status")
 	need(v.Want.Event != nil, "want.event")
 	if e := v.Want.Event; e != nil {
-		refused := e.Outcome == events.Refused
-		need(refused || e.Outcome == events.Accepted, "want.event.outcome accepted or refused")
+		refused := e.Outcome == "refused"
+		need(refused || e.Outcome == "accepted", "want.event.outcome accepted or refused")
 		need(e.Reason != "", "want.event.reason")
 		need(refused == (e.Version == ""), "want.event.version exactly when accepted")
 		need(refused == (v.Want.Error != 0), "want.error exactly when refused")

@@ -179,14 +179,14 @@ func TestWireCheck(t *testing.T) {
 	set := facets.Set{A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"}}
 	accepted := wireVector{Name: "accepted", Protocol: facets.ProtocolA2A, set: set, Body: []byte(`{}`), Want: wireWant{
 		Status: 200, Header: map[string]string{"A2A-Version": "1.0"},
-		Event: &wireEvent{Outcome: events.Accepted, Version: "1.0", Requested: "1.0", Reason: events.ReasonOK},
+		Event: &wireEvent{Outcome: "accepted", Version: "1.0", Requested: "1.0", Reason: events.ReasonOK},
 	}}
 	refused := wireVector{Name: "refused", Protocol: facets.ProtocolA2A, set: set, Body: []byte(`{}`), Want: wireWant{
 		Status: 200, Error: -32009,
-		Event: &wireEvent{Outcome: events.Refused, Requested: "0.2", Reason: events.ReasonBelowFloor},
+		Event: &wireEvent{Outcome: "refused", Requested: "0.2", Reason: events.ReasonBelowFloor},
 	}}
-	good := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Requested: "1.0", Reason: events.ReasonOK, Floor: "0.3"})
-	goodRefusal := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: "0.2", Reason: events.ReasonBelowFloor, Floor: "0.3"})
+	good := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.0", Requested: "1.0", Reason: events.ReasonOK, Floor: "0.3"})
+	goodRefusal := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "0.2", Reason: events.ReasonBelowFloor, Floor: "0.3"})
 	v10 := http.Header{"A2A-Version": {"1.0"}}
 	long := `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 600) + `"}`
 	for _, tc := range []struct {
@@ -213,7 +213,7 @@ func TestWireCheck(t *testing.T) {
 		{"refused, another code", refused, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600}}`, nil, goodRefusal), []string{"JSON-RPC error codes [-32600], want -32009"}},
 		{"refused, no JSON", refused, answering(200, `refused`, nil, goodRefusal), []string{"JSON-RPC error codes [], want -32009"}},
 		{"refused, wrong floor and protocol", refused, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009}}`, nil,
-			hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18", Reason: events.ReasonBelowFloor, Floor: "2025-11-25"})),
+			hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18", Reason: events.ReasonBelowFloor, Floor: "2025-11-25"})),
 			[]string{`event.protocol = "mcp", want "a2a"`, `event.floor = "2025-11-25", want "0.3"`, `event.requested = "2025-06-18", want "0.2"`}},
 		{"a build error", accepted, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) { return nil, errors.New("no db") }, []string{"build: no db"}},
 		{"a nil handler", accepted, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) { return nil, nil }, []string{"build returned a nil handler"}},
