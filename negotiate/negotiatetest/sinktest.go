@@ -453,16 +453,16 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	runs := kitRuns(1)
 	ctx := context.Background()
-	var swallowed int
+	var swallowed []string // the kinds of event Emit accepted
 	for _, e := range []events.Event{kitRun(t, runs[0], kitAccepted()), kitHost(t, "", kitRefused())} {
 		err := sink.Emit(ctx, e)
 		if err == nil {
-			swallowed++
+			swallowed = append(swallowed, kind(e))
 		} else if !errors.Is(err, fault) {
 			t.Errorf("Emit(%s event) = %v, want an error wrapping the storage fault", kind(e), err)
 		}
 	}
-	if swallowed == 0 {
+	if swallowed == nil {
 		if c, ok := sink.(io.Closer); ok {
 			_ = c.Close()
 		}
@@ -470,10 +470,10 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	c, ok := sink.(io.Closer)
 	if !ok {
-		t.Fatalf("%d Emits returned nil although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
+		t.Fatalf("Emit returned nil for %q although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
 	}
 	if err := c.Close(); !errors.Is(err, fault) {
-		t.Errorf("Emit accepted %d events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
+		t.Errorf("Emit accepted %q events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
 	}
 }
 
