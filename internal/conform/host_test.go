@@ -21,6 +21,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/mrtr"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -466,7 +467,7 @@ func (h *testHost) mcpInvoke(w http.ResponseWriter, r *http.Request) {
 	if h.defect == roundsPlusOne {
 		max++
 	}
-	rounds, err := negotiate.NewRounds(max)
+	rounds, err := mrtr.NewGuard(max)
 	if err != nil {
 		h.t.Error(err)
 		return
