@@ -26,9 +26,10 @@ func ExampleParse() {
 	  }
 	}`)
 	_, err := facets.Parse(doc)
-	var ve *facets.ValidationError
-	if errors.As(err, &ve) {
-		for _, v := range ve.Violations {
+	var each interface{ Unwrap() []error }
+	if errors.As(err, &each) {
+		for _, e := range each.Unwrap() {
+			v := e.(*facets.Violation)
 			fmt.Printf("%s [%s]: %s\n", v.Path, v.Rule, v.Message)
 		}
 	}
@@ -52,9 +53,39 @@ func ExampleCheckRefresh() {
 		time.Date(2026, 12, 17, 0, 0, 1, 0, time.UTC), // a second past the window
 	} {
 		err := facets.CheckRefresh(adv, now)
-		fmt.Println(errors.Is(err, facets.ErrRefreshStale), err)
+		var v *facets.Violation
+		if errors.As(err, &v) {
+			fmt.Println(v.Rule, v)
+			continue
+		}
+		fmt.Println("fresh")
 	}
 	// Output:
-	// false <nil>
-	// true mcp.refreshedAt 2026-09-18 at 2026-12-17T00:00:01Z: refreshedAt is older than the 90-day refresh window
+	// fresh
+	// refresh-stale mcp.refreshedAt: refreshedAt 2026-09-18 is 90 days old: the 90-day refresh window closed at 2026-12-17T00:00:00Z (RFC 0175 §D.4)
+}
+
+func ExampleLint() {
+	doc := []byte(`{
+	  "protocolVersions": ["2.0"],
+	  "preferredVersion": "2.0",
+	  "supportedTransports": ["grpc"],
+	  "mcp": {
+	    "status": "experimental", "since": "2.0", "until": "2.1", "witness": "seam-gated",
+	    "revisions": ["2025-06-18", "2026-07-28"],
+	    "preferredVersion": "2026-07-28",
+	    "minimumRevision": "2025-06-18",
+	    "refreshedAt": "2026-07-01",
+	    "profiles": ["mcp-2025-06-18-legacy"]
+	  }
+	}`)
+	for _, f := range facets.Lint(doc, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)) {
+		fmt.Printf("%s: %s\n", f.Path, f.Rule)
+	}
+	// Output:
+	// supportedTransports: supported-transports
+	// mcp.profiles[0]: legacy-profile
+	// mcp.revisions[0]: legacy-version
+	// mcp.minimumRevision: legacy-version
+	// mcp.refreshedAt: refresh-stale
 }

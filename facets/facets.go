@@ -18,13 +18,13 @@ type A2A struct {
 	// RefreshedAt is the full-date (YYYY-MM-DD) on which Versions was last
 	// re-checked against upstream; see [CheckRefresh].
 	RefreshedAt string `json:"refreshedAt" validate:"required,fulldate"`
-	// Profiles lists conformance profile ids, "a2a-X.Y"; each needs X.Y offered.
-	Profiles []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
 	// AgentCardURL is where the host's agent card is served.
-	AgentCardURL      string `json:"agentCardUrl,omitzero" validate:"omitempty,absuri"`
-	Streaming         *bool  `json:"streaming,omitzero"`
-	PushNotifications *bool  `json:"pushNotifications,omitzero"`
-	DurableTasks      *bool  `json:"durableTasks,omitzero"`
+	AgentCardURL string `json:"agentCardUrl,omitzero" validate:"omitempty,absuri"`
+	// Profiles lists conformance profile ids, "a2a-X.Y"; each needs X.Y offered.
+	Profiles          []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
+	Streaming         *bool    `json:"streaming,omitzero"`
+	PushNotifications *bool    `json:"pushNotifications,omitzero"`
+	DurableTasks      *bool    `json:"durableTasks,omitzero"`
 	// AgentCards (record only, RFC 0202) is true when per-agent cards are
 	// served; the schema allows no other value.
 	AgentCards *bool `json:"agentCards,omitzero" validate:"omitnil,eq=true"`
@@ -34,15 +34,14 @@ type A2A struct {
 // MCP is the `mcp` facet of a discovery document (spec/v2/facets/mcp.schema.json),
 // and with [Record] filled the `mcp` record of the discovery schema.
 type MCP struct {
-	// Revisions lists the MCP revisions offered, as calendar dates.
-	Revisions []string `json:"revisions" validate:"required,min=1,dive,mcprevision"`
-	// PreferredVersion is the revision the host asks for and serves by
-	// default. The schema spells it preferredVersion, not preferredRevision.
-	PreferredVersion string `json:"preferredVersion" validate:"required,mcprevision"`
-	// MinimumRevision is the floor.
-	MinimumRevision string `json:"minimumRevision" validate:"required,mcprevision"`
-	// RefreshedAt is the full-date on which Revisions was last re-checked.
-	RefreshedAt string `json:"refreshedAt" validate:"required,fulldate"`
+	// Revisions, PreferredVersion, MinimumRevision and RefreshedAt are
+	// A2A's Versions, PreferredVersion, MinimumVersion and RefreshedAt,
+	// with MCP revisions (calendar dates) for versions. The schema spells
+	// the preferred one preferredVersion, not preferredRevision.
+	Revisions        []string `json:"revisions" validate:"required,min=1,dive,mcprevision"`
+	PreferredVersion string   `json:"preferredVersion" validate:"required,mcprevision"`
+	MinimumRevision  string   `json:"minimumRevision" validate:"required,mcprevision"`
+	RefreshedAt      string   `json:"refreshedAt" validate:"required,fulldate"`
 	// Profiles lists profile ids, "mcp-YYYY-MM-DD"; each needs its revision offered.
 	Profiles []string `json:"profiles,omitzero" validate:"omitempty,dive,mcpprofile"`
 	// Features lists MCP feature ids such as "server-discover" and "mrtr".
@@ -108,13 +107,13 @@ type Advertised struct {
 	RefreshedAt string
 }
 
-// Advertised returns the decision view of f.
-func (f *A2A) Advertised() Advertised {
+// advertised returns the decision view of f.
+func (f *A2A) advertised() Advertised {
 	return Advertised{ProtocolA2A, f.Versions, f.PreferredVersion, f.MinimumVersion, f.RefreshedAt}
 }
 
-// Advertised returns the decision view of f.
-func (f *MCP) Advertised() Advertised {
+// advertised returns the decision view of f.
+func (f *MCP) advertised() Advertised {
 	return Advertised{ProtocolMCP, f.Revisions, f.PreferredVersion, f.MinimumRevision, f.RefreshedAt}
 }
 
@@ -122,10 +121,10 @@ func (f *MCP) Advertised() Advertised {
 // does not advertise p.
 func (s Set) Lookup(p Protocol) (Advertised, bool) {
 	if p == ProtocolA2A && s.A2A != nil {
-		return s.A2A.Advertised(), true
+		return s.A2A.advertised(), true
 	}
 	if p == ProtocolMCP && s.MCP != nil {
-		return s.MCP.Advertised(), true
+		return s.MCP.advertised(), true
 	}
 	return Advertised{}, false
 }

@@ -15,14 +15,16 @@ func FuzzParse(f *testing.F) {
 		f.Add(fx.doc())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, parse := range []func([]byte) (Set, error){Parse, ParseRecord} {
+		for _, record := range []bool{false, true} {
+			parse := func(data []byte) (Set, error) { return parseSet(data, record) }
 			s, err := parse(data)
 			if err != nil {
-				var ve *ValidationError
-				if !errors.As(err, &ve) || len(ve.Violations) == 0 || !errors.Is(err, ErrInvalid) || err.Error() == "" {
-					t.Fatalf("error %v (%T) is not a *ValidationError with violations", err, err)
+				var vs violations
+				var first *Violation
+				if !errors.As(err, &vs) || len(vs) == 0 || !errors.As(err, &first) || !errors.Is(err, ErrInvalid) || err.Error() == "" {
+					t.Fatalf("error %v (%T) does not carry violations", err, err)
 				}
-				for _, v := range ve.Violations {
+				for _, v := range vs {
 					if v.Message == "" || v.Rule == "" {
 						t.Fatalf("violation %+v lacks a rule or message", v)
 					}
@@ -57,12 +59,13 @@ func FuzzParseVersion(f *testing.F) {
 		for _, p := range []Protocol{ProtocolA2A, ProtocolMCP} {
 			v, err := ParseVersion(p, s)
 			if err != nil {
-				if !errors.Is(err, ErrMalformedVersion) || v.IsValid() {
+				var viol *Violation
+				if !errors.As(err, &viol) || !errors.Is(err, ErrInvalid) || v != (Version{}) || viol.Path != "" {
 					t.Fatalf("%s %q: %v, %v", p, s, v, err)
 				}
 				continue
 			}
-			if v.String() != s || v.Protocol() != p {
+			if v.String() != s || v.tag.protocol() != p {
 				t.Fatalf("%s %q printed as %q", p, s, v)
 			}
 			w, err := ParseVersion(p, v.String())

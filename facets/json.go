@@ -25,107 +25,37 @@ import (
 // struct tags (omitzero) keep explicit false and [] and drop only what was
 // absent.
 
-// UnmarshalJSON decodes an `a2a` facet or record strictly. Problems of
-// shape (unknown or repeated keys, wrong JSON types, present-but-empty
-// strings) come back together as a [*ValidationError] with paths under
-// "a2a"; the value rules are left to [A2A.Validate]. Use [ParseA2A] for
-// both at once.
-func (f *A2A) UnmarshalJSON(data []byte) error {
-	*f = A2A{}
-	vs, _ := readDoc(data, "a2a", func(d *decoder) error { return d.a2a(f) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes an `mcp` facet or record strictly; see
-// [A2A.UnmarshalJSON].
-func (f *MCP) UnmarshalJSON(data []byte) error {
-	*f = MCP{}
-	vs, _ := readDoc(data, "mcp", func(d *decoder) error { return d.mcp(f) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes the closed `mcp.serverMount` object strictly.
-func (m *ServerMount) UnmarshalJSON(data []byte) error {
-	*m = ServerMount{}
-	vs, _ := readDoc(data, "mcp.serverMount", func(d *decoder) error { return d.serverMount(m) })
-	return asError(vs)
-}
-
-// UnmarshalJSON decodes the closed `mcp.mrtr` object strictly. A missing
-// maxRounds is reported here, since 0 in the struct cannot tell "absent"
-// from "zero".
-func (m *MRTR) UnmarshalJSON(data []byte) error {
-	*m = MRTR{}
-	vs, _ := readDoc(data, "mcp.mrtr", func(d *decoder) error { return d.mrtr(m) })
-	return asError(vs)
-}
-
 // UnmarshalJSON decodes `{"a2a": {...}, "mcp": {...}}` strictly: no other
 // key is admitted. JSON null leaves an empty Set, which [Set.Validate]
 // then reports as advertising nothing.
 func (s *Set) UnmarshalJSON(data []byte) error {
 	*s = Set{}
-	vs, _ := readDoc(data, "", func(d *decoder) error { return d.set(s) })
+	vs, _ := readDoc(data, func(d *decoder) error { return d.set(s) })
 	return asError(vs)
 }
 
-// Parse decodes a facet set and validates it as facets ([Set.Validate]).
-// Shape and value violations come back merged in one [*ValidationError],
-// without the echoes a shape problem would cause (a field of the wrong
+// Parse decodes a facet set, `{"a2a": {...}, "mcp": {...}}`, and
+// validates it ([Set.Validate]). Shape and value violations come back
+// together in one error (see [Violation]), without the echoes a shape problem would cause (a field of the wrong
 // type is not also reported as missing). On error the Set is zero.
 func Parse(data []byte) (Set, error) {
 	return parseSet(data, false)
 }
 
-// ParseRecord is [Parse] for the `a2a`/`mcp` records of a discovery
-// document: it validates with [Set.ValidateRecord].
-func ParseRecord(data []byte) (Set, error) {
-	return parseSet(data, true)
-}
-
-// ParseA2A decodes one `a2a` facet object and validates it with
-// [A2A.Validate]; violation paths start with "a2a". On error it returns nil.
-func ParseA2A(data []byte) (*A2A, error) {
-	return parseFacet(data, "a2a", (*decoder).a2a, (*A2A).violations)
-}
-
-// ParseMCP decodes one `mcp` facet object and validates it with
-// [MCP.Validate]; violation paths start with "mcp". On error it returns nil.
-func ParseMCP(data []byte) (*MCP, error) {
-	return parseFacet(data, "mcp", (*decoder).mcp, (*MCP).violations)
-}
-
-func parseFacet[F any](data []byte, at string, read func(*decoder, *F) error, check func(*F, bool) []Violation) (*F, error) {
-	f := new(F)
-	vs, complete := readDoc(data, at, func(d *decoder) error { return read(d, f) })
-	if complete {
-		vs = merge(vs, check(f, false))
-	}
-	if err := asError(vs); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
+// parseSet reads a facet set and validates what it read, as records when
+// record is set. When the document could not be read to its end nothing
+// is validated: what follows the place reading stopped was never
+// decoded, and would read as missing. On error the Set is zero.
 func parseSet(data []byte, record bool) (Set, error) {
-	s, vs := decodeSet(data, record)
+	var s Set
+	vs, complete := readDoc(data, func(d *decoder) error { return d.set(&s) })
+	if complete {
+		vs = merge(vs, s.violations(record))
+	}
 	if err := asError(vs); err != nil {
 		return Set{}, err
 	}
 	return s, nil
-}
-
-// decodeSet reads a facet set and validates what it read, as records when
-// record is set. When the document could not be read to its end the Set
-// is zero and nothing is validated: what follows the place reading
-// stopped was never decoded, and would read as missing.
-func decodeSet(data []byte, record bool) (Set, []Violation) {
-	var s Set
-	vs, complete := readDoc(data, "", func(d *decoder) error { return d.set(&s) })
-	if !complete {
-		return Set{}, vs
-	}
-	return s, merge(vs, s.violations(record))
 }
 
 // merge joins shape violations (from decoding) with value violations
@@ -153,9 +83,8 @@ func covers(base, path string) bool {
 // type is reported and skipped. They return only the reader's errors,
 // which end the walk.
 type decoder struct {
-	r    *strictjson.Reader
-	base string // the path of the document's value: "a2a" for an a2a facet
-	vs   []Violation
+	r  *strictjson.Reader
+	vs []Violation
 }
 
 // readDoc walks data with walk and returns the shape violations it found,
@@ -163,8 +92,8 @@ type decoder struct {
 // reported by the one violation that stopped it: a "syntax" one when data
 // is not a JSON value in UTF-8 (then it is the only one), else the key it
 // repeated.
-func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, bool) {
-	d := &decoder{r: strictjson.NewReader(data, 0), base: base}
+func readDoc(data []byte, walk func(*decoder) error) ([]Violation, bool) {
+	d := &decoder{r: strictjson.NewReader(data, 0)}
 	err := walk(d)
 	if err == nil {
 		err = d.r.End()
@@ -191,8 +120,25 @@ func readDoc(data []byte, base string, walk func(*decoder) error) ([]Violation, 
 		e = &strictjson.Error{Msg: err.Error()}
 	}
 	key, _ := strictjson.NewReader(data[e.Offset:], 0).String()
-	path := d.join(memberPath(e.Path, key))
+	path := memberPath(e.Path, key)
 	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", key)}), false
+}
+
+// walk reads a value this package does not decode, to its end, so that
+// a key repeated anywhere in the document is found: the strict reader's
+// Skip checks syntax and depth only.
+func (d *decoder) walk() error {
+	k, err := d.r.Next()
+	if err != nil {
+		return err
+	}
+	if k == strictjson.Object {
+		return d.r.Object(func(string) error { return d.walk() })
+	}
+	if k == strictjson.Array {
+		return d.r.Array(func(int) error { return d.walk() })
+	}
+	return d.r.Skip()
 }
 
 func (d *decoder) add(path, rule, msg string) {
@@ -200,18 +146,7 @@ func (d *decoder) add(path, rule, msg string) {
 }
 
 // path returns the path of the value being read.
-func (d *decoder) path() string { return d.join(d.r.Path()) }
-
-// join puts a path of the reader's below the document's own.
-func (d *decoder) join(p string) string {
-	if p == "" {
-		return d.base
-	}
-	if d.base == "" || p[0] == '[' {
-		return d.base + p
-	}
-	return d.base + "." + p
-}
+func (d *decoder) path() string { return d.r.Path() }
 
 // memberPath is the reader's path of the member key of the object at obj:
 // obj.key, or obj["key"] when key is not a name.
@@ -241,7 +176,7 @@ func (d *decoder) is(k strictjson.Kind, what string) (bool, error) {
 		return true, nil
 	}
 	d.add(d.path(), "type", fmt.Sprintf("must be %s, not %s", what, kindNames[got]))
-	return false, d.r.Skip()
+	return false, d.walk()
 }
 
 // object walks the members of an object that is what (such as "the a2a
@@ -254,7 +189,7 @@ func (d *decoder) object(what string, known []string, field func(key string) err
 	return true, d.r.Object(func(key string) error {
 		if !slices.Contains(known, key) {
 			d.add(d.path(), "unknown-field", unknownMessage(key, known))
-			return nil
+			return d.walk()
 		}
 		return field(key)
 	})
@@ -293,7 +228,7 @@ var (
 // set reads a facet set; null is an empty one.
 func (d *decoder) set(s *Set) error {
 	if k, _ := d.r.Next(); k == strictjson.Null {
-		return d.r.Skip()
+		return d.walk()
 	}
 	_, err := d.object("a facet set", setFields, func(key string) error {
 		if key == "a2a" {
@@ -306,77 +241,68 @@ func (d *decoder) set(s *Set) error {
 	return err
 }
 
+// slot is where the decoder puts one member of a facet: a string, with
+// the rule an empty one breaks; a list of strings; or a flag.
+type slot struct {
+	str  *string
+	tag  string
+	list *[]string
+	flag **bool
+}
+
+func (d *decoder) fill(s slot, key string) error {
+	if s.list != nil {
+		return d.strings(s.list)
+	}
+	if s.flag != nil {
+		return d.bool(s.flag)
+	}
+	return d.string(s.str, s.tag, key)
+}
+
+// slots adds the record fields the two families share to m.
+func (r *Record) slots(m map[string]slot) map[string]slot {
+	m["status"], m["since"] = slot{str: &r.Status, tag: "status"}, slot{str: &r.Since, tag: "sinceversion"}
+	m["until"], m["witness"] = slot{str: &r.Until, tag: "until"}, slot{str: &r.Witness, tag: "witness"}
+	return m
+}
+
 func (d *decoder) a2a(f *A2A) error {
-	_, err := d.object("the a2a facet", a2aFields, func(key string) error {
-		switch key {
-		case "versions":
-			return d.strings(&f.Versions)
-		case "preferredVersion":
-			return d.string(&f.PreferredVersion, "a2aversion", key)
-		case "minimumVersion":
-			return d.string(&f.MinimumVersion, "a2aversion", key)
-		case "refreshedAt":
-			return d.string(&f.RefreshedAt, "fulldate", key)
-		case "profiles":
-			return d.strings(&f.Profiles)
-		case "agentCardUrl":
-			return d.string(&f.AgentCardURL, "absuri", key)
-		case "streaming":
-			return d.bool(&f.Streaming)
-		case "pushNotifications":
-			return d.bool(&f.PushNotifications)
-		case "durableTasks":
-			return d.bool(&f.DurableTasks)
-		case "agentCards":
-			return d.bool(&f.AgentCards)
-		}
-		return d.record(key, &f.Record)
-	})
-	return err
+	return d.facet("the a2a facet", a2aFields, f.Record.slots(map[string]slot{
+		"versions": {list: &f.Versions}, "preferredVersion": {str: &f.PreferredVersion, tag: "a2aversion"},
+		"minimumVersion": {str: &f.MinimumVersion, tag: "a2aversion"}, "refreshedAt": {str: &f.RefreshedAt, tag: "fulldate"},
+		"profiles": {list: &f.Profiles}, "agentCardUrl": {str: &f.AgentCardURL, tag: "absuri"},
+		"streaming": {flag: &f.Streaming}, "pushNotifications": {flag: &f.PushNotifications},
+		"durableTasks": {flag: &f.DurableTasks}, "agentCards": {flag: &f.AgentCards},
+	}), nil)
 }
 
 func (d *decoder) mcp(f *MCP) error {
-	_, err := d.object("the mcp facet", mcpFields, func(key string) error {
-		switch key {
-		case "revisions":
-			return d.strings(&f.Revisions)
-		case "preferredVersion":
-			return d.string(&f.PreferredVersion, "mcprevision", key)
-		case "minimumRevision":
-			return d.string(&f.MinimumRevision, "mcprevision", key)
-		case "refreshedAt":
-			return d.string(&f.RefreshedAt, "fulldate", key)
-		case "profiles":
-			return d.strings(&f.Profiles)
-		case "features":
-			return d.strings(&f.Features)
-		case "serverUrls":
-			return d.strings(&f.ServerURLs)
-		case "serverMount":
+	return d.facet("the mcp facet", mcpFields, f.Record.slots(map[string]slot{
+		"revisions": {list: &f.Revisions}, "preferredVersion": {str: &f.PreferredVersion, tag: "mcprevision"},
+		"minimumRevision": {str: &f.MinimumRevision, tag: "mcprevision"}, "refreshedAt": {str: &f.RefreshedAt, tag: "fulldate"},
+		"profiles": {list: &f.Profiles}, "features": {list: &f.Features}, "serverUrls": {list: &f.ServerURLs},
+		"client": {flag: &f.Client},
+	}), func(key string) error {
+		if key == "serverMount" {
 			f.ServerMount = new(ServerMount)
 			return d.serverMount(f.ServerMount)
-		case "mrtr":
-			f.MRTR = new(MRTR)
-			return d.mrtr(f.MRTR)
-		case "client":
-			return d.bool(&f.Client)
 		}
-		return d.record(key, &f.Record)
+		f.MRTR = new(MRTR)
+		return d.mrtr(f.MRTR)
 	})
-	return err
 }
 
-// record decodes the record fields the two families share.
-func (d *decoder) record(key string, r *Record) error {
-	switch key {
-	case "status":
-		return d.string(&r.Status, "status", key)
-	case "since":
-		return d.string(&r.Since, "sinceversion", key)
-	case "until":
-		return d.string(&r.Until, "until", key)
-	}
-	return d.string(&r.Witness, "witness", key)
+// facet reads a facet object whose known members are the keys of slots,
+// and those other reads.
+func (d *decoder) facet(what string, known []string, slots map[string]slot, other func(key string) error) error {
+	_, err := d.object(what, known, func(key string) error {
+		if s, ok := slots[key]; ok {
+			return d.fill(s, key)
+		}
+		return other(key)
+	})
+	return err
 }
 
 func (d *decoder) serverMount(m *ServerMount) error {
@@ -393,7 +319,7 @@ func (d *decoder) mrtr(m *MRTR) error {
 		return d.integer(&m.MaxRounds, "maxRounds")
 	})
 	if ok && !found {
-		d.add(d.join(memberPath(d.r.Path(), "maxRounds")), "required", "maxRounds is required")
+		d.add(memberPath(d.r.Path(), "maxRounds"), "required", "maxRounds is required")
 	}
 	return err
 }
@@ -416,21 +342,39 @@ func (d *decoder) string(dst *string, tag, field string) error {
 // strings decodes a list of strings. A non-string element is reported and
 // kept as "" so the indexes of the others stay those of the document.
 func (d *decoder) strings(dst *[]string) error {
-	if ok, err := d.is(strictjson.Array, "an array of strings"); !ok {
-		return err
-	}
-	list := []string{}
-	err := d.r.Array(func(int) error {
-		s := ""
+	return readList(d, dst, "strings", func(s *string) error {
 		ok, err := d.is(strictjson.String, "a string")
 		if ok {
-			s, err = d.r.String()
+			*s, err = d.r.String()
 		}
-		list = append(list, s)
+		return err
+	})
+}
+
+// readList reads an array, each element with read; what names the
+// elements, as "strings".
+func readList[T any](d *decoder, dst *[]T, what string, read func(*T) error) error {
+	if ok, err := d.is(strictjson.Array, "an array of "+what); !ok {
+		return err
+	}
+	list := []T{}
+	err := d.r.Array(func(int) error {
+		var e T
+		err := read(&e)
+		list = append(list, e)
 		return err
 	})
 	*dst = list
 	return err
+}
+
+// readObjects reads an array of closed objects, each of type T, whose
+// known members field reads; what names one, as "release".
+func readObjects[T any](d *decoder, dst *[]T, what string, known []string, field func(e *T, key string) error) error {
+	return readList(d, dst, what+"s", func(e *T) error {
+		_, err := d.object("a "+what, known, func(key string) error { return field(e, key) })
+		return err
+	})
 }
 
 func (d *decoder) bool(dst **bool) error {

@@ -1,78 +1,55 @@
 package facets
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
 
-// The refresh SLA of RFC 0175 §D.4: an advertisement must have been
-// re-checked against upstream within RefreshWindow, and its refreshedAt
-// may lie at most RefreshLeeway in the future (the conformance suite's
-// tolerance for clock skew).
-const (
-	RefreshWindow = 90 * 24 * time.Hour
-	RefreshLeeway = 24 * time.Hour
-)
+// RefreshWindow is the refresh SLA of RFC 0175 §D.4: an advertisement
+// must have been re-checked against upstream within the last 90 days. Its
+// refreshedAt may also lie at most one day in the future (the
+// conformance suite's tolerance for clock skew).
+const RefreshWindow = 90 * 24 * time.Hour
 
-// Errors wrapped by [*RefreshError].
-var (
-	ErrRefreshStale  = errors.New("refreshedAt is older than the 90-day refresh window")
-	ErrRefreshFuture = errors.New("refreshedAt is more than one day in the future")
-)
-
-// RefreshError reports a facet that breaks the refresh SLA. It wraps
-// [ErrRefreshStale], [ErrRefreshFuture] or [ErrMalformedDate].
-type RefreshError struct {
-	Protocol    Protocol
-	RefreshedAt string
-	Now         time.Time
-	// Age is how long before Now the refreshedAt day began; negative when
-	// it lies in the future.
-	Age time.Duration
-	Err error
-}
-
-// Error names the facet, its refreshedAt, the clock and the broken bound.
-func (e *RefreshError) Error() string {
-	if errors.Is(e.Err, ErrMalformedDate) {
-		return fmt.Sprintf("%s.refreshedAt: %v", e.Protocol, e.Err)
-	}
-	return fmt.Sprintf("%s.refreshedAt %s at %s: %v", e.Protocol, e.RefreshedAt,
-		e.Now.UTC().Format(time.RFC3339), e.Err)
-}
-
-// Unwrap returns ErrRefreshStale, ErrRefreshFuture or the date's parse error.
-func (e *RefreshError) Unwrap() error { return e.Err }
+// refreshLeeway is how far in the future a refreshedAt may lie.
+const refreshLeeway = 24 * time.Hour
 
 // CheckRefresh checks the refresh SLA of one advertised facet against the
 // caller's clock: refreshedAt (read as midnight UTC, as the conformance
 // suite reads it) must be no more than [RefreshWindow] before now and no
-// more than [RefreshLeeway] after it. Both bounds are inclusive.
+// more than one day after it. Both bounds are inclusive. A breach is a
+// [*Violation] at "<protocol>.refreshedAt" of rule "refresh-stale",
+// "refresh-future", or "date" when refreshedAt is not a real date.
 func CheckRefresh(a Advertised, now time.Time) error {
-	day, err := ParseDate(a.RefreshedAt)
+	return asError(refreshViolations(a, now))
+}
+
+// refreshViolations is CheckRefresh as a list.
+func refreshViolations(a Advertised, now time.Time) []Violation {
+	path := string(a.Protocol) + ".refreshedAt"
+	day, err := parseDate(a.RefreshedAt)
 	if err != nil {
-		return &RefreshError{Protocol: a.Protocol, RefreshedAt: a.RefreshedAt, Now: now, Err: err}
+		return []Violation{{path, "date", fmt.Sprintf("%q is not a date YYYY-MM-DD: %v", a.RefreshedAt, err)}}
 	}
 	age := now.Sub(day)
 	if age > RefreshWindow {
-		return &RefreshError{a.Protocol, a.RefreshedAt, now, age, ErrRefreshStale}
+		return []Violation{{path, "refresh-stale", fmt.Sprintf(
+			"refreshedAt %s is %d days old: the 90-day refresh window closed at %s (RFC 0175 §D.4)",
+			a.RefreshedAt, int(age/(24*time.Hour)), day.Add(RefreshWindow).Format(time.RFC3339))}}
 	}
-	if age < -RefreshLeeway {
-		return &RefreshError{a.Protocol, a.RefreshedAt, now, age, ErrRefreshFuture}
+	if age < -refreshLeeway {
+		return []Violation{{path, "refresh-future", fmt.Sprintf(
+			"refreshedAt %s is more than one day after now (%s)", a.RefreshedAt, clockText(now))}}
 	}
 	return nil
 }
 
-// CheckRefresh checks the refresh SLA of every facet in s; see
-// [CheckRefresh]. The errors are joined.
-func (s Set) CheckRefresh(now time.Time) error {
-	var errs []error
-	for _, p := range s.Protocols() {
-		a, _ := s.Lookup(p)
-		if err := CheckRefresh(a, now); err != nil {
-			errs = append(errs, err)
-		}
+// clockText shows now as a date when it is a midnight UTC, and as an RFC
+// 3339 time otherwise.
+func clockText(now time.Time) string {
+	now = now.UTC()
+	if now.Equal(now.Truncate(24 * time.Hour)) {
+		return now.Format(time.DateOnly)
 	}
-	return errors.Join(errs...)
+	return now.Format(time.RFC3339)
 }

@@ -1,7 +1,7 @@
 package facets
 
 import (
-	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -12,35 +12,27 @@ func TestCheckRefresh(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		now  time.Time
-		want error // sentinel, nil when within the SLA
+		want string // the rule, "" when within the SLA
 	}{
-		{"same instant", day, nil},
-		{"exactly 90 days", day.Add(90 * 24 * time.Hour), nil},
-		{"90 days and 1ns", day.Add(90*24*time.Hour + 1), ErrRefreshStale},
-		{"91 days", day.Add(91 * 24 * time.Hour), ErrRefreshStale},
-		{"exactly 1 day ahead", day.Add(-24 * time.Hour), nil},
-		{"half a day ahead", day.Add(-12 * time.Hour), nil},
-		{"1 day and 1ns ahead", day.Add(-24*time.Hour - 1), ErrRefreshFuture},
-		{"a year ahead", day.AddDate(-1, 0, 0), ErrRefreshFuture},
-		{"other zone, same instant", day.Add(90 * 24 * time.Hour).In(time.FixedZone("X", 7*3600)), nil},
+		{"same instant", day, ""},
+		{"exactly 90 days", day.Add(90 * 24 * time.Hour), ""},
+		{"90 days and 1ns", day.Add(90*24*time.Hour + 1), "refresh-stale"},
+		{"91 days", day.Add(91 * 24 * time.Hour), "refresh-stale"},
+		{"exactly 1 day ahead", day.Add(-24 * time.Hour), ""},
+		{"half a day ahead", day.Add(-12 * time.Hour), ""},
+		{"1 day and 1ns ahead", day.Add(-24*time.Hour - 1), "refresh-future"},
+		{"a year ahead", day.AddDate(-1, 0, 0), "refresh-future"},
+		{"other zone, same instant", day.Add(90 * 24 * time.Hour).In(time.FixedZone("X", 7*3600)), ""},
 	} {
 		err := CheckRefresh(adv, tc.now)
-		if tc.want == nil {
+		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
 			}
 			continue
 		}
-		var re *RefreshError
-		if !errors.Is(err, tc.want) || !errors.As(err, &re) {
-			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
-			continue
-		}
-		if re.Protocol != ProtocolA2A || re.RefreshedAt != "2026-09-18" || !re.Now.Equal(tc.now) || re.Age != tc.now.Sub(day) {
-			t.Errorf("%s: %+v", tc.name, re)
-		}
-		if errors.Is(err, ErrMalformedDate) || errors.Is(err, ErrRefreshStale) == errors.Is(err, ErrRefreshFuture) {
-			t.Errorf("%s: %v matches the wrong sentinels", tc.name, err)
+		if got := violationsOf(t, err); len(got) != 1 || got[0].Rule != tc.want || got[0].Path != "a2a.refreshedAt" {
+			t.Errorf("%s: got %v, want rule %s", tc.name, got, tc.want)
 		}
 	}
 }
@@ -53,11 +45,13 @@ func TestCheckRefreshMessages(t *testing.T) {
 		want string
 	}{
 		{Advertised{Protocol: ProtocolMCP, RefreshedAt: "2026-09-18"}, day.Add(91 * 24 * time.Hour),
-			"mcp.refreshedAt 2026-09-18 at 2026-12-18T00:00:00Z: refreshedAt is older than the 90-day refresh window"},
+			"mcp.refreshedAt: refreshedAt 2026-09-18 is 91 days old: the 90-day refresh window closed at 2026-12-17T00:00:00Z (RFC 0175 §D.4)"},
 		{Advertised{Protocol: ProtocolA2A, RefreshedAt: "2026-09-18"}, day.Add(-48 * time.Hour).In(time.FixedZone("X", 3600)),
-			"a2a.refreshedAt 2026-09-18 at 2026-09-16T00:00:00Z: refreshedAt is more than one day in the future"},
+			"a2a.refreshedAt: refreshedAt 2026-09-18 is more than one day after now (2026-09-16)"},
+		{Advertised{Protocol: ProtocolA2A, RefreshedAt: "2026-09-18"}, day.Add(-36 * time.Hour),
+			"a2a.refreshedAt: refreshedAt 2026-09-18 is more than one day after now (2026-09-16T12:00:00Z)"},
 		{Advertised{Protocol: ProtocolA2A, RefreshedAt: "2026-09-31"}, day,
-			`a2a.refreshedAt: date "2026-09-31": no such day in that month: malformed date`},
+			`a2a.refreshedAt: "2026-09-31" is not a date YYYY-MM-DD: no such day in that month`},
 	} {
 		if err := CheckRefresh(tc.adv, tc.now); err == nil || err.Error() != tc.want {
 			t.Errorf("got %v\nwant %s", err, tc.want)
@@ -68,44 +62,14 @@ func TestCheckRefreshMessages(t *testing.T) {
 func TestCheckRefreshMalformed(t *testing.T) {
 	for _, s := range []string{"", "2026-9-18", "2026-02-30", "2026-09-18T00:00:00Z"} {
 		err := CheckRefresh(Advertised{Protocol: ProtocolMCP, RefreshedAt: s}, time.Now())
-		var re *RefreshError
-		if !errors.Is(err, ErrMalformedDate) || !errors.As(err, &re) || re.RefreshedAt != s || re.Age != 0 {
-			t.Errorf("%q: %v", s, err)
+		if got := violationsOf(t, err); !slices.Equal(got, []Violation{{"mcp.refreshedAt", "date", got[0].Message}}) {
+			t.Errorf("%q: %v", s, got)
 		}
-		if errors.Is(err, ErrRefreshStale) || errors.Is(err, ErrRefreshFuture) {
-			t.Errorf("%q: %v matches a timing sentinel", s, err)
-		}
-	}
-}
-
-func TestSetCheckRefresh(t *testing.T) {
-	now := time.Date(2026, 12, 17, 0, 0, 0, 0, time.UTC) // 90 days after 2026-09-18
-	fresh, stale := refA2A(), refMCP()
-	stale.RefreshedAt = "2026-09-17"
-	s := Set{A2A: fresh, MCP: stale}
-	err := s.CheckRefresh(now)
-	var re *RefreshError
-	if !errors.Is(err, ErrRefreshStale) || !errors.As(err, &re) || re.Protocol != ProtocolMCP {
-		t.Fatalf("got %v", err)
-	}
-	if got, want := err.Error(), "mcp.refreshedAt 2026-09-17 at 2026-12-17T00:00:00Z: refreshedAt is older than the 90-day refresh window"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	fresh.RefreshedAt = "2026-12-19"
-	err = s.CheckRefresh(now)
-	if !errors.Is(err, ErrRefreshStale) || !errors.Is(err, ErrRefreshFuture) {
-		t.Errorf("both: %v", err)
-	}
-	if err := (Set{A2A: refA2A()}).CheckRefresh(now); err != nil {
-		t.Errorf("fresh: %v", err)
-	}
-	if err := (Set{}).CheckRefresh(now); err != nil {
-		t.Errorf("empty: %v", err)
 	}
 }
 
 func TestRefreshConstants(t *testing.T) {
-	if RefreshWindow != 2160*time.Hour || RefreshLeeway != 24*time.Hour {
-		t.Errorf("window %v, leeway %v", RefreshWindow, RefreshLeeway)
+	if RefreshWindow != 2160*time.Hour || refreshLeeway != 24*time.Hour {
+		t.Errorf("window %v, leeway %v", RefreshWindow, refreshLeeway)
 	}
 }

@@ -4,55 +4,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"slices"
 	"time"
 )
 
-// Defaults of a zero [Refresher].
+// Defaults of a zero [Refresher]: a check a day, so that one failed check
+// (upstream unreachable) costs a day of the 90-day window, not the
+// window; and warnings from two weeks before the window closes, time for
+// a person to act.
 const (
-	// DefaultRefreshInterval is how often Run checks when the host gives no
-	// Interval: daily, so that one failed check (upstream unreachable) costs
-	// a day of the 90-day window, not the window.
-	DefaultRefreshInterval = 24 * time.Hour
-	// DefaultRefreshWarning is how long before the window closes a
-	// Refresher starts warning: two weeks, time for a person to act.
-	DefaultRefreshWarning = 14 * 24 * time.Hour
+	defaultRefreshInterval = 24 * time.Hour
+	defaultRefreshWarning  = 14 * 24 * time.Hour
 )
-
-// ErrSchedule is wrapped by the error a [Refresher] returns when its
-// Interval or WarnBefore is out of range, so a misconfigured host fails at
-// start rather than running with a schedule it did not ask for.
-var ErrSchedule = errors.New("refresh schedule out of range")
 
 // Refresher keeps the refreshedAt of a host's facets honest (RFC 0175
 // §D.4): it re-evaluates the offered versions against an upstream release
 // list, moves refreshedAt to the day of the check when the check passes,
-// and warns before the 90-day window closes. The check passes when
-// upstream still publishes every offered version. A version upstream has
-// superseded but still publishes passes, with a warning: a host whose
-// floor is below its preferred version (the posture the authenticated
-// downgrade of §D.1 needs) offers an older release on purpose, and it
-// must be able to refresh. It never changes what a host offers: dropping
-// a superseded version is the host's decision, and the report and the
-// log give it what it needs to make it.
+// and warns before the 90-day window closes. The check of a facet passes
+// when upstream still publishes every version it offers. A version
+// upstream has superseded but still publishes passes, with a finding: a
+// host whose floor is below its preferred version (the posture the
+// authenticated downgrade of §D.1 needs) offers an older release on
+// purpose, and it must be able to refresh. It never changes what a host
+// offers: dropping a superseded version is the host's decision, and the
+// report and the log give it what it needs to make it.
 //
-// The zero Refresher is ready to use: it checks against
-// [PublishedReleases] daily, warns 14 days before the window closes, reads
-// time.Now and logs nothing. A Refresher must not be changed while Check
-// or Run is using it; it may be used by several goroutines at once.
+// [Refresher.Check] runs one check; a [Handler] runs them on the
+// Refresher's schedule and serves what they refreshed.
+//
+// The zero Refresher is ready to use: it checks against the release list
+// embedded in this package (A2A and MCP as published in 2026-11) daily,
+// warns 14 days before the window closes, reads time.Now and logs
+// nothing. A Refresher must not be changed while it is in use; it may be
+// used by several goroutines at once.
 type Refresher struct {
-	// Upstream is where the release list comes from; nil means the list
+	// Upstream opens the release list to check against, a JSON document
+	// `{"a2a": [{"version", "published", "supersededBy"?}...], "mcp":
+	// [...]}` of at most 1 MiB, read strictly and closed after each check:
+	// for a host's own mirror, a func that opens a file or GETs a URL. A
+	// list that does not parse fails the check. Nil means the list
 	// embedded in this package.
-	Upstream Upstream
-	// Interval is the time between two checks of Run; zero means
-	// DefaultRefreshInterval. More than RefreshWindow, or negative, is
-	// refused with ErrSchedule: a check less often than the window cannot
-	// keep it.
+	Upstream func(ctx context.Context) (io.ReadCloser, error)
+	// Interval is the time between two checks of a Handler's Run; zero
+	// means daily. More than RefreshWindow, or negative, is refused: a
+	// check less often than the window cannot keep it.
 	Interval time.Duration
-	// WarnBefore is how long before the window closes the report says
-	// WindowClosing and the log warns; zero means DefaultRefreshWarning.
-	// Negative or more than RefreshWindow is refused with ErrSchedule.
+	// WarnBefore is how long before the window closes a report carries a
+	// "refresh-closing" finding and the log warns; zero means 14 days.
+	// Negative or more than RefreshWindow is refused.
 	WarnBefore time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -64,33 +64,6 @@ type Refresher struct {
 	Logger *slog.Logger
 }
 
-// Window says how much of the refresh window a facet has left.
-type Window int
-
-const (
-	// WindowOpen: more than WarnBefore left.
-	WindowOpen Window = iota
-	// WindowClosing: the window closes within WarnBefore.
-	WindowClosing
-	// WindowClosed: the window has closed; the advertisement is
-	// non-conformant until a check passes.
-	WindowClosed
-)
-
-// String names the window state as logs and reports show it: "open",
-// "closing" or "closed".
-func (w Window) String() string {
-	switch w {
-	case WindowOpen:
-		return "open"
-	case WindowClosing:
-		return "closing"
-	case WindowClosed:
-		return "closed"
-	}
-	return fmt.Sprintf("Window(%d)", int(w))
-}
-
 // Report is what one check found.
 type Report struct {
 	// At is when the check ran, by the Refresher's clock.
@@ -99,46 +72,29 @@ type Report struct {
 	// with refreshedAt moved to At's UTC date in every facet whose check
 	// passed. Nothing else differs.
 	Set Set
-	// Facets has one entry per advertised facet, a2a first.
-	Facets []FacetReport
+	// Refreshed lists the facets whose check passed, a2a first.
+	Refreshed []Protocol
+	// Findings are what the check found, by JSON path in Set, a2a first:
+	// "unlisted" for an offered version upstream does not list (it fails
+	// its facet's check); "superseded" for one upstream has replaced but
+	// still publishes (it does not); and, judged after the check,
+	// "refresh-closing" when a facet's window closes within WarnBefore,
+	// "refresh-stale" when it has closed and "refresh-future" when
+	// refreshedAt is more than a day ahead (see [CheckRefresh]).
+	Findings []Violation
 }
 
 // Passed reports whether every facet's check passed.
 func (r Report) Passed() bool {
-	return len(r.Facets) > 0 && !slices.ContainsFunc(r.Facets, func(f FacetReport) bool { return !f.Refreshed })
-}
-
-// FacetReport is what one check found for one facet.
-type FacetReport struct {
-	Protocol Protocol
-	// Unlisted are the offered versions upstream does not list, in the
-	// order offered.
-	Unlisted []string
-	// Superseded are upstream's entries for the offered versions it has
-	// superseded but still publishes, in the order offered. They do not
-	// fail the check; they are what the host may want to drop next.
-	Superseded []Release
-	// Refreshed is true when the check passed: upstream answered and
-	// lists every offered version (superseded or not). Then RefreshedAt
-	// is the day of the check.
-	Refreshed bool
-	// RefreshedAt is the facet's refreshedAt after the check.
-	RefreshedAt string
-	// Closes is the last instant RefreshedAt keeps the facet conformant:
-	// refreshedAt at midnight UTC plus RefreshWindow.
-	Closes time.Time
-	// Window is how Closes stands against the check's time.
-	Window Window
-	// SLA is [CheckRefresh] of RefreshedAt at the check's time: nil, or a
-	// *RefreshError (stale, or more than a day in the future).
-	SLA error
+	return len(r.Refreshed) > 0 && len(r.Refreshed) == len(r.Set.Protocols())
 }
 
 // Check runs one check of s. s must be valid ([Set.Validate]); if it is
 // not, Check returns that error and a Report with only At set. When
-// upstream fails, Check returns its error (a [*UpstreamError] from the
-// sources in this package) together with a Report in which no facet was
-// refreshed, so the window warnings still reach the host. s itself is
+// upstream fails, Check returns its error (wrapped, so errors.Is finds a
+// context's or a file's error, and errors.As the [*Violation]s of a list
+// that does not parse) together with a Report in which no facet was
+// refreshed, so the window's findings still reach the host. s itself is
 // never changed.
 func (r *Refresher) Check(ctx context.Context, s Set) (Report, error) {
 	warn, err := r.warnBefore()
@@ -151,87 +107,111 @@ func (r *Refresher) Check(ctx context.Context, s Set) (Report, error) {
 		return rep, err
 	}
 	rep.Set = s.Clone()
-	upstream := r.Upstream
-	if upstream == nil {
-		upstream = StaticUpstream(PublishedReleases())
-	}
-	rel, err := upstream.Releases(ctx)
-	if err == nil {
-		if verr := rel.Validate(); verr != nil {
-			err = &UpstreamError{fmt.Sprintf("%T", upstream), verr}
-		}
-	}
+	rel, err := r.releases(ctx)
 	if err != nil {
+		err = fmt.Errorf("facets: upstream release list: %w", err)
 		r.log(ctx, slog.LevelError, "refresh check failed: no upstream release list", slog.String("error", err.Error()))
 	}
 	today := now.UTC().Format(time.DateOnly)
 	for _, p := range s.Protocols() {
 		adv, _ := rep.Set.Lookup(p)
-		fr := FacetReport{Protocol: p}
-		if err == nil {
-			for _, v := range adv.Versions {
-				switch found, ok := rel.Lookup(p, v); {
-				case !ok:
-					fr.Unlisted = append(fr.Unlisted, v)
-					r.log(ctx, slog.LevelWarn, "advertised version not listed upstream",
-						slog.String("protocol", string(p)), slog.String("version", v))
-				case found.Superseded():
-					fr.Superseded = append(fr.Superseded, found)
-					r.log(ctx, slog.LevelWarn, "advertised version superseded upstream",
-						slog.String("protocol", string(p)), slog.String("version", v),
-						slog.String("supersededBy", found.SupersededBy))
-				}
-			}
-			fr.Refreshed = len(fr.Unlisted) == 0
-		}
-		if fr.Refreshed {
+		if err == nil && r.checkVersions(ctx, &rep, adv, rel) {
+			rep.Refreshed = append(rep.Refreshed, p)
 			rep.Set.setRefreshedAt(p, today)
 			r.log(ctx, slog.LevelInfo, "refresh check passed",
 				slog.String("protocol", string(p)), slog.String("from", adv.RefreshedAt), slog.String("refreshedAt", today))
 			adv.RefreshedAt = today
 		}
-		fr.RefreshedAt = adv.RefreshedAt
-		day, _ := ParseDate(adv.RefreshedAt) // valid: s passed Validate
-		fr.Closes = day.Add(RefreshWindow)
-		fr.SLA = CheckRefresh(adv, now)
-		switch left := fr.Closes.Sub(now); {
-		case left < 0:
-			fr.Window = WindowClosed
-			r.log(ctx, slog.LevelError, "refresh window closed: the advertisement is non-conformant",
-				slog.String("protocol", string(p)), slog.String("refreshedAt", fr.RefreshedAt), slog.Time("closed", fr.Closes))
-		case left <= warn:
-			fr.Window = WindowClosing
-			r.log(ctx, slog.LevelWarn, "refresh window closing",
-				slog.String("protocol", string(p)), slog.String("refreshedAt", fr.RefreshedAt),
-				slog.Time("closes", fr.Closes), slog.Duration("left", left))
-		}
-		rep.Facets = append(rep.Facets, fr)
+		r.checkWindow(ctx, &rep, adv, warn)
 	}
 	return rep, err
 }
 
-// Run checks at once and then every Interval until ctx is done, handing
-// each report, and the error of its check, to publish (which may be nil
-// when the log is enough). current is called before every check for the
-// facets to check, so a host that changes its offer is checked on what
-// it offers now; publish is where it takes the refreshed copy. Both are
-// called on Run's goroutine, one at a time.
+// checkVersions adds to rep what upstream says of each version adv
+// offers, and reports whether upstream lists them all.
+func (r *Refresher) checkVersions(ctx context.Context, rep *Report, adv Advertised, rel releases) bool {
+	passed := true
+	list := "versions"
+	if adv.Protocol == ProtocolMCP {
+		list = "revisions"
+	}
+	for i, v := range adv.Versions {
+		path := fmt.Sprintf("%s.%s[%d]", adv.Protocol, list, i)
+		found, ok := rel.lookup(adv.Protocol, v)
+		if !ok {
+			passed = false
+			rep.Findings = append(rep.Findings, Violation{path, "unlisted",
+				fmt.Sprintf("%q is not listed upstream: the refresh check fails", v)})
+			r.log(ctx, slog.LevelWarn, "advertised version not listed upstream",
+				slog.String("protocol", string(adv.Protocol)), slog.String("version", v))
+			continue
+		}
+		if found.SupersededBy != "" {
+			rep.Findings = append(rep.Findings, Violation{path, "superseded",
+				fmt.Sprintf("%q is superseded upstream by %q but still published: the check passes", v, found.SupersededBy)})
+			r.log(ctx, slog.LevelWarn, "advertised version superseded upstream",
+				slog.String("protocol", string(adv.Protocol)), slog.String("version", v),
+				slog.String("supersededBy", found.SupersededBy))
+		}
+	}
+	return passed
+}
+
+// checkWindow adds to rep how adv's refresh window stands at rep.At.
+func (r *Refresher) checkWindow(ctx context.Context, rep *Report, adv Advertised, warn time.Duration) {
+	day, _ := parseDate(adv.RefreshedAt) // valid: the set passed Validate
+	closes := day.Add(RefreshWindow)
+	left := closes.Sub(rep.At)
+	attrs := []slog.Attr{slog.String("protocol", string(adv.Protocol)), slog.String("refreshedAt", adv.RefreshedAt),
+		slog.Time("closes", closes)}
+	if sla := refreshViolations(adv, rep.At); sla != nil {
+		rep.Findings = append(rep.Findings, sla...)
+		r.log(ctx, slog.LevelError, "refresh SLA broken: the advertisement is non-conformant", attrs...)
+		return
+	}
+	if left <= warn {
+		rep.Findings = append(rep.Findings, Violation{string(adv.Protocol) + ".refreshedAt", "refresh-closing",
+			fmt.Sprintf("the 90-day refresh window of refreshedAt %s closes at %s, in %s",
+				adv.RefreshedAt, closes.Format(time.RFC3339), left.Round(time.Minute))})
+		r.log(ctx, slog.LevelWarn, "refresh window closing", append(attrs, slog.Duration("left", left))...)
+	}
+}
+
+// releases gets the release list from Upstream, or the embedded one.
+func (r *Refresher) releases(ctx context.Context) (releases, error) {
+	if r.Upstream == nil {
+		return publishedReleases(), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return releases{}, err
+	}
+	rc, err := r.Upstream(ctx)
+	if err != nil {
+		return releases{}, err
+	}
+	if rc == nil {
+		return releases{}, errors.New("the Upstream func returned no list and no error")
+	}
+	defer rc.Close()
+	return readReleases(rc)
+}
+
+// run checks at once and then every Interval until ctx is done, handing
+// each report, and the error of its check, to publish. current is called
+// before every check for the facets to check, so that a refreshed
+// refreshedAt is carried to the next check. Both are called on run's
+// goroutine, one at a time.
 //
-// Run starts no goroutine. It returns ctx's error when ctx is done,
+// run starts no goroutine. It returns ctx's error when ctx is done,
 // without publishing a check that the cancellation cut short, and at once
-// with an [ErrSchedule] error when Interval or WarnBefore is out of range.
-// So a host runs it with `go`, and cancelling ctx and waiting for Run to
-// return leaves nothing of it running.
-func (r *Refresher) Run(ctx context.Context, current func() Set, publish func(Report, error)) error {
+// when Interval or WarnBefore is out of range.
+func (r *Refresher) run(ctx context.Context, current func() Set, publish func(Report, error)) error {
 	every, err := r.interval()
 	if err != nil {
 		return err
 	}
 	if _, err := r.warnBefore(); err != nil {
 		return err
-	}
-	if current == nil {
-		return errors.New("facets: Refresher.Run needs a current func")
 	}
 	after := r.After
 	if after == nil {
@@ -242,9 +222,7 @@ func (r *Refresher) Run(ctx context.Context, current func() Set, publish func(Re
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if publish != nil {
-			publish(rep, err)
-		}
+		publish(rep, err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -261,23 +239,26 @@ func (r *Refresher) now() time.Time {
 }
 
 func (r *Refresher) interval() (time.Duration, error) {
-	switch {
-	case r.Interval == 0:
-		return DefaultRefreshInterval, nil
-	case r.Interval < 0 || r.Interval > RefreshWindow:
-		return 0, fmt.Errorf("facets: Refresher.Interval %v: %w (want more than 0 and at most 90 days)", r.Interval, ErrSchedule)
-	}
-	return r.Interval, nil
+	return schedule("Interval", r.Interval, defaultRefreshInterval)
 }
 
 func (r *Refresher) warnBefore() (time.Duration, error) {
-	switch {
-	case r.WarnBefore == 0:
-		return DefaultRefreshWarning, nil
-	case r.WarnBefore < 0 || r.WarnBefore > RefreshWindow:
-		return 0, fmt.Errorf("facets: Refresher.WarnBefore %v: %w (want more than 0 and at most 90 days)", r.WarnBefore, ErrSchedule)
+	return schedule("WarnBefore", r.WarnBefore, defaultRefreshWarning)
+}
+
+// schedule checks one of the Refresher's durations, so that a
+// misconfigured host fails at start rather than running with a schedule
+// it did not ask for: zero means def, and the value must be more than
+// zero and at most the refresh window.
+func schedule(field string, d, def time.Duration) (time.Duration, error) {
+	if d < 0 || d > RefreshWindow {
+		return 0, violations{{"Refresher." + field, "range",
+			fmt.Sprintf("Refresher.%s %v is out of range: want more than 0 and at most 90 days", field, d)}}
 	}
-	return r.WarnBefore, nil
+	if d == 0 {
+		return def, nil
+	}
+	return d, nil
 }
 
 func (r *Refresher) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
@@ -286,12 +267,11 @@ func (r *Refresher) log(ctx context.Context, level slog.Level, msg string, attrs
 	}
 }
 
-// setRefreshedAt sets the refreshedAt of p's facet in s.
+// setRefreshedAt sets the refreshedAt of p's facet in s, which has it.
 func (s Set) setRefreshedAt(p Protocol, day string) {
-	switch {
-	case p == ProtocolA2A && s.A2A != nil:
+	if p == ProtocolA2A {
 		s.A2A.RefreshedAt = day
-	case p == ProtocolMCP && s.MCP != nil:
-		s.MCP.RefreshedAt = day
+		return
 	}
+	s.MCP.RefreshedAt = day
 }

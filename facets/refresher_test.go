@@ -3,6 +3,7 @@ package facets
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -15,7 +16,7 @@ import (
 // day is midnight UTC of a full-date, for clocks in tests.
 func day(t *testing.T, s string) time.Time {
 	t.Helper()
-	d, err := ParseDate(s)
+	d, err := parseDate(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,8 @@ func day(t *testing.T, s string) time.Time {
 
 func fixedClock(at time.Time) func() time.Time { return func() time.Time { return at } }
 
-// refSet is the reference host's pair (digest §1.5), refreshed 2026-09-18.
+// refSet is the reference host's pair (examples/hosts/v2-reference/src/discovery.ts in
+// openwop/openwop-examples), refreshed 2026-09-18.
 func refSet() Set { return Set{A2A: refA2A(), MCP: refMCP()} }
 
 // logRecords collects what a Refresher logs, as "LEVEL message protocol".
@@ -56,6 +58,20 @@ func (l *logRecords) lines() []string {
 	return slices.Clone(l.recs)
 }
 
+// upstreamOf is an Upstream that hands over list, a release list in JSON.
+func upstreamOf(list string) func(context.Context) (io.ReadCloser, error) {
+	return func(context.Context) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(list)), nil }
+}
+
+// findings renders a report's findings as "PATH RULE".
+func findings(rep Report) []string {
+	var out []string
+	for _, v := range rep.Findings {
+		out = append(out, v.Path+" "+v.Rule)
+	}
+	return out
+}
+
 func TestRefresherCheckPasses(t *testing.T) {
 	s := refSet()
 	before := s.Clone()
@@ -68,17 +84,8 @@ func TestRefresherCheckPasses(t *testing.T) {
 	if !reflect.DeepEqual(s, before) {
 		t.Errorf("Check changed the caller's facets:\n%+v\n%+v", s.A2A, before.A2A)
 	}
-	if !rep.Passed() || len(rep.Facets) != 2 {
-		t.Fatalf("report %+v, want both facets passed", rep)
-	}
-	for _, fr := range rep.Facets {
-		if !fr.Refreshed || fr.RefreshedAt != "2026-11-29" || fr.Window != WindowOpen || fr.SLA != nil ||
-			fr.Unlisted != nil || fr.Superseded != nil {
-			t.Errorf("%s: %+v", fr.Protocol, fr)
-		}
-		if want := day(t, "2027-02-27"); !fr.Closes.Equal(want) {
-			t.Errorf("%s closes %v, want %v", fr.Protocol, fr.Closes, want)
-		}
+	if !rep.Passed() || !slices.Equal(rep.Refreshed, []Protocol{ProtocolA2A, ProtocolMCP}) || rep.Findings != nil {
+		t.Fatalf("report %+v, want both facets passed and nothing found", rep)
 	}
 	want := before.Clone()
 	want.A2A.RefreshedAt, want.MCP.RefreshedAt = "2026-11-29", "2026-11-29"
@@ -99,33 +106,37 @@ func TestRefresherCheckFindings(t *testing.T) {
 	s.A2A.Versions = []string{"0.3", "1.0", "1.1"}
 	s.A2A.MinimumVersion = "0.3"
 	logs := new(logRecords)
-	r := &Refresher{Now: fixedClock(day(t, "2026-11-29")), Logger: slog.New(logs)}
+	r := &Refresher{Now: fixedClock(day(t, "2026-12-05")), Logger: slog.New(logs)}
 	rep, err := r.Check(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Passed() {
-		t.Error("Passed with an unlisted version")
+	if rep.Passed() || !slices.Equal(rep.Refreshed, []Protocol{ProtocolMCP}) {
+		t.Errorf("refreshed %v with an unlisted a2a version", rep.Refreshed)
 	}
-	a2a, mcp := rep.Facets[0], rep.Facets[1]
-	if a2a.Refreshed || a2a.RefreshedAt != "2026-09-18" || rep.Set.A2A.RefreshedAt != "2026-09-18" {
-		t.Errorf("a2a refreshed despite findings: %+v", a2a)
+	if rep.Set.A2A.RefreshedAt != "2026-09-18" || rep.Set.MCP.RefreshedAt != "2026-12-05" {
+		t.Errorf("refreshedAt a2a %s, mcp %s", rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt)
 	}
-	if !reflect.DeepEqual(a2a.Unlisted, []string{"1.1"}) {
-		t.Errorf("unlisted %v, want [1.1]", a2a.Unlisted)
+	wantFindings := []string{"a2a.versions[0] superseded", "a2a.versions[2] unlisted", "a2a.refreshedAt refresh-closing"}
+	if got := findings(rep); !slices.Equal(got, wantFindings) {
+		t.Errorf("findings %q, want %q", got, wantFindings)
 	}
-	if len(a2a.Superseded) != 1 || a2a.Superseded[0].Version != "0.3" || a2a.Superseded[0].SupersededBy != "1.0" {
-		t.Errorf("superseded %+v, want 0.3 by 1.0", a2a.Superseded)
+	if len(rep.Findings) != 3 {
+		t.FailNow()
+	}
+	if msg := rep.Findings[0].Message; msg != `"0.3" is superseded upstream by "1.0" but still published: the check passes` {
+		t.Errorf("superseded message %q", msg)
+	}
+	if msg := rep.Findings[2].Message; msg != "the 90-day refresh window of refreshedAt 2026-09-18 closes at 2026-12-17T00:00:00Z, in 288h0m0s" {
+		t.Errorf("closing message %q", msg)
 	}
 	if !slices.Equal(rep.Set.A2A.Versions, []string{"0.3", "1.0", "1.1"}) {
 		t.Errorf("versions changed to %v", rep.Set.A2A.Versions)
 	}
-	if !mcp.Refreshed || rep.Set.MCP.RefreshedAt != "2026-11-29" {
-		t.Errorf("mcp not refreshed: %+v", mcp)
-	}
 	want := []string{
 		"WARN advertised version superseded upstream a2a 0.3",
 		"WARN advertised version not listed upstream a2a 1.1",
+		"WARN refresh window closing a2a",
 		"INFO refresh check passed mcp",
 	}
 	if got := logs.lines(); !reflect.DeepEqual(got, want) {
@@ -136,34 +147,26 @@ func TestRefresherCheckFindings(t *testing.T) {
 // TestRefresherFloorBelowPreferredRefreshes is the regression test of
 // issue 9 item 7: a host whose floor is below its preferred version offers
 // a release upstream has superseded but still publishes, and its check
-// passes (with a warning naming the superseded version), so its window
+// passes (with a finding naming the superseded version), so its window
 // does not close.
 func TestRefresherFloorBelowPreferredRefreshes(t *testing.T) {
-	rel := Releases{
-		A2A: []Release{{"1.0", "2026-03-12", "1.1"}, {"1.1", "2026-08-01", ""}},
-		MCP: []Release{{"2025-11-25", "2025-11-25", "2026-07-28"}, {"2026-07-28", "2026-07-28", ""}},
-	}
+	rel := `{"a2a": [{"version": "1.0", "published": "2026-03-12", "supersededBy": "1.1"}, {"version": "1.1", "published": "2026-08-01"}],
+		"mcp": [{"version": "2025-11-25", "published": "2025-11-25", "supersededBy": "2026-07-28"}, {"version": "2026-07-28", "published": "2026-07-28"}]}`
 	s := Set{
 		A2A: &A2A{Versions: []string{"1.0", "1.1"}, PreferredVersion: "1.1", MinimumVersion: "1.0", RefreshedAt: "2026-09-18"},
 		MCP: &MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-09-18"},
 	}
 	logs := new(logRecords)
-	r := &Refresher{Upstream: StaticUpstream(rel), Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
+	r := &Refresher{Upstream: upstreamOf(rel), Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
 	rep, err := r.Check(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Passed() {
-		t.Fatalf("a floor below preferred cannot refresh: %+v", rep.Facets)
+		t.Fatalf("a floor below preferred cannot refresh: %+v", rep)
 	}
-	for i, want := range []string{"1.0", "2025-11-25"} {
-		fr := rep.Facets[i]
-		if !fr.Refreshed || fr.RefreshedAt != "2026-12-10" || fr.Window != WindowOpen || fr.SLA != nil || fr.Unlisted != nil {
-			t.Errorf("%s: %+v, want refreshed on 2026-12-10 with the window open", fr.Protocol, fr)
-		}
-		if len(fr.Superseded) != 1 || fr.Superseded[0].Version != want {
-			t.Errorf("%s: superseded %+v, want %s reported", fr.Protocol, fr.Superseded, want)
-		}
+	if got, want := findings(rep), []string{"a2a.versions[0] superseded", "mcp.revisions[0] superseded"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
 	}
 	if rep.Set.A2A.RefreshedAt != "2026-12-10" || rep.Set.MCP.RefreshedAt != "2026-12-10" {
 		t.Errorf("report set refreshedAt %s / %s", rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt)
@@ -185,21 +188,21 @@ func TestRefresherWindow(t *testing.T) {
 	s := Set{A2A: &A2A{Versions: []string{"7.0"}, PreferredVersion: "7.0", MinimumVersion: "7.0", RefreshedAt: "2026-09-18"}}
 	closes := day(t, "2026-12-17")
 	tests := []struct {
-		name   string
-		warn   time.Duration
-		now    time.Time
-		window Window
-		sla    error
-		log    string
+		name string
+		warn time.Duration
+		now  time.Time
+		rule string // the window's finding, "" for none
+		log  string
 	}{
-		{"long before", 0, closes.Add(-15 * 24 * time.Hour), WindowOpen, nil, ""},
-		{"default warning starts", 0, closes.Add(-DefaultRefreshWarning), WindowClosing, nil, "WARN refresh window closing a2a"},
-		{"custom warning not yet", 3 * 24 * time.Hour, closes.Add(-4 * 24 * time.Hour), WindowOpen, nil, ""},
-		{"custom warning", 3 * 24 * time.Hour, closes.Add(-3 * 24 * time.Hour), WindowClosing, nil, "WARN refresh window closing a2a"},
-		{"last instant", 0, closes, WindowClosing, nil, "WARN refresh window closing a2a"},
-		{"closed", 0, closes.Add(time.Nanosecond), WindowClosed, ErrRefreshStale,
-			"ERROR refresh window closed: the advertisement is non-conformant a2a"},
-		{"refreshedAt in the future", 0, day(t, "2026-09-16"), WindowOpen, ErrRefreshFuture, ""},
+		{"long before", 0, closes.Add(-15 * 24 * time.Hour), "", ""},
+		{"default warning starts", 0, closes.Add(-defaultRefreshWarning), "refresh-closing", "WARN refresh window closing a2a"},
+		{"custom warning not yet", 3 * 24 * time.Hour, closes.Add(-4 * 24 * time.Hour), "", ""},
+		{"custom warning", 3 * 24 * time.Hour, closes.Add(-3 * 24 * time.Hour), "refresh-closing", "WARN refresh window closing a2a"},
+		{"last instant", 0, closes, "refresh-closing", "WARN refresh window closing a2a"},
+		{"closed", 0, closes.Add(time.Nanosecond), "refresh-stale",
+			"ERROR refresh SLA broken: the advertisement is non-conformant a2a"},
+		{"refreshedAt in the future", 0, day(t, "2026-09-16"), "refresh-future",
+			"ERROR refresh SLA broken: the advertisement is non-conformant a2a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,16 +212,16 @@ func TestRefresherWindow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr := rep.Facets[0]
-			if fr.Refreshed || fr.Window != tt.window || !fr.Closes.Equal(closes) {
-				t.Errorf("got refreshed %v, window %v, closes %v; want window %v", fr.Refreshed, fr.Window, fr.Closes, tt.window)
+			want := []string{"a2a.versions[0] unlisted"}
+			if tt.rule != "" {
+				want = append(want, "a2a.refreshedAt "+tt.rule)
 			}
-			if (tt.sla == nil) != (fr.SLA == nil) || tt.sla != nil && !errors.Is(fr.SLA, tt.sla) {
-				t.Errorf("SLA = %v, want %v", fr.SLA, tt.sla)
+			if got := findings(rep); rep.Refreshed != nil || !slices.Equal(got, want) {
+				t.Errorf("refreshed %v, findings %q; want %q", rep.Refreshed, got, want)
 			}
 			var got string
 			for _, l := range logs.lines() {
-				if strings.Contains(l, "window") {
+				if strings.Contains(l, "window") || strings.Contains(l, "SLA") {
 					got = l
 				}
 			}
@@ -229,48 +232,68 @@ func TestRefresherWindow(t *testing.T) {
 	}
 }
 
-type failingUpstream struct{ err error }
-
-func (f failingUpstream) Releases(context.Context) (Releases, error) { return Releases{}, f.err }
-
-type customUpstream Releases
-
-func (c customUpstream) Releases(context.Context) (Releases, error) { return Releases(c), nil }
-
 func TestRefresherUpstreamFails(t *testing.T) {
-	down := &UpstreamError{"https://mirror.example/releases.json", errors.New("connection refused")}
+	down := errors.New("connection refused")
 	tests := []struct {
 		name string
-		up   Upstream
+		up   func(context.Context) (io.ReadCloser, error)
 		is   error
 	}{
-		{"unreachable", failingUpstream{down}, down},
-		{"invalid list from a custom upstream", customUpstream{A2A: []Release{{Version: "1.0"}}}, ErrInvalid},
+		{"unreachable", func(context.Context) (io.ReadCloser, error) { return nil, down }, down},
+		{"an invalid list", upstreamOf(`{"a2a": [{"version": "1.0"}]}`), ErrInvalid},
+		{"no list and no error", func(context.Context) (io.ReadCloser, error) { return nil, nil }, nil},
+		{"a list over 1 MiB", upstreamOf(`{"a2a": []}` + strings.Repeat(" ", maxReleases)), nil},
+		{"a read that fails", func(context.Context) (io.ReadCloser, error) { return io.NopCloser(iotestErr{down}), nil }, down},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logs := new(logRecords)
 			r := &Refresher{Upstream: tt.up, Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
 			rep, err := r.Check(context.Background(), refSet())
-			if !errors.Is(err, tt.is) {
+			if err == nil || tt.is != nil && !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), "facets: upstream release list: ") {
 				t.Fatalf("error %v, want %v", err, tt.is)
 			}
-			var ue *UpstreamError
-			if !errors.As(err, &ue) {
-				t.Errorf("error %T is not an *UpstreamError", err)
-			}
-			if rep.Passed() || len(rep.Facets) != 2 {
+			if rep.Passed() || rep.Refreshed != nil || rep.Set.A2A.RefreshedAt != "2026-09-18" {
 				t.Fatalf("report %+v", rep)
 			}
-			for _, fr := range rep.Facets {
-				if fr.Refreshed || fr.RefreshedAt != "2026-09-18" || fr.Window != WindowClosing {
-					t.Errorf("%s: %+v, want not refreshed and closing", fr.Protocol, fr)
-				}
+			if got, want := findings(rep), []string{"a2a.refreshedAt refresh-closing", "mcp.refreshedAt refresh-closing"}; !slices.Equal(got, want) {
+				t.Errorf("findings %q, want %q", got, want)
 			}
 			if got := logs.lines(); len(got) != 3 || !strings.HasPrefix(got[0], "ERROR refresh check failed") {
 				t.Errorf("logged %q", got)
 			}
 		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	called := false
+	r := &Refresher{Upstream: func(context.Context) (io.ReadCloser, error) { called = true; return nil, nil }}
+	if _, err := r.Check(ctx, refSet()); !errors.Is(err, context.Canceled) || called {
+		t.Errorf("cancelled: %v, upstream called %v", err, called)
+	}
+}
+
+// iotestErr is a reader that fails.
+type iotestErr struct{ err error }
+
+func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
+
+// closeCounter counts Close calls of an upstream's list.
+type closeCounter struct {
+	io.Reader
+	n *int
+}
+
+func (c closeCounter) Close() error { *c.n++; return nil }
+
+func TestRefresherClosesUpstream(t *testing.T) {
+	closed := 0
+	r := &Refresher{Now: fixedClock(day(t, "2026-11-29")), Upstream: func(context.Context) (io.ReadCloser, error) {
+		return closeCounter{strings.NewReader(string(published)), &closed}, nil
+	}}
+	rep, err := r.Check(context.Background(), refSet())
+	if err != nil || !rep.Passed() || closed != 1 {
+		t.Errorf("Check = %+v, %v; closed %d times", rep, err, closed)
 	}
 }
 
@@ -301,24 +324,30 @@ func TestRefresherSchedule(t *testing.T) {
 		{WarnBefore: -time.Hour},
 		{WarnBefore: RefreshWindow + time.Nanosecond},
 	} {
-		err := r.Run(context.Background(), refSet, nil)
-		if !errors.Is(err, ErrSchedule) {
-			t.Errorf("Run with %+v: %v, want ErrSchedule", r, err)
+		err := r.run(context.Background(), refSet, nil)
+		var v *Violation
+		if !errors.As(err, &v) || v.Rule != "range" || !strings.HasPrefix(v.Path, "Refresher.") || !errors.Is(err, ErrInvalid) {
+			t.Errorf("run with %+v: %v, want a range violation", r, err)
 		}
 		if r.WarnBefore != 0 {
-			if _, err := r.Check(context.Background(), refSet()); !errors.Is(err, ErrSchedule) {
-				t.Errorf("Check with %+v: %v, want ErrSchedule", r, err)
+			if _, err := r.Check(context.Background(), refSet()); !errors.As(err, &v) || v.Path != "Refresher.WarnBefore" {
+				t.Errorf("Check with %+v: %v, want a range violation", r, err)
 			}
 		}
 	}
-	if got, err := (&Refresher{Interval: RefreshWindow}).interval(); err != nil || got != RefreshWindow {
-		t.Errorf("Interval of exactly 90 days: %v, %v", got, err)
+	for _, d := range []time.Duration{RefreshWindow, time.Nanosecond} {
+		if got, err := (&Refresher{Interval: d}).interval(); err != nil || got != d {
+			t.Errorf("Interval of %v: %v, %v", d, got, err)
+		}
+		if got, err := (&Refresher{WarnBefore: d}).warnBefore(); err != nil || got != d {
+			t.Errorf("WarnBefore of %v: %v, %v", d, got, err)
+		}
 	}
-	if got, _ := new(Refresher).interval(); got != DefaultRefreshInterval {
+	if got, _ := new(Refresher).interval(); got != defaultRefreshInterval {
 		t.Errorf("default interval %v", got)
 	}
-	if err := new(Refresher).Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "current") {
-		t.Errorf("Run without current: %v", err)
+	if defaultRefreshInterval != 24*time.Hour || defaultRefreshWarning != 14*24*time.Hour {
+		t.Errorf("defaults %v, %v", defaultRefreshInterval, defaultRefreshWarning)
 	}
 }
 
@@ -346,7 +375,24 @@ func TestReportSetSharesNothing(t *testing.T) {
 	}
 }
 
-// fakeTimer hands Run's waits to the test: each call of After is sent on
+// TestRefresherRunZero runs the zero Refresher through one check and into
+// its first wait, which time.After serves.
+func TestRefresherRunZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []Report
+	err := new(Refresher).run(ctx, refSet, func(rep Report, err error) {
+		if err != nil {
+			t.Errorf("check: %v", err)
+		}
+		got = append(got, rep)
+		cancel()
+	})
+	if !errors.Is(err, context.Canceled) || len(got) != 1 || !got[0].Passed() {
+		t.Errorf("run = %v after %d reports", err, len(got))
+	}
+}
+
+// fakeTimer hands run's waits to the test: each call of After is sent on
 // calls, and returns a channel the test fires.
 type fakeTimer struct {
 	calls chan time.Duration
@@ -372,7 +418,7 @@ func TestRefresherRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- r.Run(ctx, func() Set { mu.Lock(); defer mu.Unlock(); return offer }, func(rep Report, err error) {
+		done <- r.run(ctx, func() Set { mu.Lock(); defer mu.Unlock(); return offer }, func(rep Report, err error) {
 			if err != nil {
 				t.Errorf("check: %v", err)
 			}
@@ -385,7 +431,7 @@ func TestRefresherRun(t *testing.T) {
 		t.Errorf("first report %+v", first)
 	}
 	if d := <-timer.calls; d != 7*24*time.Hour {
-		t.Errorf("Run waited %v, want the Interval", d)
+		t.Errorf("run waited %v, want the Interval", d)
 	}
 
 	// A week later the host offers a version upstream does not list.
@@ -396,15 +442,15 @@ func TestRefresherRun(t *testing.T) {
 	mu.Unlock()
 	timer.fire <- now
 	second := <-reports
-	if second.Facets[0].Refreshed || !reflect.DeepEqual(second.Facets[0].Unlisted, []string{"1.1"}) ||
-		!second.Facets[1].Refreshed || second.Set.MCP.RefreshedAt != "2026-12-06" {
-		t.Errorf("second report %+v", second.Facets)
+	if !slices.Equal(second.Refreshed, []Protocol{ProtocolMCP}) || !slices.Equal(findings(second), []string{"a2a.versions[1] unlisted"}) ||
+		second.Set.MCP.RefreshedAt != "2026-12-06" {
+		t.Errorf("second report %+v", second)
 	}
 	<-timer.calls
 
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Run returned %v, want context.Canceled", err)
+		t.Errorf("run returned %v, want context.Canceled", err)
 	}
 }
 
@@ -412,9 +458,9 @@ func TestRefresherRunCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	published := false
-	err := (&Refresher{}).Run(ctx, refSet, func(Report, error) { published = true })
+	err := (&Refresher{}).run(ctx, refSet, func(Report, error) { published = true })
 	if !errors.Is(err, context.Canceled) || published {
-		t.Errorf("Run = %v, published %v; want context.Canceled and nothing published", err, published)
+		t.Errorf("run = %v, published %v; want context.Canceled and nothing published", err, published)
 	}
 }
 
@@ -432,10 +478,19 @@ func TestRefresherConcurrentChecks(t *testing.T) {
 	wg.Wait()
 }
 
-func TestWindowString(t *testing.T) {
-	for w, want := range map[Window]string{WindowOpen: "open", WindowClosing: "closing", WindowClosed: "closed", 7: "Window(7)"} {
-		if got := w.String(); got != want {
-			t.Errorf("%d: %q, want %q", int(w), got, want)
+// TestRefresherUpstreamSize checks the 1 MiB bound exactly: a list of
+// 1 MiB is read, one byte more is refused.
+func TestRefresherUpstreamSize(t *testing.T) {
+	list := string(published)
+	for _, tt := range []struct {
+		size int
+		ok   bool
+	}{{maxReleases, true}, {maxReleases + 1, false}} {
+		padded := list + strings.Repeat(" ", tt.size-len(list))
+		r := &Refresher{Upstream: upstreamOf(padded), Now: fixedClock(day(t, "2026-11-29"))}
+		rep, err := r.Check(context.Background(), refSet())
+		if (err == nil) != tt.ok || rep.Passed() != tt.ok {
+			t.Errorf("%d bytes: %v, passed %v", tt.size, err, rep.Passed())
 		}
 	}
 }

@@ -1,22 +1,16 @@
 package facets
 
 import (
-	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"os"
 	"slices"
-
-	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
-// Release is one published A2A version or MCP revision as upstream lists
+// release is one published A2A version or MCP revision as upstream lists
 // it. A [Refresher] compares a facet's offered versions with these.
-type Release struct {
+type release struct {
 	// Version is the A2A version ("1.0") or MCP revision ("2026-07-28").
 	Version string `json:"version"`
 	// Published is the full-date upstream published the version on.
@@ -28,55 +22,41 @@ type Release struct {
 	SupersededBy string `json:"supersededBy,omitzero"`
 }
 
-// Superseded reports whether upstream has replaced r.
-func (r Release) Superseded() bool { return r.SupersededBy != "" }
-
-// Releases is an upstream release list: what A2A and MCP have published.
+// releases is an upstream release list: what A2A and MCP have published.
 // Its JSON form is `{"a2a": [Release...], "mcp": [Release...]}`, the form
-// [ParseReleases] reads and a host's own mirror serves.
-type Releases struct {
-	A2A []Release `json:"a2a,omitzero"`
-	MCP []Release `json:"mcp,omitzero"`
+// parseReleases reads and a host's own mirror serves.
+type releases struct {
+	A2A []release `json:"a2a,omitzero"`
+	MCP []release `json:"mcp,omitzero"`
 }
 
-// List returns the releases of p, in the order upstream gave them.
-func (r Releases) List(p Protocol) []Release {
-	switch p {
-	case ProtocolA2A:
+// list returns the releases of p, in the order upstream gave them.
+func (r releases) list(p Protocol) []release {
+	if p == ProtocolA2A {
 		return r.A2A
-	case ProtocolMCP:
-		return r.MCP
 	}
-	return nil
+	return r.MCP
 }
 
-// Lookup returns upstream's entry for version v of p, and false when
+// lookup returns upstream's entry for version v of p, and false when
 // upstream does not list it.
-func (r Releases) Lookup(p Protocol, v string) (Release, bool) {
-	i := slices.IndexFunc(r.List(p), func(rel Release) bool { return rel.Version == v })
+func (r releases) lookup(p Protocol, v string) (release, bool) {
+	i := slices.IndexFunc(r.list(p), func(rel release) bool { return rel.Version == v })
 	if i < 0 {
-		return Release{}, false
+		return release{}, false
 	}
-	return r.List(p)[i], true
+	return r.list(p)[i], true
 }
 
-// Clone returns a copy of r that shares no memory with it, so a caller may
-// keep or change it without touching the list it came from.
-func (r Releases) Clone() Releases {
-	return Releases{A2A: slices.Clone(r.A2A), MCP: slices.Clone(r.MCP)}
-}
-
-// Validate checks a release list, so that a mirror with a typo is refused
-// rather than read as "upstream withdrew everything": every version parses
-// as its protocol's, is listed once and has a published full-date; a
-// supersededBy names a listed, later version. It returns nil or a
-// [*ValidationError] with paths such as "a2a[1].published".
-func (r Releases) Validate() error { return asError(r.violations()) }
-
-func (r Releases) violations() []Violation {
+// violations checks a release list, so that a mirror with a typo is
+// refused rather than read as "upstream withdrew everything": every
+// version parses as its protocol's, is listed once and has a published
+// full-date; a supersededBy names a listed, later version. Paths are such
+// as "a2a[1].published".
+func (r releases) violations() []Violation {
 	var vs []Violation
 	for _, p := range []Protocol{ProtocolA2A, ProtocolMCP} {
-		list := r.List(p)
+		list := r.list(p)
 		tag := "a2aversion"
 		if p == ProtocolMCP {
 			tag = "mcprevision"
@@ -104,16 +84,16 @@ func (r Releases) violations() []Violation {
 			if rel.SupersededBy == "" {
 				continue
 			}
-			by, err := ParseVersion(p, rel.SupersededBy)
-			if err != nil {
+			by, problem := parseVersion(p, rel.SupersededBy)
+			if problem != "" {
 				rule, msg := describe(tag, "supersededBy", rel.SupersededBy)
 				vs = append(vs, Violation{at + "supersededBy", rule, msg})
 				continue
 			}
-			if !slices.ContainsFunc(list, func(o Release) bool { return o.Version == rel.SupersededBy }) {
+			if !slices.ContainsFunc(list, func(o release) bool { return o.Version == rel.SupersededBy }) {
 				vs = append(vs, Violation{at + "supersededBy", "member",
 					fmt.Sprintf("%q is not a listed %s version", rel.SupersededBy, p)})
-			} else if v, err := ParseVersion(p, rel.Version); err == nil && by.Compare(v) <= 0 {
+			} else if v, problem := parseVersion(p, rel.Version); problem == "" && by.Compare(v) <= 0 {
 				vs = append(vs, Violation{at + "supersededBy", "supersede-order",
 					fmt.Sprintf("%q cannot supersede %q: it is not later", rel.SupersededBy, rel.Version)})
 			}
@@ -122,13 +102,13 @@ func (r Releases) violations() []Violation {
 	return vs
 }
 
-// ParseReleases decodes and validates a release list strictly, as [Parse]
+// parseReleases decodes and validates a release list strictly, as [Parse]
 // does a facet set: unknown and repeated keys, wrong JSON types and the
-// rules of [Releases.Validate] come back together in one
-// [*ValidationError]. On error the Releases is zero.
-func ParseReleases(data []byte) (Releases, error) {
-	var r Releases
-	vs, complete := readDoc(data, "", func(d *decoder) error {
+// rules of violations come back together in one error. On error the
+// releases is zero.
+func parseReleases(data []byte) (releases, error) {
+	var r releases
+	vs, complete := readDoc(data, func(d *decoder) error {
 		_, err := d.object("a release list", setFields, func(key string) error {
 			if key == "a2a" {
 				return d.releases(&r.A2A, ProtocolA2A)
@@ -141,7 +121,7 @@ func ParseReleases(data []byte) (Releases, error) {
 		vs = merge(vs, r.violations())
 	}
 	if err := asError(vs); err != nil {
-		return Releases{}, err
+		return releases{}, err
 	}
 	return r, nil
 }
@@ -150,31 +130,20 @@ var releaseFields = []string{"version", "published", "supersededBy"}
 
 // releases decodes one protocol's list. A present but empty string is
 // reported under its field's format, as the facet decoder does.
-func (d *decoder) releases(dst *[]Release, p Protocol) error {
+func (d *decoder) releases(dst *[]release, p Protocol) error {
 	tag := "a2aversion"
 	if p == ProtocolMCP {
 		tag = "mcprevision"
 	}
-	if ok, err := d.is(strictjson.Array, "an array of releases"); !ok {
-		return err
-	}
-	list := []Release{}
-	err := d.r.Array(func(int) error {
-		var rel Release
-		_, err := d.object("a release", releaseFields, func(key string) error {
-			switch key {
-			case "version":
-				return d.string(&rel.Version, tag, key)
-			case "published":
-				return d.string(&rel.Published, "fulldate", key)
-			}
-			return d.string(&rel.SupersededBy, tag, key)
-		})
-		list = append(list, rel)
-		return err
+	return readObjects(d, dst, "release", releaseFields, func(rel *release, key string) error {
+		if key == "version" {
+			return d.string(&rel.Version, tag, key)
+		}
+		if key == "published" {
+			return d.string(&rel.Published, "fulldate", key)
+		}
+		return d.string(&rel.SupersededBy, tag, key)
 	})
-	*dst = list
-	return err
 }
 
 // published is the release list this package ships: the A2A versions and
@@ -185,132 +154,26 @@ func (d *decoder) releases(dst *[]Release, p Protocol) error {
 //go:embed releases.json
 var published []byte
 
-// PublishedReleases returns the release list embedded in this package, a
-// fresh copy on every call. It is what a [Refresher] with no Upstream
-// checks against; a host that must see releases newer than its build
-// mirrors its own list and uses [FileUpstream] or [HTTPUpstream].
-func PublishedReleases() Releases {
-	r, err := ParseReleases(published)
+// publishedReleases returns the release list embedded in this package.
+func publishedReleases() releases {
+	r, err := parseReleases(published)
 	if err != nil {
 		panic("facets: embedded releases.json: " + err.Error())
 	}
 	return r
 }
 
-// Upstream is where a [Refresher] learns what A2A and MCP have published.
-// Implementations must be safe for concurrent use and should honour ctx.
-type Upstream interface {
-	Releases(ctx context.Context) (Releases, error)
-}
-
-// UpstreamError reports an upstream release list that could not be had:
-// unreadable, unreachable, or not a valid list (then Err is a
-// [*ValidationError]).
-type UpstreamError struct {
-	// Source names the list: a file path, a URL without its query and
-	// credentials, or the Go type of a custom Upstream.
-	Source string
-	Err    error
-}
-
-// Error names the source first, so a log line says which mirror failed.
-func (e *UpstreamError) Error() string {
-	return "upstream release list " + e.Source + ": " + e.Err.Error()
-}
-
-// Unwrap gives errors.Is and errors.As the cause: a *ValidationError, an
-// fs error, a context error.
-func (e *UpstreamError) Unwrap() error { return e.Err }
-
-// StaticUpstream is an [Upstream] whose list never changes; use it for a
-// list built in Go or in tests. Releases returns a copy.
-type StaticUpstream Releases
-
-// Releases returns a copy of the fixed list.
-func (s StaticUpstream) Releases(context.Context) (Releases, error) {
-	return Releases(s).Clone(), nil
-}
-
-// FileUpstream is an [Upstream] read from a JSON file (the form of
-// [ParseReleases]) on every call, so a host that mirrors upstream into a
-// file is checked against the file's current contents.
-type FileUpstream struct {
-	Path string
-}
-
-// maxReleases bounds what a file or HTTP upstream may hand over.
+// maxReleases bounds what an upstream may hand over.
 const maxReleases = 1 << 20
 
-// Releases reads and parses the file.
-func (f FileUpstream) Releases(ctx context.Context) (Releases, error) {
-	if err := ctx.Err(); err != nil {
-		return Releases{}, &UpstreamError{f.Path, err}
-	}
-	if f.Path == "" {
-		return Releases{}, &UpstreamError{`""`, errors.New("FileUpstream.Path is empty")}
-	}
-	file, err := os.Open(f.Path)
-	if err != nil {
-		return Releases{}, &UpstreamError{f.Path, err}
-	}
-	defer file.Close()
-	return readReleases(f.Path, file)
-}
-
-// HTTPUpstream is an [Upstream] fetched with GET from URL on every call,
-// for hosts that serve their own mirror of the release list. The response
-// must be 200 with a body of at most 1 MiB.
-type HTTPUpstream struct {
-	URL string
-	// Client sends the request; nil means http.DefaultClient.
-	Client *http.Client
-}
-
-// Releases fetches and parses the list.
-func (h HTTPUpstream) Releases(ctx context.Context) (Releases, error) {
-	source := redactURL(h.URL)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL, nil)
-	if err != nil {
-		return Releases{}, &UpstreamError{source, err}
-	}
-	req.Header.Set("Accept", "application/json")
-	client := h.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return Releases{}, &UpstreamError{source, err}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return Releases{}, &UpstreamError{source, fmt.Errorf("HTTP status %s, want 200", resp.Status)}
-	}
-	return readReleases(source, resp.Body)
-}
-
-func readReleases(source string, r io.Reader) (Releases, error) {
+// readReleases reads and parses a release list of at most 1 MiB.
+func readReleases(r io.Reader) (releases, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxReleases+1))
 	if err != nil {
-		return Releases{}, &UpstreamError{source, err}
+		return releases{}, err
 	}
 	if len(data) > maxReleases {
-		return Releases{}, &UpstreamError{source, errors.New("the list is larger than 1 MiB")}
+		return releases{}, errors.New("the list is larger than 1 MiB")
 	}
-	rel, err := ParseReleases(data)
-	if err != nil {
-		return Releases{}, &UpstreamError{source, err}
-	}
-	return rel, nil
-}
-
-// redactURL drops what may hold a secret (user info, query, fragment)
-// from a URL before it appears in an error.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User, u.RawQuery, u.Fragment, u.RawFragment = nil, "", "", ""
-	return u.String()
+	return parseReleases(data)
 }

@@ -16,88 +16,80 @@ import (
 	"github.com/go-playground/validator/v10"
 )
 
-// ErrInvalid is wrapped by every [*ValidationError], so callers that only
-// need to know "the advertisement is not acceptable" can use errors.Is
-// without caring which rule broke.
-var ErrInvalid = errors.New("invalid facet")
+// ErrInvalid matches, under errors.Is, every error this package returns
+// for a value that breaks a rule, so callers that only need to know "not
+// acceptable" need not care which rule broke.
+var ErrInvalid = errors.New("invalid")
 
-// Violation is one broken rule, located by the JSON path of the value that
-// breaks it (for example "mcp.revisions[2]" or "a2a.preferredVersion"; ""
-// is the document itself). Rule is a stable kebab-case id meant for
-// programs and tests; Message is a sentence meant for people and may be
-// reworded between releases.
+// Violation is one broken rule, and the one error type of this package.
+// It is located by the JSON path of the value that breaks it (for example
+// "mcp.revisions[2]" or "a2a.preferredVersion"; "" is the document or the
+// value itself). Rule is a stable kebab-case id meant for programs and
+// tests (the package documentation lists them); Message is a sentence
+// meant for people and may be reworded between releases.
+//
+// The functions of this package report every violation of a document at
+// once: their error matches [ErrInvalid] with errors.Is, errors.As finds
+// its first *Violation, and its Unwrap() []error method lists each
+// *Violation in path order. [Lint] returns them as a list.
 type Violation struct {
 	Path, Rule, Message string
 }
 
-// String renders the violation as "PATH: message", or just the message
-// when the violation is about the document as a whole.
-func (v Violation) String() string {
+// Error renders the violation as "PATH: message", or just the message
+// when the violation is about the document or value as a whole.
+func (v *Violation) Error() string {
 	if v.Path == "" {
 		return v.Message
 	}
 	return v.Path + ": " + v.Message
 }
 
-// ValidationError reports every violation found in one document at once,
-// so that a host author fixes an advertisement in one round rather than
-// one error per run.
-type ValidationError struct {
-	Violations []Violation
-}
+// violations is the error that carries one or more violations.
+type violations []Violation
 
 // Error lists the violations on one line.
-func (e *ValidationError) Error() string {
-	if len(e.Violations) == 1 {
-		return e.Violations[0].String()
+func (e violations) Error() string {
+	if len(e) == 1 {
+		return e[0].Error()
 	}
-	parts := make([]string, len(e.Violations))
-	for i, v := range e.Violations {
-		parts[i] = v.String()
+	parts := make([]string, len(e))
+	for i := range e {
+		parts[i] = e[i].Error()
 	}
 	return strconv.Itoa(len(parts)) + " violations: " + strings.Join(parts, "; ")
 }
 
-// Unwrap makes [ErrInvalid] match with errors.Is.
-func (e *ValidationError) Unwrap() error { return ErrInvalid }
+// Unwrap lists each violation as a *Violation.
+func (e violations) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i := range e {
+		errs[i] = &e[i]
+	}
+	return errs
+}
 
-// Validate checks f against the a2a facet schema and the cross-field rules
-// no schema states (preferred and floor offered, floor ≤ preferred, no
-// repeated version, each profile's version offered). The record fields
-// (status, since, until, witness, agentCards) are optional here but are
-// checked when present. It returns nil or a [*ValidationError].
-func (f *A2A) Validate() error { return asError(f.violations(false)) }
+// Is makes [ErrInvalid] match with errors.Is.
+func (e violations) Is(target error) bool { return target == ErrInvalid }
 
-// ValidateRecord is [A2A.Validate] for the `a2a` record of a discovery
-// document, which also requires status, since and witness, and ties until
-// to status (forbidden when stable, required otherwise).
-func (f *A2A) ValidateRecord() error { return asError(f.violations(true)) }
-
-// Validate checks f against the mcp facet schema and the cross-field rules;
-// see [A2A.Validate].
-func (f *MCP) Validate() error { return asError(f.violations(false)) }
-
-// ValidateRecord is [MCP.Validate] for the `mcp` record of a discovery
-// document; see [A2A.ValidateRecord].
-func (f *MCP) ValidateRecord() error { return asError(f.violations(true)) }
-
-// Validate checks both facets of s and reports all their violations
-// together. A Set that advertises neither facet is itself a violation:
-// there is nothing to negotiate with.
+// Validate checks both facets of s against their schemas and the
+// cross-field rules no schema states (preferred and floor offered, floor ≤
+// preferred, no repeated version, each profile's version offered), and
+// reports all their violations together. The record fields (status,
+// since, until, witness, agentCards, client) are optional here but are
+// checked when present; a [Discovery] requires them. A Set that
+// advertises neither facet is itself a violation: there is nothing to
+// negotiate with.
 func (s Set) Validate() error { return asError(s.violations(false)) }
 
-// ValidateRecord is [Set.Validate] with both facets read as discovery
-// records; see [A2A.ValidateRecord].
-func (s Set) ValidateRecord() error { return asError(s.violations(true)) }
-
-// CheckUntil reports an until that has already passed. It needs a clock,
-// so it is kept apart from ValidateRecord: a document that was valid
+// pastUntil reports an until that has already passed. It needs a
+// clock, so it is kept apart from validation: a document that was valid
 // when it was written does not become malformed, only out of date. An
 // until given as a full-date before now's UTC date is a violation at
-// "<p>.until"; an until that names an OpenWOP version, is empty, or is not
-// a real date (which ValidateRecord reports) yields nil.
-func (r Record) CheckUntil(p Protocol, now time.Time) error {
-	until, err := ParseDate(r.Until)
+// "<p>.until"; an until that names an OpenWOP version, is empty, or is
+// not a real date (which validation reports) is none.
+func (r Record) pastUntil(p Protocol, now time.Time) []Violation {
+	until, err := parseDate(r.Until)
 	if err != nil {
 		return nil
 	}
@@ -106,17 +98,18 @@ func (r Record) CheckUntil(p Protocol, now time.Time) error {
 	if !until.Before(today) {
 		return nil
 	}
-	return &ValidationError{[]Violation{{string(p) + ".until", "until-in-past",
-		fmt.Sprintf("until %s is in the past (today is %s)", r.Until, today.Format(time.DateOnly))}}}
+	return []Violation{{string(p) + ".until", "until-in-past",
+		fmt.Sprintf("until %s is in the past (today is %s)", r.Until, today.Format(time.DateOnly))}}
 }
 
-// asError wraps violations, in path order, as a *ValidationError.
+// asError wraps violations, in path order, as the error that carries
+// them.
 func asError(vs []Violation) error {
 	if len(vs) == 0 {
 		return nil
 	}
 	sortViolations(vs)
-	return &ValidationError{vs}
+	return violations(vs)
 }
 
 func (s Set) violations(record bool) []Violation {
@@ -124,34 +117,23 @@ func (s Set) violations(record bool) []Violation {
 		return []Violation{{"", "required", "advertises neither a2a nor mcp"}}
 	}
 	var vs []Violation
-	if s.A2A != nil {
-		vs = append(vs, s.A2A.violations(record)...)
-	}
-	if s.MCP != nil {
-		vs = append(vs, s.MCP.violations(record)...)
+	for _, p := range s.Protocols() {
+		adv, _ := s.Lookup(p)
+		names := offerNames[p]
+		var facet any = s.A2A
+		if p == ProtocolMCP {
+			facet = s.MCP
+		}
+		vs = append(vs, fieldViolations(p, facet, record)...)
+		vs = append(vs, offerViolations(offer{p, names[0], "preferredVersion", names[1],
+			adv.Versions, adv.Preferred, adv.Floor, profilesOf(s, p)})...)
+		vs = append(vs, untilViolations(p, recordOf(s, p), record)...)
 	}
 	return vs
 }
 
-func (f *A2A) violations(record bool) []Violation {
-	if f == nil {
-		return []Violation{{"a2a", "required", "the a2a facet is missing"}}
-	}
-	vs := fieldViolations(ProtocolA2A, f, record)
-	vs = append(vs, offerViolations(offer{ProtocolA2A, "versions", "preferredVersion", "minimumVersion",
-		f.Versions, f.PreferredVersion, f.MinimumVersion, f.Profiles})...)
-	return append(vs, untilViolations(ProtocolA2A, f.Record, record)...)
-}
-
-func (f *MCP) violations(record bool) []Violation {
-	if f == nil {
-		return []Violation{{"mcp", "required", "the mcp facet is missing"}}
-	}
-	vs := fieldViolations(ProtocolMCP, f, record)
-	vs = append(vs, offerViolations(offer{ProtocolMCP, "revisions", "preferredVersion", "minimumRevision",
-		f.Revisions, f.PreferredVersion, f.MinimumRevision, f.Profiles})...)
-	return append(vs, untilViolations(ProtocolMCP, f.Record, record)...)
-}
+// offerNames are the JSON names of each facet's offered list and floor.
+var offerNames = map[Protocol][2]string{ProtocolA2A: {"versions", "minimumVersion"}, ProtocolMCP: {"revisions", "minimumRevision"}}
 
 // recordKey marks a validation context as checking a discovery record
 // rather than a bare facet; the "inrecord" rule reads it.
@@ -209,12 +191,12 @@ var (
 )
 
 func parses(p Protocol, s string) bool {
-	_, err := ParseVersion(p, s)
-	return err == nil
+	_, problem := parseVersion(p, s)
+	return problem == ""
 }
 
 func validDate(s string) bool {
-	_, err := ParseDate(s)
+	_, err := parseDate(s)
 	return err == nil
 }
 
@@ -329,6 +311,12 @@ func describe(tag, field string, value any) (rule, msg string) {
 		return "pattern", fmt.Sprintf("%q is neither an OpenWOP version \"major.minor\" nor a date YYYY-MM-DD", s)
 	case "absuri":
 		return "uri", fmt.Sprintf("%q is not an absolute URI", s)
+	case "seamsprofile":
+		return "const", fmt.Sprintf("%s may only be %q", field, SeamsProfile)
+	case "eventtype":
+		return "pattern", fmt.Sprintf("%q is not a host event type such as \"negotiation.decided\"", s)
+	case "delivery":
+		return "enum", fmt.Sprintf("%q is not a delivery: want durable or ephemeral", s)
 	}
 	return tag, fmt.Sprintf("%s fails rule %q", field, tag)
 }
@@ -337,9 +325,8 @@ func describe(tag, field string, value any) (rule, msg string) {
 // grammar already quoted in the message (a leading zero, an overflow, a
 // day the calendar does not have).
 func detail(p Protocol, s string) string {
-	var ve *VersionError
-	if _, err := ParseVersion(p, s); errors.As(err, &ve) && !strings.Contains(ve.Problem, "want") {
-		return ": " + ve.Problem
+	if _, problem := parseVersion(p, s); problem != "" && !strings.Contains(problem, "want") {
+		return ": " + problem
 	}
 	return ""
 }
@@ -393,14 +380,14 @@ func offerViolations(o offer) []Violation {
 		}
 		first[v] = i
 	}
-	pref, prefErr := ParseVersion(o.p, o.preferred)
-	floor, floorErr := ParseVersion(o.p, o.floor)
+	pref, prefProblem := parseVersion(o.p, o.preferred)
+	floor, floorProblem := parseVersion(o.p, o.floor)
 	if wellFormed {
-		if prefErr == nil && !slices.Contains(o.list, o.preferred) {
+		if prefProblem == "" && !slices.Contains(o.list, o.preferred) {
 			vs = append(vs, Violation{path + o.prefName, "member",
 				fmt.Sprintf("%q is not one of the offered %s", o.preferred, o.listName)})
 		}
-		if floorErr == nil && !slices.Contains(o.list, o.floor) {
+		if floorProblem == "" && !slices.Contains(o.list, o.floor) {
 			vs = append(vs, Violation{path + o.floorName, "member",
 				fmt.Sprintf("%q is not one of the offered %s", o.floor, o.listName)})
 		}
@@ -411,7 +398,7 @@ func offerViolations(o offer) []Violation {
 			}
 		}
 	}
-	if prefErr == nil && floorErr == nil && floor.Compare(pref) > 0 {
+	if prefProblem == "" && floorProblem == "" && floor.Compare(pref) > 0 {
 		vs = append(vs, Violation{path + o.floorName, "floor-above-preferred",
 			fmt.Sprintf("%s %q is above %s %q", o.floorName, o.floor, o.prefName, o.preferred)})
 	}

@@ -18,10 +18,9 @@ import (
 // check to run on it, and exactly the violations that check must find.
 type fixture struct {
 	Name string `json:"name"`
-	// Check is "facet" (Parse, ParseA2A, ParseMCP) or "record" (ParseRecord).
+	// Check is "facet" (Parse) or "record" (the records of a discovery
+	// document, which also need status, since and witness).
 	Check string `json:"check"`
-	// Target is "" for a facet set, or "a2a" / "mcp" for one facet object.
-	Target string `json:"target"`
 	// Input is the document; InputText is used instead for documents that
 	// are not JSON at all.
 	Input     json.RawMessage `json:"input"`
@@ -47,17 +46,13 @@ func (f fixture) doc() []byte {
 // result in a form that compares with reflect.DeepEqual.
 func (f fixture) run() (any, error) {
 	data := f.doc()
-	switch {
-	case f.Target == "a2a" && f.Check == "facet":
-		return ParseA2A(data)
-	case f.Target == "mcp" && f.Check == "facet":
-		return ParseMCP(data)
-	case f.Target == "" && f.Check == "facet":
+	if f.Check == "facet" {
 		return Parse(data)
-	case f.Target == "" && f.Check == "record":
-		return ParseRecord(data)
 	}
-	return nil, fmt.Errorf("fixture %q: bad check %q / target %q", f.Name, f.Check, f.Target)
+	if f.Check == "record" {
+		return parseSet(data, true)
+	}
+	return nil, fmt.Errorf("fixture %q: bad check %q", f.Name, f.Check)
 }
 
 func loadFixtures(t testing.TB) []fixture {
@@ -108,14 +103,7 @@ func TestFixtures(t *testing.T) {
 			got, err := f.run()
 			var gotPairs []pathRule
 			if err != nil {
-				var ve *ValidationError
-				if !errors.As(err, &ve) {
-					t.Fatalf("error %v (%T) is not a *ValidationError", err, err)
-				}
-				if !errors.Is(err, ErrInvalid) {
-					t.Errorf("error does not match ErrInvalid")
-				}
-				for _, v := range ve.Violations {
+				for _, v := range violationsOf(t, err) {
 					if v.Message == "" {
 						t.Errorf("violation %s %s has no message", v.Path, v.Rule)
 					}
@@ -184,11 +172,17 @@ func violationsOf(t *testing.T, err error) []Violation {
 	if err == nil {
 		return nil
 	}
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("error %v (%T) is not a *ValidationError", err, err)
+	var vs violations
+	var first *Violation
+	if !errors.As(err, &vs) || !errors.As(err, &first) || *first != vs[0] || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("error %v (%T) is not the violations error", err, err)
 	}
-	return ve.Violations
+	for i, e := range vs.Unwrap() {
+		if v, ok := e.(*Violation); !ok || *v != vs[i] {
+			t.Fatalf("Unwrap()[%d] = %v, want %v", i, e, vs[i])
+		}
+	}
+	return vs
 }
 
 func refA2A() *A2A {
@@ -216,10 +210,9 @@ func refMCP() *MCP {
 func TestValidateGoValues(t *testing.T) {
 	a, m := refA2A(), refMCP()
 	for name, err := range map[string]error{
-		"a2a facet": a.Validate(), "a2a record": a.ValidateRecord(),
-		"mcp facet": m.Validate(), "mcp record": m.ValidateRecord(),
-		"set facet": Set{a, m}.Validate(), "set record": Set{a, m}.ValidateRecord(),
-		"set a2a only": Set{A2A: a}.ValidateRecord(), "set mcp only": Set{MCP: m}.ValidateRecord(),
+		"a2a facet": Set{A2A: a}.Validate(), "mcp facet": Set{MCP: m}.Validate(),
+		"set facet": Set{a, m}.Validate(), "set record": asError(Set{a, m}.violations(true)),
+		"set a2a only": asError(Set{A2A: a}.violations(true)), "set mcp only": asError(Set{MCP: m}.violations(true)),
 	} {
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -227,7 +220,7 @@ func TestValidateGoValues(t *testing.T) {
 	}
 
 	bare := &A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-09-18"}
-	if err := bare.Validate(); err != nil {
+	if err := (Set{A2A: bare}).Validate(); err != nil {
 		t.Errorf("bare facet: %v", err)
 	}
 	want := []Violation{
@@ -235,7 +228,7 @@ func TestValidateGoValues(t *testing.T) {
 		{"a2a.since", "required", "since is required in a discovery record"},
 		{"a2a.witness", "required", "witness is required in a discovery record"},
 	}
-	if got := violationsOf(t, bare.ValidateRecord()); !slices.Equal(got, want) {
+	if got := violationsOf(t, asError(Set{A2A: bare}.violations(true))); !slices.Equal(got, want) {
 		t.Errorf("bare record:\n got %q\nwant %q", got, want)
 	}
 
@@ -247,27 +240,21 @@ func TestValidateGoValues(t *testing.T) {
 		{"mcp.mrtr.maxRounds", "range", "maxRounds 0 is not in 1–16"},
 		{"mcp.client", "const", "client may only be true"},
 	}
-	if got := violationsOf(t, m.Validate()); !slices.Equal(got, want) {
+	if got := violationsOf(t, Set{MCP: m}.Validate()); !slices.Equal(got, want) {
 		t.Errorf("mcp:\n got %q\nwant %q", got, want)
 	}
-	if got := violationsOf(t, Set{MCP: m}.ValidateRecord()); !slices.Equal(got, want) {
+	if got := violationsOf(t, asError(Set{MCP: m}.violations(true))); !slices.Equal(got, want) {
 		t.Errorf("set record:\n got %q\nwant %q", got, want)
 	}
 }
 
 func TestValidateNil(t *testing.T) {
-	var a *A2A
-	var m *MCP
 	for _, tc := range []struct {
 		err  error
 		want Violation
 	}{
-		{a.Validate(), Violation{"a2a", "required", "the a2a facet is missing"}},
-		{a.ValidateRecord(), Violation{"a2a", "required", "the a2a facet is missing"}},
-		{m.Validate(), Violation{"mcp", "required", "the mcp facet is missing"}},
-		{m.ValidateRecord(), Violation{"mcp", "required", "the mcp facet is missing"}},
 		{Set{}.Validate(), Violation{"", "required", "advertises neither a2a nor mcp"}},
-		{Set{}.ValidateRecord(), Violation{"", "required", "advertises neither a2a nor mcp"}},
+		{asError(Set{}.violations(true)), Violation{"", "required", "advertises neither a2a nor mcp"}},
 	} {
 		if got := violationsOf(t, tc.err); !slices.Equal(got, []Violation{tc.want}) {
 			t.Errorf("got %q, want %q", got, tc.want)
@@ -275,20 +262,23 @@ func TestValidateNil(t *testing.T) {
 	}
 }
 
-func TestValidationErrorText(t *testing.T) {
-	one := &ValidationError{[]Violation{{"a2a.versions[1]", "pattern", `"1.x" is not a version "major.minor"`}}}
+func TestViolationsText(t *testing.T) {
+	one := violations{{"a2a.versions[1]", "pattern", `"1.x" is not a version "major.minor"`}}
 	if got, want := one.Error(), `a2a.versions[1]: "1.x" is not a version "major.minor"`; got != want {
 		t.Errorf("one: got %q, want %q", got, want)
 	}
-	three := &ValidationError{[]Violation{{"a", "r", "x"}, {"", "required", "y"}, {"b", "r", "z"}}}
+	three := violations{{"a", "r", "x"}, {"", "required", "y"}, {"b", "r", "z"}}
 	if got, want := three.Error(), "3 violations: a: x; y; b: z"; got != want {
 		t.Errorf("three: got %q, want %q", got, want)
 	}
-	if !errors.Is(one, ErrInvalid) || one.Unwrap() != ErrInvalid {
-		t.Error("ValidationError does not unwrap to ErrInvalid")
+	if !errors.Is(one, ErrInvalid) || errors.Is(one, errors.New("invalid")) || one.Is(nil) {
+		t.Error("violations do not match ErrInvalid alone")
 	}
-	if got := (Violation{"", "required", "advertises neither a2a nor mcp"}).String(); got != "advertises neither a2a nor mcp" {
+	if got := (&Violation{"", "required", "advertises neither a2a nor mcp"}).Error(); got != "advertises neither a2a nor mcp" {
 		t.Errorf("root violation: got %q", got)
+	}
+	if got := asError(nil); got != nil {
+		t.Errorf("asError(nil) = %v", got)
 	}
 }
 
@@ -558,7 +548,7 @@ func TestCheckUntil(t *testing.T) {
 		{"", now, false},
 		{"2026-02-30", now, false},
 	} {
-		err := Record{Until: tc.until}.CheckUntil(ProtocolMCP, tc.now)
+		err := asError(Record{Until: tc.until}.pastUntil(ProtocolMCP, tc.now))
 		if !tc.past {
 			if err != nil {
 				t.Errorf("until %q at %v: %v", tc.until, tc.now, err)
@@ -570,7 +560,7 @@ func TestCheckUntil(t *testing.T) {
 			t.Errorf("until %q at %v: got %q", tc.until, tc.now, got)
 		}
 	}
-	err := Record{Until: "2026-01-01"}.CheckUntil(ProtocolA2A, now)
+	err := asError(Record{Until: "2026-01-01"}.pastUntil(ProtocolA2A, now))
 	if got, want := fmt.Sprint(err), "a2a.until: until 2026-01-01 is in the past (today is 2026-11-20)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -607,65 +597,32 @@ func TestUnmarshalJSON(t *testing.T) {
 		t.Errorf("null: %v %+v", err, s)
 	}
 
-	a := refA2A()
-	if err := a.UnmarshalJSON([]byte(`{"versions":["1.1"]}`)); err != nil {
-		t.Fatal(err)
+	mrtr := func(body string) (int, []Violation) {
+		set, err := Parse([]byte(`{"mcp":{"revisions":["2026-07-28"],"preferredVersion":"2026-07-28","minimumRevision":"2026-07-28","refreshedAt":"2026-09-18","mrtr":` + body + `}}`))
+		if err != nil {
+			return 0, violationsOf(t, err)
+		}
+		return set.MCP.MRTR.MaxRounds, nil
 	}
-	if !reflect.DeepEqual(a, &A2A{Versions: []string{"1.1"}}) {
-		t.Errorf("A2A.UnmarshalJSON did not start afresh: %+v", a)
+	if _, got := mrtr(`{}`); !slices.Equal(got, []Violation{{"mcp.mrtr.maxRounds", "required", "maxRounds is required"}}) {
+		t.Errorf("MRTR {}: %q", got)
 	}
-	if got := violationsOf(t, a.UnmarshalJSON([]byte(`null`))); !slices.Equal(got, []Violation{{"a2a", "type", "must be an object (the a2a facet), not null"}}) {
-		t.Errorf("A2A null: %q", got)
+	for in, want := range map[string]int{`{"maxRounds":16}`: 16, `{"maxRounds":4.0}`: 4, `{"maxRounds":1e1}`: 10} {
+		if got, vs := mrtr(in); vs != nil || got != want {
+			t.Errorf("MRTR %s: %v %d", in, vs, got)
+		}
 	}
-	m := refMCP()
-	if err := m.UnmarshalJSON([]byte(`{"client":true}`)); err != nil || !reflect.DeepEqual(m, &MCP{Client: m.Client}) || !*m.Client {
-		t.Errorf("MCP.UnmarshalJSON: %v %+v", err, m)
+	for in, want := range map[string]string{`{"maxRounds":2147483648}`: "range", `{"maxRounds":-2147483648.5e3}`: "range",
+		`{"maxRounds":1e309}`: "range", `{"maxRounds":-7}`: "range", `{"maxRounds":2147483647}`: "range", `{"maxRounds":1.5}`: "type"} {
+		if _, got := mrtr(in); len(got) != 1 || got[0].Rule != want {
+			t.Errorf("MRTR %s: %q, want %s", in, got, want)
+		}
 	}
-	if got := violationsOf(t, m.UnmarshalJSON([]byte(`{`))); len(got) != 1 || got[0].Rule != "syntax" || got[0].Path != "" {
-		t.Errorf("MCP syntax: %q", got)
+	var sm struct {
+		S Set `json:"s"`
 	}
-
-	sm := &ServerMount{Transports: []string{"stdio"}}
-	if err := sm.UnmarshalJSON([]byte(`{}`)); err != nil || sm.Transports != nil {
-		t.Errorf("ServerMount {}: %v %+v", err, sm)
-	}
-	if got := violationsOf(t, sm.UnmarshalJSON([]byte(`{"transports":["stdio"],"x":[]}`))); !slices.Equal(got, []Violation{{"mcp.serverMount.x", "unknown-field", `unknown field "x": the record is closed`}}) {
+	if got := violationsOf(t, json.Unmarshal([]byte(`{"s":{"mcp":{"serverMount":{"transports":["stdio"],"x":[]}}}}`), &sm)); !slices.Contains(got, Violation{"mcp.serverMount.x", "unknown-field", `unknown field "x": the record is closed`}) {
 		t.Errorf("ServerMount unknown: %q", got)
-	}
-	if !slices.Equal(sm.Transports, []string{"stdio"}) {
-		t.Errorf("ServerMount kept %q", sm.Transports)
-	}
-
-	mr := &MRTR{MaxRounds: 9}
-	if got := violationsOf(t, mr.UnmarshalJSON([]byte(`{}`))); !slices.Equal(got, []Violation{{"mcp.mrtr.maxRounds", "required", "maxRounds is required"}}) || mr.MaxRounds != 0 {
-		t.Errorf("MRTR {}: %q %+v", got, mr)
-	}
-	for in, want := range map[string]int{`{"maxRounds":16}`: 16, `{"maxRounds":4.0}`: 4, `{"maxRounds":2e1}`: 20, `{"maxRounds":-7}`: -7, `{"maxRounds":2147483647}`: 2147483647, `{"maxRounds":-2147483647}`: -2147483647} {
-		if err := mr.UnmarshalJSON([]byte(in)); err != nil || mr.MaxRounds != want {
-			t.Errorf("MRTR %s: %v %d", in, err, mr.MaxRounds)
-		}
-	}
-	for _, in := range []string{`{"maxRounds":2147483648}`, `{"maxRounds":-2147483648.5e3}`, `{"maxRounds":1e309}`} {
-		if got := violationsOf(t, mr.UnmarshalJSON([]byte(in))); len(got) != 1 || got[0].Rule != "range" || mr.MaxRounds != 0 {
-			t.Errorf("MRTR %s: %q %d", in, got, mr.MaxRounds)
-		}
-	}
-}
-
-func TestParseSingleFacet(t *testing.T) {
-	a, err := ParseA2A([]byte(`{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","status":"stable"}`))
-	if err != nil || !reflect.DeepEqual(a, &A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-09-18", Record: Record{Status: "stable"}}) {
-		t.Errorf("ParseA2A: %v %+v", err, a)
-	}
-	m, err := ParseMCP([]byte(`{"revisions":["2026-07-28"],"preferredVersion":"2026-07-28","minimumRevision":"2026-07-28","refreshedAt":"2026-09-18"}`))
-	if err != nil || m.PreferredVersion != "2026-07-28" {
-		t.Errorf("ParseMCP: %v %+v", err, m)
-	}
-	if m, err := ParseMCP([]byte(`{}`)); m != nil || len(violationsOf(t, err)) != 4 {
-		t.Errorf("ParseMCP {}: %v %+v", err, m)
-	}
-	if a, err := ParseA2A([]byte(`[`)); a != nil || violationsOf(t, err)[0].Rule != "syntax" {
-		t.Errorf("ParseA2A syntax: %v %+v", err, a)
 	}
 }
 
@@ -692,7 +649,7 @@ func TestNoCascade(t *testing.T) {
 
 func BenchmarkSetValidate(b *testing.B) {
 	s := Set{A2A: refA2A(), MCP: refMCP()}
-	if err := s.ValidateRecord(); err != nil {
+	if err := asError(s.violations(true)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -727,8 +684,8 @@ func TestConcurrentValidate(t *testing.T) {
 			var vs []Violation
 			for range 50 {
 				vs = nil
-				if err := (Set{A2A: refA2A(), MCP: m}).ValidateRecord(); err != nil {
-					vs = err.(*ValidationError).Violations
+				if err := asError(Set{A2A: refA2A(), MCP: m}.violations(true)); err != nil {
+					vs = err.(violations)
 				}
 			}
 			done <- vs

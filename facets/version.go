@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"golang.org/x/mod/semver"
 )
 
 // Protocol names an embedded protocol: "a2a" or "mcp".
@@ -20,30 +18,6 @@ const (
 
 // Valid reports whether p is a2a or mcp.
 func (p Protocol) Valid() bool { return p == ProtocolA2A || p == ProtocolMCP }
-
-// ErrMalformedVersion is wrapped by every error that reports a version or
-// revision string that does not parse.
-var ErrMalformedVersion = errors.New("malformed version")
-
-// ErrMalformedDate is wrapped by every error that reports a full-date
-// (such as refreshedAt) that does not parse.
-var ErrMalformedDate = errors.New("malformed date")
-
-// VersionError reports a version string that is not a version of Protocol.
-type VersionError struct {
-	Protocol Protocol
-	Input    string
-	// Problem says what is wrong, as a phrase.
-	Problem string
-}
-
-// Error names the protocol, the input and what is wrong with it.
-func (e *VersionError) Error() string {
-	return fmt.Sprintf("%s version %q: %s", e.Protocol, e.Input, e.Problem)
-}
-
-// Unwrap makes [ErrMalformedVersion] match with errors.Is.
-func (e *VersionError) Unwrap() error { return ErrMalformedVersion }
 
 // Version is a parsed A2A version or MCP revision. Versions of the same
 // protocol compare by [Version.Compare]; the zero Version is not valid and
@@ -80,34 +54,47 @@ func (t protocolTag) protocol() Protocol {
 // "1.10" > "1.9", and "01.0" is refused: the facet pattern would admit it,
 // but semantic versioning, which orders A2A versions here, does not); each
 // part must fit in 32 bits. MCP revisions are RFC 3339 full-dates that name
-// a real calendar day ("2025-02-30" is refused).
+// a real calendar day ("2025-02-30" is refused). A malformed version is a
+// [*Violation] of rule "pattern" (A2A), "date" (MCP) or "enum" (p is
+// neither).
 func ParseVersion(p Protocol, s string) (Version, error) {
-	switch p {
-	case ProtocolA2A:
-		major, minor, problem := parseMajorMinor(s)
-		if problem != "" {
-			return Version{}, versionError(p, s, problem)
-		}
-		return Version{major<<32 | minor, s, tagA2A}, nil
-	case ProtocolMCP:
-		y, m, d, problem := parseFullDate(s)
-		if problem != "" {
-			return Version{}, versionError(p, s, problem)
-		}
-		return Version{y*10000 + m*100 + d, s, tagMCP}, nil
+	v, problem := parseVersion(p, s)
+	if problem != "" {
+		return Version{}, versionError(p, s, problem)
 	}
-	return Version{}, versionError(p, s, "unknown protocol")
+	return v, nil
+}
+
+// parseVersion is ParseVersion without the error: problem says what is
+// wrong with s, as a phrase, or is "" when s is a version of p.
+func parseVersion(p Protocol, s string) (v Version, problem string) {
+	if p == ProtocolA2A {
+		major, minor, problem := parseMajorMinor(s)
+		return Version{major<<32 | minor, s, tagA2A}, problem
+	}
+	if p == ProtocolMCP {
+		y, m, d, problem := parseFullDate(s)
+		return Version{y*10000 + m*100 + d, s, tagMCP}, problem
+	}
+	return Version{}, "unknown protocol"
 }
 
 // versionError copies what it reports, so that a failed parse keeps no
 // reference to its input: callers on hot paths can parse from buffers
 // that stay on their stack.
 func versionError(p Protocol, s, problem string) error {
-	return &VersionError{Protocol(strings.Clone(string(p))), strings.Clone(s), problem}
+	rule := "enum"
+	if p == ProtocolA2A {
+		rule = "pattern"
+	}
+	if p == ProtocolMCP {
+		rule = "date"
+	}
+	return violations{{"", rule, fmt.Sprintf("%s version %q: %s", p, s, problem)}}
 }
 
-// MustParseVersion is ParseVersion for constants in tests and examples; it
-// panics on a malformed version.
+// MustParseVersion is ParseVersion for constants; it panics on a
+// malformed version.
 func MustParseVersion(p Protocol, s string) Version {
 	v, err := ParseVersion(p, s)
 	if err != nil {
@@ -119,54 +106,19 @@ func MustParseVersion(p Protocol, s string) Version {
 // String returns the version as it was written.
 func (v Version) String() string { return v.text }
 
-// Protocol returns the protocol v is a version of.
-func (v Version) Protocol() Protocol { return v.tag.protocol() }
-
-// IsValid reports whether v came from a successful parse.
-func (v Version) IsValid() bool { return v.tag != noProtocol }
-
 // Compare returns -1, 0 or +1 as v is older than, the same as, or newer
-// than w. Versions of different protocols are not comparable; Compare
-// orders them by protocol name so that sorting stays total.
+// than w: A2A versions as semantic versions, MCP revisions as calendar
+// dates. Versions of different protocols are not comparable; Compare
+// orders them by protocol name so that sorting stays total, and the zero
+// Version before every parsed one.
 func (v Version) Compare(w Version) int {
 	if v.tag != w.tag {
-		return cmpString(string(v.tag.protocol()), string(w.tag.protocol()))
+		return strings.Compare(string(v.tag.protocol()), string(w.tag.protocol()))
 	}
 	if v.key < w.key {
 		return -1
 	}
 	if v.key > w.key {
-		return 1
-	}
-	return 0
-}
-
-// Equal reports whether v and w are the same version of the same protocol.
-func (v Version) Equal(w Version) bool { return v.tag == w.tag && v.key == w.key }
-
-// CompareVersions orders two well-formed versions of p: A2A versions
-// through golang.org/x/mod/semver, MCP revisions as calendar dates. It
-// returns an error naming the first malformed argument.
-func CompareVersions(p Protocol, a, b string) (int, error) {
-	va, err := ParseVersion(p, a)
-	if err != nil {
-		return 0, err
-	}
-	vb, err := ParseVersion(p, b)
-	if err != nil {
-		return 0, err
-	}
-	if p == ProtocolA2A {
-		return semver.Compare("v"+a, "v"+b), nil
-	}
-	return va.Compare(vb), nil
-}
-
-func cmpString(a, b string) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
 		return 1
 	}
 	return 0
@@ -258,12 +210,13 @@ func daysIn(y, m uint64) uint64 {
 	return 31
 }
 
-// ParseDate parses an RFC 3339 full-date ("2026-09-18") as midnight UTC,
-// refusing days the calendar does not have.
-func ParseDate(s string) (time.Time, error) {
+// parseDate parses an RFC 3339 full-date ("2026-09-18") as midnight UTC,
+// refusing days the calendar does not have. Its error says what is wrong,
+// as a phrase.
+func parseDate(s string) (time.Time, error) {
 	y, m, d, problem := parseFullDate(s)
 	if problem != "" {
-		return time.Time{}, fmt.Errorf("date %q: %s: %w", s, problem, ErrMalformedDate)
+		return time.Time{}, errors.New(problem)
 	}
 	return time.Date(int(y), time.Month(m), int(d), 0, 0, 0, 0, time.UTC), nil
 }

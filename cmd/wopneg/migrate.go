@@ -184,13 +184,14 @@ func (m *migration) record(row legacyRow, rec *jnode) {
 
 	if floor != nil && floor.isString(row.version) {
 		var lowest facets.Version
+		found := false
 		for _, e := range remaining {
 			if v, err := facets.ParseVersion(row.protocol, e.str); e.kind == '"' && err == nil &&
-				(!lowest.IsValid() || v.Compare(lowest) < 0) {
-				lowest = v
+				(!found || v.Compare(lowest) < 0) {
+				lowest, found = v, true
 			}
 		}
-		if !lowest.IsValid() {
+		if !found {
 			m.refuse("%s%s is the legacy %s %q and %s%s offers no other %s to move it to",
 				at, row.floor, row.noun, row.version, at, row.list, row.noun)
 			return

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 )
 
@@ -22,11 +23,15 @@ const a2aPath = "/a2a"
 // 0.3 compat handler, never the header itself), and the card of the
 // decided version.
 func mountA2A(mux *http.ServeMux, env Env) error {
+	adv, ok := env.Negotiator.Facets().Lookup(facets.ProtocolA2A)
+	if !ok {
+		return nil // the host advertises no A2A, and serves none
+	}
 	m, err := a2ahttp.New(env.Negotiator, a2ahttp.Options{
 		Sink:    env.Sink,
 		Subject: env.Subject,
 		Card: func(r *http.Request, version string) ([]byte, error) {
-			return a2aCardJSON(r.Context(), env.BaseURL, version)
+			return a2aCardJSON(r.Context(), env.BaseURL, version, adv)
 		},
 	})
 	if err != nil {
@@ -45,26 +50,31 @@ func mountA2A(mux *http.ServeMux, env Env) error {
 	return nil
 }
 
-// a2aCard is the host's agent card: one JSON-RPC URL at 1.0 and 0.3.
-func a2aCard(base string) *a2a.AgentCard {
+// a2aCard is the host's agent card: one JSON-RPC URL, listed at every
+// version the host advertises (preferred first), so that the card's
+// supportedInterfaces[].protocolVersion set is the facet's versions.
+func a2aCard(base string, adv facets.Advertised) *a2a.AgentCard {
+	ifaces := []*a2a.AgentInterface{{URL: base + a2aPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.ProtocolVersion(adv.Preferred)}}
+	for _, v := range adv.Versions {
+		if v != adv.Preferred {
+			ifaces = append(ifaces, &a2a.AgentInterface{URL: base + a2aPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.ProtocolVersion(v)})
+		}
+	}
 	return &a2a.AgentCard{
-		Name:        "wopneg-example-host",
-		Description: "Echoes text, and the A2A version the request was served at.",
-		Version:     "0.1.0",
-		SupportedInterfaces: []*a2a.AgentInterface{
-			{URL: base + a2aPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"},
-			{URL: base + a2aPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "0.3"},
-		},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
-		Skills:             []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echoes text", Tags: []string{"example"}}},
+		Name:                "wopneg-example-host",
+		Description:         "Echoes text, and the A2A version the request was served at.",
+		Version:             "0.1.0",
+		SupportedInterfaces: ifaces,
+		DefaultInputModes:   []string{"text/plain"},
+		DefaultOutputModes:  []string{"text/plain"},
+		Skills:              []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echoes text", Tags: []string{"example"}}},
 	}
 }
 
 // a2aCardJSON is the card of version: a2a-go's 0.3 compatibility producer
 // for 0.3, the 1.0 card otherwise.
-func a2aCardJSON(ctx context.Context, base, version string) ([]byte, error) {
-	card := a2aCard(base)
+func a2aCardJSON(ctx context.Context, base, version string, adv facets.Advertised) ([]byte, error) {
+	card := a2aCard(base, adv)
 	if version == "0.3" {
 		return a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer).CardJSON(ctx)
 	}

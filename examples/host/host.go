@@ -21,28 +21,31 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// defaultFacets is what the host advertises. Both floors lie below the
-// preferred version, so an authenticated caller can be downgraded and an
-// anonymous one cannot (RFC 0175 §D.1 is live):
+// defaultFacets is what the host advertises: real, non-legacy versions
+// only (RFC 0175 §C keeps A2A 0.3 and MCP 2025-06-18 out of a v2
+// advertisement).
 //
-//   - MCP: 2025-06-18, 2025-11-25 and 2026-07-28, all three spoken by the
-//     go-sdk v1.8.0 and mcp-go v1.2.1 clients. Preferred 2026-07-28 (the
-//     stateless revision, reached through server/discover), floor
-//     2025-11-25 (the newest handshake revision), so that a client pinned
-//     to 2025-11-25 is a downgrade and one pinned to 2025-06-18 is below
-//     the floor. mrtr.maxRounds 4, as the reference host.
-//   - A2A: 0.3 and 1.0, preferred 1.0, floor 0.3: the 1.0 interface and the
-//     0.3 one a2a-go's compat transport speaks.
+//   - MCP: 2025-11-25 and 2026-07-28, both spoken by the go-sdk v1.8.0 and
+//     mcp-go v1.2.1 clients. Preferred 2026-07-28 (the stateless revision,
+//     reached through server/discover), floor 2025-11-25 (the newest
+//     handshake revision): the floor lies below preferred, so an
+//     authenticated caller can be downgraded to 2025-11-25 and an
+//     anonymous one cannot (RFC 0175 §D.1 is witnessable on MCP), and a
+//     client pinned to 2025-06-18 is below the floor. mrtr.maxRounds 4, as
+//     the reference host.
+//   - A2A: 1.0 only, so floor = preferred = 1.0: A2A has one non-legacy
+//     release today, and §D.1 becomes witnessable on A2A only with a
+//     second one.
 func defaultFacets() facets.Set {
 	return facets.Set{
 		A2A: &facets.A2A{
-			Versions:         []string{"0.3", "1.0"},
+			Versions:         []string{"1.0"},
 			PreferredVersion: "1.0",
-			MinimumVersion:   "0.3",
+			MinimumVersion:   "1.0",
 			RefreshedAt:      "2026-11-01",
 		},
 		MCP: &facets.MCP{
-			Revisions:        []string{"2025-06-18", "2025-11-25", "2026-07-28"},
+			Revisions:        []string{"2025-11-25", "2026-07-28"},
 			PreferredVersion: "2026-07-28",
 			MinimumRevision:  "2025-11-25",
 			RefreshedAt:      "2026-11-01",
@@ -81,6 +84,8 @@ type config struct {
 	Nonces mrtr.NonceStore
 	// OnRefuse is the Sealer's refusal hook (mrtr.SealerOptions.OnRefuse).
 	OnRefuse func(error)
+	// Seams mounts the conformance invoke seams (-seams).
+	Seams bool
 	// PG, when set, makes the host a replica sharing this PostgreSQL
 	// database with the others, sealing with SharedKeys (see fleet.go).
 	PG, SharedKeys string
@@ -323,10 +328,11 @@ func (h *host) needsInputLoop(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if in.Rounds == 0 {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "completed after 0 rounds"}}}, nil
 	}
-	round, err := h.sealer.Next(prev)
-	if err != nil {
-		return toolError(err), nil
+	round := 1
+	if prev != nil {
+		round = prev.Round + 1
 	}
+	// Past maxRounds the Sealer answers mcp_mrtr_rounds_exceeded.
 	state, err := h.sealer.Seal(binding, round)
 	if err != nil {
 		return toolError(err), nil

@@ -38,7 +38,7 @@ func TestSelftest(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	want := []string{
-		"selftest: server/discover offered [2026-07-28 2025-11-25 2025-06-18]; outbound negotiation accepted at \"2026-07-28\"",
+		"selftest: server/discover offered [2026-07-28 2025-11-25]; outbound negotiation accepted at \"2026-07-28\"",
 		"selftest: session at 2026-07-28; echo answered \"hello (served at MCP 2026-07-28)\"",
 	}
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "host: serving MCP on http://127.0.0.1:") || !slices.Equal(lines[1:], want) {
@@ -56,7 +56,7 @@ func TestSelftest(t *testing.T) {
 			t.Fatalf("line %d is not an event: %v\n%s", n, err, sc.Bytes())
 		}
 		p := e.Payload
-		if p.Outcome != events.Accepted || p.Version != "2026-07-28" || p.Requested != "2026-07-28" || e.Delivery != events.DeliveryDurable {
+		if p.Outcome != "accepted" || p.Version != "2026-07-28" || p.Requested != "2026-07-28" || e.RunID != "" {
 			t.Errorf("event %d: %+v", n, e)
 		}
 		if p.PeerDigest != "" {

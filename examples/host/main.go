@@ -15,11 +15,18 @@
 // /metrics. On SIGTERM (or Ctrl-C) it stops accepting, lets the requests
 // in flight finish, writes every audit event it accepted, and exits 0.
 //
-// It advertises MCP 2025-06-18, 2025-11-25 and 2026-07-28, preferred
-// 2026-07-28, floor 2025-11-25, so that the floor lies below preferred and
-// §D.1 of RFC 0175 is live: a caller that presents the bearer token
-// (-token, "demo" by default) is authenticated and may be downgraded to
-// 2025-11-25; an anonymous one may not; nobody gets 2025-06-18.
+// It advertises MCP 2025-11-25 and 2026-07-28, preferred 2026-07-28, floor
+// 2025-11-25, so that the floor lies below preferred and §D.1 of RFC 0175
+// is live: a caller that presents the bearer token (-token, "demo" by
+// default) is authenticated and may be downgraded to 2025-11-25; an
+// anonymous one may not; nobody gets 2025-06-18. A2A is 1.0 only.
+//
+// Every caller reads its own tenant's events: GET /runs/{runId}/events/poll
+// and the GET /host/events stream (events.LogHandler, over an in-memory
+// events.Log). With -seams the host also mounts the conformance invoke
+// seams (negotiate/seams) at /conformance/seams/ and advertises them in
+// discovery: a test surface, which makes the host call any URL its
+// authenticated caller names, so never mount it in production.
 //
 // Human-readable lines go to stderr, so that stdout holds only events.
 package main
@@ -47,6 +54,7 @@ func main() {
 	port := flag.Int("port", 8080, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	token := flag.String("token", "demo", "the bearer token that authenticates a caller as the demo user; empty authenticates nobody")
 	selftest := flag.Bool("selftest", false, "serve, negotiate with this host once as an MCP client, print the result and exit")
+	withSeams := flag.Bool("seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
 	pg := flag.String("pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
 	keys := flag.String("keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
 	flag.Parse()
@@ -56,7 +64,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := config{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), Token: *token, Facets: defaultFacets()}
-	cfg.PG, cfg.SharedKeys = *pg, *keys
+	cfg.PG, cfg.SharedKeys, cfg.Seams = *pg, *keys, *withSeams
 	if err := run(ctx, cfg, *selftest, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
@@ -72,8 +80,13 @@ func portSet() bool {
 // run serves until ctx is done or, with selftest, until the self-test is
 // over. Events go to stdout as JSON lines; everything else to stderr.
 func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Writer) (err error) {
+	// Every event goes to stdout (or, with -pg, to PostgreSQL) and to the
+	// event log the host serves its callers.
+	log := events.NewMemoryLog(0, 0)
+	// The JSON lines number run events (the audit runs of the seams) as
+	// they write them; the log numbers its own.
 	var sink events.Sink = events.NewJSONLines(stdout)
-	extra := mounts
+	extra := hostMounts(cfg, log)
 	if cfg.PG != "" {
 		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)
 		if err != nil {
@@ -87,9 +100,9 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 			fmt.Fprintf(stderr, "host: audit flushed: %d recorded, %d failed, %d dropped\n", s.Recorded, s.Failed, s.Dropped)
 		}()
 		sink = f.sink
-		extra = append(extra[:len(extra):len(extra)], f.mount)
+		extra = append(extra, f.mount)
 	}
-	h, err := newHost(cfg, sink, extra...)
+	h, err := newHost(cfg, events.NewFanout(sink, log), extra...)
 	if err != nil {
 		return err
 	}

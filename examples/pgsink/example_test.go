@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,6 +12,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/examples/pgsink"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // A host records every negotiation in PostgreSQL and serves a run's events
@@ -39,13 +41,19 @@ func Example() {
 		log.Printf("not recorded: %v; answering %v", err, outcome.Err())
 	}
 
-	// GET /runs/{runId}/events/poll
-	page, err := store.Poll(ctx, run.RunID, 0, 100)
+	// GET /runs/{runId}/events/poll and GET /host/events, tenant by
+	// tenant: events.LogHandler serves the store to the host's callers.
+	http.Handle("/runs/", &events.LogHandler{Log: store, Subject: subjectOf})
+
+	// The same read, in code: the run's events above sequence -1, as acme.
+	page, last, err := store.RunEvents(ctx, "acme", run.RunID, -1, 100)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, e := range page {
-		seq, _ := e.Sequence()
-		fmt.Println(seq, e.Payload.Outcome)
+		fmt.Println(e.Sequence, e.Payload.Outcome, "of", last)
 	}
 }
+
+// subjectOf is the host's own authentication.
+func subjectOf(*http.Request) *policy.Subject { return nil }

@@ -1,6 +1,7 @@
 // Package pgsink records negotiation.decided events in PostgreSQL through
-// pgx: an [events.Sink] that is also the host's event log, readable a run
-// at a time as GET /runs/{runId}/events/poll would read it.
+// pgx: an [events.Log], the host's event log, which events.LogHandler
+// serves as GET /runs/{runId}/events/poll and GET /host/events, tenant by
+// tenant.
 //
 // Three tables, created by [New] when they do not exist:
 //
@@ -9,8 +10,13 @@
 //     DELETE and TRUNCATE.
 //   - wopneg_run_sequences: the next sequence of each run.
 //   - wopneg_host_events: one row per host event (RFC 0242 §B), in the
-//     order recorded (an identity column), also append-only. A host event
-//     has no sequence.
+//     order recorded (an identity column), also append-only, with the
+//     tenant it belongs to (Event.Tenant; ” for an unauthenticated
+//     exchange, which no reader is given). A host event has no sequence.
+//     New adds the tenant column to a table made before it had one.
+//
+// A run belongs to its run id's tenant, the first segment of
+// [anon:]tenant/id, so the run tables need no tenant column.
 //
 // # Sequences
 //
@@ -33,6 +39,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -40,7 +47,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 )
 
-// DefaultPollLimit is the page size of [Sink.Poll] and [Sink.HostEvents]
+// DefaultPollLimit is the page size of [Sink.Poll] and [Sink.AllHostEvents]
 // when the caller names none.
 const DefaultPollLimit = 1000
 
@@ -59,7 +66,7 @@ type Sink struct {
 }
 
 type statements struct {
-	insertRun, insertHost, poll, hostEvents string
+	insertRun, insertHost, poll, hostEvents, last, tenantAfter, tenantPosition, tenantNewest string
 }
 
 // migrationLock is the advisory lock key New holds while it creates the
@@ -113,6 +120,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 			payload      jsonb       NOT NULL,
 			recorded_at  timestamptz NOT NULL DEFAULT now()
 		)`,
+		`ALTER TABLE `+hosts+` ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT ''`,
+		`CREATE INDEX IF NOT EXISTS wopneg_host_events_tenant ON `+hosts+` (tenant, position)`,
 		`CREATE OR REPLACE FUNCTION `+guard+`() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
 			RAISE EXCEPTION 'wopneg: % is append-only', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
@@ -145,12 +154,18 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 			INSERT INTO ` + runs + ` (run_id, sequence, event_id, type, "timestamp", schema_version, node_id, engine_version, causation_id, payload)
 			SELECT $1, seq.n, $2, $3, $4, $5, $6, $7, $8, $9 FROM seq
 			RETURNING sequence`,
-		insertHost: `INSERT INTO ` + hosts + ` (event_id, type, "timestamp", delivery, workspace_id, payload)
-			VALUES ($1, $2, $3, $4, $5, $6)`,
+		insertHost: `INSERT INTO ` + hosts + ` (event_id, type, "timestamp", delivery, workspace_id, payload, tenant)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		poll: `SELECT event_id, type, "timestamp", sequence, schema_version, node_id, engine_version, causation_id, payload
 			FROM ` + runs + ` WHERE run_id = $1 AND sequence >= $2 ORDER BY sequence LIMIT $3`,
-		hostEvents: `SELECT position, event_id, type, "timestamp", delivery, workspace_id, payload
+		hostEvents: `SELECT position, event_id, type, "timestamp", delivery, workspace_id, payload, tenant
 			FROM ` + hosts + ` WHERE position > $1 ORDER BY position LIMIT $2`,
+		last:           `SELECT next - 1 FROM ` + seqs + ` WHERE run_id = $1`,
+		tenantPosition: `SELECT position FROM ` + hosts + ` WHERE event_id = $1 AND tenant = $2`,
+		tenantAfter: `SELECT position, event_id, type, "timestamp", delivery, workspace_id, payload, tenant
+			FROM ` + hosts + ` WHERE tenant = $1 AND position > $2 ORDER BY position LIMIT $3`,
+		tenantNewest: `SELECT * FROM (SELECT position, event_id, type, "timestamp", delivery, workspace_id, payload, tenant
+			FROM ` + hosts + ` WHERE tenant = $1 ORDER BY position DESC LIMIT $2) newest ORDER BY position`,
 	}}, nil
 }
 
@@ -160,7 +175,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 // returns the database's error, wrapped, when the row was not written.
 func (s *Sink) Emit(ctx context.Context, e events.Event) error {
 	if s == nil || s.pool == nil {
-		return events.ErrNoSink
+		return events.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -172,19 +187,19 @@ func (s *Sink) Emit(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return fmt.Errorf("pgsink: encoding the payload: %w", err)
 	}
-	if !e.IsRun() {
-		_, err := s.pool.Exec(ctx, s.sql.insertHost, e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), string(payload))
+	if e.RunID == "" {
+		_, err := s.pool.Exec(ctx, s.sql.insertHost, e.ID, eventType, e.Time, delivery, nullable(e.WorkspaceID), string(payload), e.Tenant)
 		if err != nil {
 			return fmt.Errorf("pgsink: recording host event %s: %w", e.ID, err)
 		}
 		return nil
 	}
 	var engine *int64
-	if v, ok := e.EngineVersion(); ok {
-		engine = &v
+	if e.HasEngineVersion {
+		engine = &e.EngineVersion
 	}
 	var seq int64
-	err = s.pool.QueryRow(ctx, s.sql.insertRun, e.RunID, e.ID, e.Type, e.Time, e.SchemaVersion,
+	err = s.pool.QueryRow(ctx, s.sql.insertRun, e.RunID, e.ID, eventType, e.Time, e.SchemaVersion,
 		nullable(e.NodeID), engine, nullable(e.CausationID), string(payload)).Scan(&seq)
 	if err != nil {
 		return fmt.Errorf("pgsink: recording event %s on run %s: %w", e.ID, e.RunID, err)
@@ -193,10 +208,10 @@ func (s *Sink) Emit(ctx context.Context, e events.Event) error {
 }
 
 // Poll returns the events of run runID from sequence from on, in sequence
-// order, at most limit of them (DefaultPollLimit when limit ≤ 0): the page
-// GET /runs/{runId}/events/poll serves. A caller that got events up to
-// sequence n asks next from n+1. Rows that no longer validate are an
-// error, not an event.
+// order, at most limit of them (DefaultPollLimit when limit ≤ 0), whatever
+// its tenant: an operator's read. A caller that got events up to sequence
+// n asks next from n+1. Rows that no longer validate are an error, not an
+// event. A host's callers read through [Sink.RunEvents] instead.
 func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([]events.Event, error) {
 	if limit <= 0 {
 		limit = DefaultPollLimit
@@ -210,17 +225,18 @@ func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([
 	for rows.Next() {
 		var (
 			e               events.Event
-			seq             int64
+			typ             string
 			node, causation *string
 			engine          *int64
 			payload         []byte
 		)
-		if err := rows.Scan(&e.ID, &e.Type, &e.Time, &seq, &e.SchemaVersion, &node, &engine, &causation, &payload); err != nil {
+		if err := rows.Scan(&e.ID, &typ, &e.Time, &e.Sequence, &e.SchemaVersion, &node, &engine, &causation, &payload); err != nil {
 			return nil, fmt.Errorf("pgsink: polling run %s: %w", runID, err)
 		}
 		e.RunID = runID
+		e.Tenant = runTenant(runID)
 		e.Time = e.Time.UTC()
-		e = e.WithSequence(seq)
+		e.HasSequence = true
 		if node != nil {
 			e.NodeID = *node
 		}
@@ -228,9 +244,9 @@ func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([
 			e.CausationID = *causation
 		}
 		if engine != nil {
-			e = e.WithEngineVersion(*engine)
+			e.EngineVersion, e.HasEngineVersion = *engine, true
 		}
-		if err := decode(&e, payload); err != nil {
+		if err := decode(&e, typ, "", payload); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -241,15 +257,70 @@ func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([
 	return out, nil
 }
 
-// HostEvents returns the host events recorded after position after (0 for
-// the first), in the order recorded, at most limit of them
-// (DefaultPollLimit when limit ≤ 0), and the position of the last one
-// returned, to pass as after for the next page.
-func (s *Sink) HostEvents(ctx context.Context, after int64, limit int) ([]events.Event, int64, error) {
+// RunEvents implements [events.Log]: the events of run runID above
+// sequence after, at most limit of them, and the run's last sequence, when
+// the run is tenant's; nothing and -1 otherwise, as for a run that does
+// not exist. The events returned are never past the last sequence
+// reported.
+func (s *Sink) RunEvents(ctx context.Context, tenant, runID string, after int64, limit int) ([]events.Event, int64, error) {
+	if tenant == "" || runTenant(runID) != tenant {
+		return nil, -1, nil
+	}
+	var last int64
+	err := s.pool.QueryRow(ctx, s.sql.last, runID).Scan(&last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, -1, nil
+	}
+	if err != nil {
+		return nil, -1, fmt.Errorf("pgsink: reading run %s: %w", runID, err)
+	}
+	if limit < 1 || after >= last {
+		return nil, last, nil
+	}
+	// The counter and the event commit together, so every event up to
+	// last is there to read.
+	evs, err := s.Poll(ctx, runID, max(after+1, 0), int(min(int64(limit), last-max(after, -1))))
+	return evs, last, err
+}
+
+// HostEvents implements [events.Log]: tenant's host events recorded after
+// the one whose eventId is afterID, or its newest limit when afterID is
+// empty or not one of tenant's.
+func (s *Sink) HostEvents(ctx context.Context, tenant, afterID string, limit int) ([]events.Event, error) {
+	if tenant == "" || limit < 1 {
+		return nil, nil
+	}
+	if afterID != "" {
+		var position int64
+		err := s.pool.QueryRow(ctx, s.sql.tenantPosition, afterID, tenant).Scan(&position)
+		if err == nil {
+			evs, _, err := s.hostRows(ctx, s.sql.tenantAfter, position, tenant, position, limit)
+			return evs, err
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("pgsink: reading host events: %w", err)
+		}
+	}
+	evs, _, err := s.hostRows(ctx, s.sql.tenantNewest, 0, tenant, limit)
+	return evs, err
+}
+
+// AllHostEvents returns the host events of every tenant recorded after
+// position after (0 for the first), in the order recorded, at most limit
+// of them (DefaultPollLimit when limit ≤ 0), and the position of the last
+// one returned, to pass as after for the next page: an operator's read. A
+// host's callers read through [Sink.HostEvents] instead.
+func (s *Sink) AllHostEvents(ctx context.Context, after int64, limit int) ([]events.Event, int64, error) {
 	if limit <= 0 {
 		limit = DefaultPollLimit
 	}
-	rows, err := s.pool.Query(ctx, s.sql.hostEvents, after, limit)
+	return s.hostRows(ctx, s.sql.hostEvents, after, after, limit)
+}
+
+// hostRows reads host-event rows with query and args; after is the
+// position to report when there are none.
+func (s *Sink) hostRows(ctx context.Context, query string, after int64, args ...any) ([]events.Event, int64, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
 	}
@@ -257,20 +328,19 @@ func (s *Sink) HostEvents(ctx context.Context, after int64, limit int) ([]events
 	var out []events.Event
 	for rows.Next() {
 		var (
-			e         events.Event
-			delivery  string
-			workspace *string
-			payload   []byte
+			e             events.Event
+			typ, delivery string
+			workspace     *string
+			payload       []byte
 		)
-		if err := rows.Scan(&after, &e.ID, &e.Type, &e.Time, &delivery, &workspace, &payload); err != nil {
+		if err := rows.Scan(&after, &e.ID, &typ, &e.Time, &delivery, &workspace, &payload, &e.Tenant); err != nil {
 			return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
 		}
 		e.Time = e.Time.UTC()
-		e.Delivery = events.Delivery(delivery)
 		if workspace != nil {
 			e.WorkspaceID = *workspace
 		}
-		if err := decode(&e, payload); err != nil {
+		if err := decode(&e, typ, delivery, payload); err != nil {
 			return nil, after, err
 		}
 		out = append(out, e)
@@ -281,9 +351,26 @@ func (s *Sink) HostEvents(ctx context.Context, after int64, limit int) ([]events
 	return out, after, nil
 }
 
+// The type of every event the package carries, and the delivery of every
+// host event, as the tables store them.
+const (
+	eventType = "negotiation.decided"
+	delivery  = "durable"
+)
+
+// runTenant is the tenant of a tenant-bound run id, [anon:]tenant/id.
+func runTenant(runID string) string {
+	tenant, _, _ := strings.Cut(strings.TrimPrefix(runID, "anon:"), "/")
+	return tenant
+}
+
 // decode fills e's payload from its stored JSON and checks the whole event,
-// so that a row edited behind the trigger's back is reported, not served.
-func decode(e *events.Event, payload []byte) error {
+// its stored type and delivery included (a run event's row has none), so
+// that a row edited behind the trigger's back is reported, not served.
+func decode(e *events.Event, typ, storedDelivery string, payload []byte) error {
+	if typ != eventType || e.RunID == "" && storedDelivery != delivery {
+		return fmt.Errorf("pgsink: stored event %s: type %q, delivery %q: want a durable negotiation.decided", e.ID, typ, storedDelivery)
+	}
 	if err := json.Unmarshal(payload, &e.Payload); err != nil {
 		return fmt.Errorf("pgsink: stored event %s: %w", e.ID, err)
 	}
@@ -300,5 +387,5 @@ func nullable(s string) *string {
 	return &s
 }
 
-// compile-time check that Sink is a sink.
-var _ events.Sink = (*Sink)(nil)
+// compile-time check that Sink is an event log.
+var _ events.Log = (*Sink)(nil)

@@ -76,7 +76,7 @@ func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 			t.Errorf("run %s has %d events, want %d", run, len(es), writers*perWriter/runs)
 		}
 		for i, e := range es { // Poll returns them in sequence order
-			if n, ok := e.Sequence(); !ok || n != int64(i) {
+			if n, ok := e.Sequence, e.HasSequence; !ok || n != int64(i) {
 				t.Errorf("run %s: position %d holds sequence %d: want 0…n−1 with no gap or repeat", run, i, n)
 				break
 			}
@@ -144,7 +144,7 @@ func TestFailedInsertLeavesNoGap(t *testing.T) {
 	if len(got) != 2 || got[1].ID != second.ID {
 		t.Fatalf("Poll = %d events, want the two recorded", len(got))
 	}
-	if n, _ := got[1].Sequence(); n != 1 {
+	if n := got[1].Sequence; !got[1].HasSequence || n != 1 {
 		t.Errorf("the event after a failed insert is sequence %d, want 1", n)
 	}
 	// Poll pages from a sequence on.
@@ -213,14 +213,98 @@ func TestEmitRefusesInvalidEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad.Payload.Floor = "1.x"
-	if err := s.Emit(context.Background(), bad); !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), "floor") {
+	if err := s.Emit(context.Background(), bad); !errors.As(err, new(*events.FieldError)) || !strings.Contains(err.Error(), "floor") {
 		t.Errorf("Emit = %v, want the payload refused naming floor", err)
 	}
 	if got := pgtest.All(t, pool, schema); len(got) != 0 {
 		t.Errorf("%d rows written for a refused event", len(got))
 	}
 	var zero *pgsink.Sink
-	if err := zero.Emit(context.Background(), bad); !errors.Is(err, events.ErrNoSink) {
-		t.Errorf("nil Sink: Emit = %v, want ErrNoSink", err)
+	if err := zero.Emit(context.Background(), bad); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("nil Sink: Emit = %v, want ErrClosed", err)
+	}
+}
+
+// The Log reads are tenant-scoped: a run is its run id's tenant's, a host
+// event its Tenant's, and an unauthenticated exchange's (Tenant "") no
+// one's.
+func TestLogReadsByTenant(t *testing.T) {
+	pool := pgtest.Connect(t, nil)
+	s, _ := newSink(t, pool)
+	ctx := context.Background()
+	run := "acme/pg-log-0123456789abcdef"
+	for i := range 3 {
+		e, err := events.NewRunEvent(run, pgtest.Payload(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Emit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := func(tenant string, i int) events.Event {
+		e, err := events.NewHostEvent("", pgtest.Payload(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Tenant = tenant
+		if err := s.Emit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a0, u0, _, a1 := host("acme", 0), host("umbra", 1), host("", 2), host("acme", 3)
+
+	for _, tc := range []struct {
+		tenant, run string
+		after       int64
+		limit       int
+		want        int
+		last        int64
+	}{
+		{"acme", run, -1, 10, 3, 2},
+		{"acme", run, 0, 10, 2, 2},
+		{"acme", run, 0, 1, 1, 2},
+		{"acme", run, 2, 10, 0, 2},
+		{"acme", run, 9, 10, 0, 2},
+		{"umbra", run, -1, 10, 0, -1},
+		{"", run, -1, 10, 0, -1},
+		{"acme", "acme/pg-none-0123456789abcdef", -1, 10, 0, -1},
+	} {
+		got, last, err := s.RunEvents(ctx, tc.tenant, tc.run, tc.after, tc.limit)
+		if err != nil || len(got) != tc.want || last != tc.last {
+			t.Errorf("RunEvents(%q, %q, %d, %d) = %d events, last %d, %v; want %d, %d", tc.tenant, tc.run, tc.after, tc.limit, len(got), last, err, tc.want, tc.last)
+		}
+		if len(got) > 0 {
+			if n := got[0].Sequence; n != tc.after+1 || got[0].Tenant != "acme" {
+				t.Errorf("first event %d of tenant %q", n, got[0].Tenant)
+			}
+		}
+	}
+	ids := func(es []events.Event) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		tenant, after string
+		limit         int
+		want          []string
+	}{
+		{"acme", "", 10, []string{a0.ID, a1.ID}},
+		{"acme", "", 1, []string{a1.ID}},
+		{"acme", a0.ID, 10, []string{a1.ID}},
+		{"acme", a1.ID, 10, nil},
+		{"acme", u0.ID, 10, []string{a0.ID, a1.ID}},
+		{"umbra", "", 10, []string{u0.ID}},
+		{"", "", 10, nil},
+		{"acme", "", 0, nil},
+	} {
+		got, err := s.HostEvents(ctx, tc.tenant, tc.after, tc.limit)
+		if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(tc.want) {
+			t.Errorf("HostEvents(%q, %q, %d) = %v, %v; want %v", tc.tenant, tc.after, tc.limit, ids(got), err, tc.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -16,7 +17,7 @@ import (
 
 // Check returns the facet n advertises for p, or why the adapter named pkg
 // cannot work with n and sink: a nil Negotiator, one that does not
-// advertise p, or a nil sink, which wraps [events.ErrNoSink] (a negotiation
+// advertise p, or a nil sink, which wraps [events.ErrClosed] (a negotiation
 // with nowhere to be recorded is a configuration error, not a default).
 func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Protocol) (facets.Advertised, error) {
 	if n == nil {
@@ -27,7 +28,7 @@ func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Proto
 		return facets.Advertised{}, fmt.Errorf("%s: the Negotiator does not advertise %s", pkg, p)
 	}
 	if sink == nil {
-		return facets.Advertised{}, fmt.Errorf("%s: the Sink is nil; every negotiation must be recorded: %w", pkg, events.ErrNoSink)
+		return facets.Advertised{}, fmt.Errorf("%s: the Sink is nil; every negotiation must be recorded: %w", pkg, events.ErrClosed)
 	}
 	return adv, nil
 }
@@ -67,3 +68,15 @@ func Sendable(pkg string, o negotiate.Outcome, p facets.Protocol) error {
 	}
 	return nil
 }
+
+// Discover asks the MCP server at serverURL which revisions it serves
+// (server/discover at revision) without deciding. negotiate/mcphttp sets it
+// when it is initialised, so that negotiate/seams, which imports mcphttp
+// and must restrict a peer's offers before the decision, reads a server as
+// mcphttp.Negotiate reads it.
+var Discover func(ctx context.Context, client *http.Client, serverURL, revision string) ([]string, error)
+
+// CardOffers returns the A2A versions an agent card offers, as
+// a2ahttp.Negotiate reads them; a2ahttp sets it when it is initialised, for
+// negotiate/seams.
+var CardOffers func(card []byte) ([]string, error)

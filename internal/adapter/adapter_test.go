@@ -38,7 +38,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"nil Negotiator", nil, sink, facets.ProtocolA2A, "x: the Negotiator is nil", nil},
 		{"not advertised", n, sink, facets.ProtocolMCP, "x: the Negotiator does not advertise mcp", nil},
-		{"nil sink", n, nil, facets.ProtocolA2A, "x: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
+		{"nil sink", n, nil, facets.ProtocolA2A, "x: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error(), events.ErrClosed},
 	} {
 		adv, err := adapter.Check("x", c.n, c.sink, c.p)
 		if err == nil || err.Error() != c.want || (c.is != nil && !errors.Is(err, c.is)) || adv.Preferred != "" {

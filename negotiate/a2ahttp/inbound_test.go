@@ -30,7 +30,7 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 	}{
 		{"no negotiator", nil, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator is nil"},
 		{"no a2a", mcpOnly, a2ahttp.Options{Sink: sink}, "a2ahttp: the Negotiator does not advertise a2a"},
-		{"no sink", n, a2ahttp.Options{}, "a2ahttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error()},
+		{"no sink", n, a2ahttp.Options{}, "a2ahttp: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error()},
 		{"relative card path", n, a2ahttp.Options{Sink: sink, CardPath: "agent-card.json"}, `a2ahttp: Options.CardPath "agent-card.json" does not start with /`},
 		{"negative bound", n, a2ahttp.Options{Sink: sink, MaxBodyBytes: -1}, "a2ahttp: Options.MaxBodyBytes -1 is negative"},
 	} {
@@ -41,7 +41,7 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 			}
 		})
 	}
-	if _, err := a2ahttp.New(n, a2ahttp.Options{}); !errors.Is(err, events.ErrNoSink) {
+	if _, err := a2ahttp.New(n, a2ahttp.Options{}); !errors.Is(err, events.ErrClosed) {
 		t.Errorf("no sink: %v", err)
 	}
 }
@@ -66,10 +66,10 @@ func TestJSONRPCBinding(t *testing.T) {
 		event   events.NegotiationDecided
 	}
 	accepted := func(version, requested string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
 	}
-	refused := func(requested string, reason events.Reason) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
+	refused := func(requested string, reason string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -462,9 +462,9 @@ func TestHeaderlessRequestIsA2A03(t *testing.T) {
 		errInfo03 = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}`
 		msg       = `A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`
 	)
-	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
-	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
-	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
+	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
 	for _, tc := range []struct {
 		name     string
 		httpJSON bool

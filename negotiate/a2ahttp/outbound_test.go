@@ -101,10 +101,10 @@ func cardOffering(versions ...string) string {
 
 func TestOutboundNegotiate(t *testing.T) {
 	accepted := func(version, requested string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
 	}
-	refused := func(requested string, reason events.Reason) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
+	refused := func(requested string, reason string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
 	}
 	for _, tc := range []struct {
 		name      string
@@ -182,7 +182,7 @@ func TestOutboundConfiguration(t *testing.T) {
 		want error
 	}{
 		{"no negotiator", a2ahttp.Outbound{Sink: rec}, nil},
-		{"no sink", a2ahttp.Outbound{Negotiator: n}, events.ErrNoSink},
+		{"no sink", a2ahttp.Outbound{Negotiator: n}, events.ErrClosed},
 		{"no a2a", a2ahttp.Outbound{Negotiator: mcpOnly, Sink: rec}, nil},
 	} {
 		if _, err := tc.o.Negotiate(context.Background(), "http://127.0.0.1:1"); err == nil || (tc.want != nil && !errors.Is(err, tc.want)) || !strings.HasPrefix(err.Error(), "a2ahttp: ") {

@@ -406,7 +406,7 @@ func TestSessions(t *testing.T) {
 			t.Errorf("forgotten session at %s: %d %s, want 404 %s", rev, a.status, a.body, want)
 		}
 	}
-	if got := payloads(t, r.events)[before:]; len(got) != 2 || got[0].Requested != "2025-06-18" || got[1].Requested != "2025-11-25" || got[1].Outcome != events.Refused {
+	if got := payloads(t, r.events)[before:]; len(got) != 2 || got[0].Requested != "2025-06-18" || got[1].Requested != "2025-11-25" || got[1].Outcome != "refused" {
 		t.Errorf("recorded %+v, want both refusals", got)
 	}
 
@@ -467,7 +467,7 @@ func TestBodies(t *testing.T) {
 			switch {
 			case c.recorded == "" && len(got) != 0:
 				t.Errorf("recorded %+v for a request that names no revision", got)
-			case c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded || got[0].Outcome != events.Refused):
+			case c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded || got[0].Outcome != "refused"):
 				t.Errorf("recorded %+v, want the refusal of %s", got, c.recorded)
 			}
 		})
@@ -647,7 +647,7 @@ func TestAudit(t *testing.T) {
 		if a := r.do(stateless("2026-07-28", "2026-07-28")); a.status != 200 || !strings.Contains(a.body, `"result"`) {
 			t.Errorf("%d %s", a.status, a.body)
 		}
-		if ev := payloads(t, r.events); len(ev) != 1 || ev[0].Outcome != events.Accepted || ev[0].Version != "2026-07-28" {
+		if ev := payloads(t, r.events); len(ev) != 1 || ev[0].Outcome != "accepted" || ev[0].Version != "2026-07-28" {
 			t.Errorf("recorded %+v", ev)
 		}
 		if bodies, _ := r.server.received(); len(bodies) != 1 {
@@ -723,7 +723,7 @@ func TestOptions(t *testing.T) {
 		want string
 	}{
 		{"nil negotiator", nil, mcphttp.Options{Sink: sink}, "mcphttp: the Negotiator is nil"},
-		{"nil sink", n, mcphttp.Options{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error()},
+		{"nil sink", n, mcphttp.Options{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error()},
 		{"negative body bound", n, mcphttp.Options{Sink: sink, MaxBodyBytes: -1}, "mcphttp: Options.MaxBodyBytes is -1; want 0 (the default) or more"},
 		{"negative session bound", n, mcphttp.Options{Sink: sink, MaxSessions: -1}, "mcphttp: Options.MaxSessions is -1; want 0 (the default) or more"},
 		{"negative batch bound", n, mcphttp.Options{Sink: sink, MaxBatchMembers: -1}, "mcphttp: Options.MaxBatchMembers is -1; want 0 (the default) or more"},

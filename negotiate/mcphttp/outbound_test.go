@@ -147,7 +147,7 @@ func TestNegotiate(t *testing.T) {
 		subject *negotiate.Subject
 		kind    negotiate.Kind
 		version string
-		reason  events.Reason
+		reason  string
 		discErr bool
 	}{
 		{"peer speaks preferred", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`), nil, negotiate.Accepted, "2026-07-28", "ok", false},
@@ -178,9 +178,9 @@ func TestNegotiate(t *testing.T) {
 			}
 			ev := payloads(t, rec)
 			digest, _ := events.PeerDigest(p.URL)
-			want := events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: c.version, Requested: "2026-07-28", Reason: c.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
+			want := events.NegotiationDecided{Protocol: "mcp", Outcome: "accepted", Version: c.version, Requested: "2026-07-28", Reason: c.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
 			if c.kind == negotiate.Refused {
-				want.Outcome = events.Refused
+				want.Outcome = "refused"
 			}
 			if len(ev) != 1 || ev[0] != want {
 				t.Errorf("recorded %+v, want %+v", ev, want)
@@ -215,7 +215,7 @@ func TestNegotiateWithoutAnOrigin(t *testing.T) {
 		is   error
 	}{
 		{nil, mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator is nil", nil},
-		{n, mcphttp.OutboundOptions{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrNoSink.Error(), events.ErrNoSink},
+		{n, mcphttp.OutboundOptions{}, "mcphttp: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error(), events.ErrClosed},
 		{compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}}, policy.Policy{}), mcphttp.OutboundOptions{Sink: rec}, "mcphttp: the Negotiator does not advertise mcp", nil},
 	} {
 		if _, _, err := mcphttp.Negotiate(context.Background(), c.n, "http://127.0.0.1/", c.opts); errString(err) != c.want || (c.is != nil && !errors.Is(err, c.is)) {
@@ -380,7 +380,7 @@ func TestNegotiateRequested(t *testing.T) {
 		subject         *negotiate.Subject
 		kind            negotiate.Kind
 		version         string
-		reason          events.Reason
+		reason          string
 	}{
 		{"empty asks for the preferred", "", nil, negotiate.Accepted, "2026-07-28", "ok"},
 		{"a lower revision, authenticated", "2025-11-25", user, negotiate.Downgraded, "2025-11-25", "ok"},

@@ -1,0 +1,5 @@
+package a2ahttp
+
+import "github.com/wopneg/wopneg/internal/adapter"
+
+func init() { adapter.CardOffers = cardOffers }

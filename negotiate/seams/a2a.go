@@ -1,0 +1,124 @@
+package seams
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+)
+
+// scenarioPeerAuthority is the §22 scenario in which the peer's answer
+// asserts authority it does not have.
+const scenarioPeerAuthority = "peer-asserts-authority"
+
+// a2aVersionNotSupported is A2A's VersionNotSupportedError code.
+const a2aVersionNotSupported = -32009
+
+// card is what the seam reads of an agent card besides its offers: where
+// its JSON-RPC interface is.
+type card struct {
+	URL                 string `json:"url"`
+	SupportedInterfaces []struct {
+		URL             string `json:"url"`
+		ProtocolBinding string `json:"protocolBinding"`
+		ProtocolVersion string `json:"protocolVersion"`
+	} `json:"supportedInterfaces"`
+}
+
+// a2a runs the §22 seam: the agent card, the decision, one SendMessage.
+func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
+	adv, ok := x.h.Negotiator.Facets().Lookup(facets.ProtocolA2A)
+	if !ok {
+		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise a2a", nil)
+	}
+	raw := x.fetchCard(ctx, adv.Preferred)
+	offers, _ := adapter.CardOffers(raw) // a card that offers nothing is refused by the decision
+	if fail := x.decide(ctx, facets.ProtocolA2A, offers); fail != nil {
+		return nil, fail
+	}
+	t, err := a2ahttp.NewTransport(x.outcome, x.client.Transport)
+	if err != nil {
+		return nil, x.peerFailure(0, "no transport for the decided version")
+	}
+	message := map[string]any{"messageId": "wopneg-" + x.runID[len(x.caller.Tenant)+1:], "role": "ROLE_USER", "parts": []any{map[string]any{"text": "ping"}}}
+	if x.outcome.Version == "0.3" {
+		message = map[string]any{"kind": "message", "messageId": message["messageId"], "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "ping"}}}
+	}
+	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": message}}
+	rep, status, err := x.post(ctx, t, x.interfaceURL(raw), rpc, http.Header{})
+	if err != nil {
+		return nil, x.peerFailure(status, "no JSON-RPC answer")
+	}
+	if rep.Error != nil && rep.Error.versionNotSupported() {
+		return nil, unsupported(facets.ProtocolA2A, x.outcome.Version, adv.Versions, x.runID)
+	}
+	if rep.Error != nil || status >= 400 || rep.Result == nil {
+		return nil, x.peerFailure(status, "the peer answered an error")
+	}
+	body := x.success(rep.Result)
+	if x.req.Scenario == scenarioPeerAuthority {
+		// Nothing in a peer's answer is acted on, so nothing it asserts
+		// can advance an approval, widen a scope or reach a task.
+		body["peerAuthority"] = map[string]bool{"approvalAdvanced": false, "scopesWidened": false, "referencedTaskDereferenced": false}
+	}
+	return body, nil
+}
+
+// fetchCard GETs the peer's agent card, asking for version, up to
+// 1 MiB, as a2ahttp.Negotiate reads it; nil when there is none to read.
+func (x *exchange) fetchCard(ctx context.Context, version string) []byte {
+	u, _ := url.Parse(x.peer) // checked by peerOf
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath("/.well-known/agent-card.json").String(), nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("A2A-Version", version)
+	req.Header.Set("Accept", "application/json")
+	resp, err := x.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	body, err := readBounded(resp.Body, 1<<20)
+	if err != nil {
+		return nil
+	}
+	return body
+}
+
+// interfaceURL is where SendMessage goes: the card's JSON-RPC interface at
+// the decided version, or its first JSON-RPC interface, or its url, when
+// that is on the peer's own origin; otherwise <peerUrl>/a2a/jsonrpc. A card
+// never sends the host to another origin.
+func (x *exchange) interfaceURL(raw []byte) string {
+	var c card
+	_ = json.Unmarshal(raw, &c)
+	var candidates []string
+	for _, i := range c.SupportedInterfaces {
+		if i.ProtocolBinding == "JSONRPC" && i.ProtocolVersion == x.outcome.Version {
+			candidates = append(candidates, i.URL)
+		}
+	}
+	for _, i := range c.SupportedInterfaces {
+		if i.ProtocolBinding == "JSONRPC" {
+			candidates = append(candidates, i.URL)
+		}
+	}
+	candidates = append(candidates, c.URL)
+	own, _ := events.Origin(x.peer)
+	for _, u := range candidates {
+		if o, err := events.Origin(u); err == nil && o == own {
+			return u
+		}
+	}
+	u, _ := url.Parse(x.peer)
+	return u.JoinPath("a2a", "jsonrpc").String()
+}

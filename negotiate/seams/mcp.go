@@ -1,0 +1,175 @@
+package seams
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/mrtr"
+)
+
+const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+
+// inputRequired is what the seam reads of an input_required result.
+type inputRequired struct {
+	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	RequestState  json.RawMessage            `json:"requestState"`
+}
+
+// mcp runs the §23 seam: server/discover, the decision, one tools/call and
+// its MRTR rounds.
+func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
+	set := x.h.Negotiator.Facets()
+	if set.MCP == nil {
+		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise mcp", nil)
+	}
+	// A server that cannot be asked offers nothing, which the decision
+	// refuses.
+	offers, _ := adapter.Discover(ctx, x.client, x.peer, set.MCP.PreferredVersion)
+	if fail := x.decide(ctx, facets.ProtocolMCP, offers); fail != nil {
+		return nil, fail
+	}
+	t, err := mcphttp.NewTransport(x.outcome, x.client.Transport)
+	if err != nil {
+		return nil, x.peerFailure(0, "no transport for the decided revision")
+	}
+	var guard *mrtr.Guard // nil: the host advertises no rounds, so it runs none
+	if set.MCP.MRTR != nil {
+		guard, _ = mrtr.NewGuard(set.MCP.MRTR.MaxRounds) // nil for a bound out of range: none
+	}
+	header := func() http.Header {
+		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
+	}
+	meta := map[string]json.RawMessage{"io.modelcontextprotocol/protocolVersion": quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
+	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
+	var seen, retried, echoed bool
+	rounds := 0 // the input_required results the guard let through
+	for id := 2; ; id++ {
+		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, header())
+		if err != nil {
+			return nil, x.peerFailure(status, "no JSON-RPC answer")
+		}
+		if rep.Error != nil || rep.Result == nil {
+			return nil, x.peerFailure(status, "the server refused tools/call")
+		}
+		retry, fail := x.observe(guard, rep.Result)
+		if fail != nil {
+			return nil, fail
+		}
+		if !retry {
+			body := x.success(rep.Result)
+			if seen {
+				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": retried, "requestStateEchoed": echoed,
+					"rounds": rounds, "result": rep.Result}
+			}
+			return body, nil
+		}
+		seen = true
+		rounds++
+		var ir inputRequired
+		if err := json.Unmarshal(rep.Result, &ir); err != nil {
+			return nil, x.peerFailure(status, "an input_required result that cannot be read")
+		}
+		responses := make(map[string]any, len(ir.InputRequests))
+		for key := range ir.InputRequests {
+			if x.req.ElicitationAnswer != nil {
+				responses[key] = map[string]any{"action": "accept", "content": x.req.ElicitationAnswer}
+			} else {
+				responses[key] = map[string]any{"action": "decline"}
+			}
+		}
+		params = map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "inputResponses": responses, "_meta": meta}
+		// requestState is echoed as the server wrote it, never parsed.
+		echoed = len(ir.RequestState) > 0 && ir.RequestState[0] == '"'
+		if echoed {
+			params["requestState"] = ir.RequestState
+		}
+		retried = true
+	}
+}
+
+// observe counts one result with the guard: whether to retry, or the 422
+// for a round past the ceiling. A host that advertises no mrtr runs no
+// rounds, so its first input_required is past the ceiling.
+func (x *exchange) observe(guard *mrtr.Guard, result json.RawMessage) (bool, *httpError) {
+	if guard == nil {
+		var r struct {
+			ResultType string `json:"resultType"`
+		}
+		if json.Unmarshal(result, &r) != nil || r.ResultType != "input_required" {
+			return false, nil
+		}
+		return false, x.roundsExceeded(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
+			Message: "the MCP server asked for input; this host advertises no mcp.mrtr rounds", Details: map[string]any{"rounds": 1, "maxRounds": 0}})
+	}
+	retry, err := guard.Observe(result)
+	var e *wperrors.Error
+	if errors.As(err, &e) && e.Code == wperrors.MCPRoundsExceeded {
+		return false, x.roundsExceeded(e)
+	}
+	if err != nil {
+		return false, x.peerFailure(http.StatusOK, "a tools/call result that is not a JSON object with a string resultType")
+	}
+	return retry, nil
+}
+
+func (x *exchange) roundsExceeded(e *wperrors.Error) *httpError {
+	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+}
+
+// checkFields checks the fields of one seam: the MCP seam's defaults and
+// shapes, and that neither seam is given the other's fields.
+func (x *exchange) checkFields(proto facets.Protocol) *httpError {
+	r := &x.req
+	if proto == facets.ProtocolA2A {
+		if r.Tool != "" || r.Arguments != nil || r.ClientCapabilities != nil || r.ElicitationAnswer != nil {
+			return envelope(http.StatusBadRequest, "validation_error", "tool, arguments, clientCapabilities and elicitationAnswer are fields of the mcp seam", nil)
+		}
+		if r.Scenario != "" && r.Scenario != scenarioPeerAuthority {
+			return envelope(http.StatusBadRequest, "validation_error", "scenario is "+scenarioPeerAuthority+" or absent", nil)
+		}
+		return nil
+	}
+	if r.Scenario != "" {
+		return envelope(http.StatusBadRequest, "validation_error", "scenario is a field of the a2a seam", nil)
+	}
+	if r.Tool == "" {
+		r.Tool = "echo"
+	}
+	if len(r.Tool) > maxToolName {
+		return envelope(http.StatusBadRequest, "validation_error", "tool is longer than 128 bytes", nil)
+	}
+	if r.Arguments == nil {
+		r.Arguments = json.RawMessage(`{"text":"ping"}`)
+	}
+	if r.ClientCapabilities == nil {
+		r.ClientCapabilities = json.RawMessage(`{}`)
+	}
+	if r.ElicitationAnswer != nil && string(r.ElicitationAnswer) == "null" {
+		r.ElicitationAnswer = nil
+	}
+	for name, v := range map[string]json.RawMessage{"arguments": r.Arguments, "clientCapabilities": r.ClientCapabilities, "elicitationAnswer": r.ElicitationAnswer} {
+		if v != nil && !isObject(v) {
+			return envelope(http.StatusBadRequest, "validation_error", name+" must be a JSON object", nil)
+		}
+	}
+	return nil
+}
+
+// isObject reports whether raw, one valid JSON value, is an object.
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// quoteJSON is s as a JSON string.
+func quoteJSON(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,348 @@
+// Package seams is the OpenWOP conformance test surface for outbound
+// version negotiation: the invoke seams of spec/v1/host-sample-test-seams.md
+// §22 (A2A) and §23 (MCP) in openwop/openwop, through which the v2
+// conformance scenarios of RFC 0175 drive a host against a peer they run
+// themselves.
+//
+// A [Handler] serves
+//
+//	POST /conformance/seams/sample/a2a/invoke   {peerUrl, authenticated?, peerOffersOnly?, requestVersion?, scenario?}
+//	POST /conformance/seams/sample/mcp/invoke   {serverUrl, authenticated?, peerOffersOnly?, requestVersion?,
+//	                                             tool?, arguments?, clientCapabilities?, elicitationAnswer?}
+//
+// and drives the module's own outbound path against the given peer: the
+// A2A agent card (read as [a2ahttp.Negotiate] reads it) or MCP
+// server/discover (as [mcphttp.Negotiate] reads it); the decision of the host's
+// [negotiate.Negotiator], recorded before anything else is sent; then one
+// call at the decided version through the stamping transports
+// ([a2ahttp.NewTransport], [mcphttp.NewTransport]): an A2A SendMessage, or
+// an MCP tools/call whose input_required rounds the MRTR guard
+// ([mrtr.Guard]) bounds by the facet's mcp.mrtr.maxRounds, answering each
+// with elicitationAnswer (or declining), and echoing requestState byte for
+// byte. Round maxRounds+1 is refused with mcp_mrtr_rounds_exceeded (422)
+// and its retry is never sent.
+//
+// Each exchange opens an audit run in the caller's tenant,
+// <tenant>/<26 characters of base32 from crypto/rand>, and its
+// negotiation.decided event is that run's event 0, readable through
+// GET /runs/{runId}/events/poll ([events.LogHandler]) when the Sink is the
+// host's [events.Log]. The answer is 200 {negotiatedVersion, protocol,
+// runId, peerDigest, result, mrtr?} or a v2 error envelope whose
+// details.runId names the run (interop_version_unsupported 400 with
+// details {protocol, requested, supported, reason, runId}).
+//
+// authenticated:false decides the exchange as unauthenticated (no Subject),
+// so it never settles below the preferred version; otherwise the caller's
+// own Subject is the exchange's. peerOffersOnly keeps only that version of
+// the peer's offers. requestVersion is the version asked for.
+//
+// # Threat model
+//
+// The seams are a test surface: they make the host call any URL a caller
+// names. They are off unless a host mounts them, and must never be mounted
+// in production, nor anywhere without authentication: every request needs
+// a caller whose Subject is authenticated (401 otherwise). Peer URLs must
+// be absolute http(s) URLs; the A2A interface URL a card names is used
+// only on the peer's own origin; redirects are not followed; every peer
+// answer is read up to a bound and each exchange is bounded in time. A
+// peer's answer is data: the seams relay it as the result and act on
+// nothing in it, so a peer asserting authority (an approval, wider scopes,
+// a task of another tenant) gains nothing, and the scenario
+// peer-asserts-authority is answered with peerAuthority all false. The
+// event records the peer as a digest of its origin, never in clear.
+package seams
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	wperrors "github.com/wopneg/wopneg/errors"
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// Profile is the value of conformance.seamsProfile in a discovery document
+// whose host mounts the seams, and only then.
+const Profile = "openwop-conformance-seams-v2"
+
+// Prefix is the path under which a [Handler] serves its two routes; mount
+// it at Prefix + "/".
+const Prefix = "/conformance/seams"
+
+// Bounds of a Handler whose fields leave them zero.
+const (
+	maxRequestBytes    = 64 << 10
+	maxPeerBytes       = 1 << 20
+	defaultPeerTimeout = 20 * time.Second
+	maxToolName        = 128
+)
+
+// Handler serves the invoke seams. The zero Handler refuses every request:
+// it needs Negotiator, Sink and Subject.
+type Handler struct {
+	// Negotiator decides, with the host's facets and policy.
+	Negotiator *negotiate.Negotiator
+	// Sink records each exchange's event on its audit run: the host's
+	// events.Log, so that the run can be polled.
+	Sink events.Sink
+	// Subject resolves the caller, as the adapters' hook of the same name
+	// does. A request without an authenticated Subject is 401.
+	Subject func(*http.Request) *negotiate.Subject
+	// Policy says who counts as authenticated to call the seams
+	// (policy.Policy.IsAuthenticated); the decision itself uses the
+	// Negotiator's policy.
+	Policy policy.Policy
+	// Transport sends the requests to peers; nil is http.DefaultTransport.
+	// The seams wrap it in the stamping transports, and never follow a
+	// redirect.
+	Transport http.RoundTripper
+	// Timeout bounds each request to a peer; zero is 20 seconds.
+	Timeout time.Duration
+}
+
+// request is the body of either seam.
+type request struct {
+	PeerURL            string          `json:"peerUrl"`
+	ServerURL          string          `json:"serverUrl"`
+	Authenticated      *bool           `json:"authenticated"`
+	PeerOffersOnly     string          `json:"peerOffersOnly"`
+	RequestVersion     string          `json:"requestVersion"`
+	Scenario           string          `json:"scenario"`
+	Tool               string          `json:"tool"`
+	Arguments          json.RawMessage `json:"arguments"`
+	ClientCapabilities json.RawMessage `json:"clientCapabilities"`
+	ElicitationAnswer  json.RawMessage `json:"elicitationAnswer"`
+}
+
+// exchange is one invocation in flight.
+type exchange struct {
+	h       *Handler
+	req     request
+	caller  *negotiate.Subject
+	runID   string
+	peer    string
+	client  *http.Client
+	outcome negotiate.Outcome
+}
+
+// ServeHTTP serves POST Prefix/sample/a2a/invoke and
+// POST Prefix/sample/mcp/invoke; any other path is 404 and any other
+// method 405.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var proto facets.Protocol
+	if r.URL.Path == Prefix+"/sample/a2a/invoke" {
+		proto = facets.ProtocolA2A
+	} else if r.URL.Path == Prefix+"/sample/mcp/invoke" {
+		proto = facets.ProtocolMCP
+	} else {
+		writeError(w, envelope(http.StatusNotFound, "not_found", "no seam at this path", nil))
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, envelope(http.StatusMethodNotAllowed, "method_not_allowed", "the seams take POST", nil))
+		return
+	}
+	var caller *negotiate.Subject
+	if h.Subject != nil {
+		caller = h.Subject(r)
+	}
+	if !h.Policy.IsAuthenticated(caller) || h.Negotiator == nil || h.Sink == nil {
+		writeError(w, envelope(http.StatusUnauthorized, "unauthenticated", "the seams are served to an authenticated caller only", nil))
+		return
+	}
+	x := &exchange{h: h, caller: caller}
+	if fail := x.read(r, proto); fail != nil {
+		writeError(w, fail)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 4*x.timeout())
+	defer cancel()
+	var body map[string]any
+	var fail *httpError
+	if proto == facets.ProtocolA2A {
+		body, fail = x.a2a(ctx)
+	} else {
+		body, fail = x.mcp(ctx)
+	}
+	if fail != nil {
+		writeError(w, fail)
+		return
+	}
+	out, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(out)
+}
+
+// read decodes and checks the request, and opens the audit run.
+func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxRequestBytes))
+	if err != nil {
+		return envelope(http.StatusRequestEntityTooLarge, "validation_error", "the request body is unreadable or larger than 64 KiB", nil)
+	}
+	if err := decodeRequest(raw, &x.req); err != nil {
+		return envelope(http.StatusBadRequest, "validation_error", "the request body is not a seam request: "+err.Error(), nil)
+	}
+	x.peer, err = peerOf(x.req, proto)
+	if err != nil {
+		return envelope(http.StatusBadRequest, "validation_error", err.Error(), nil)
+	}
+	if fail := x.checkFields(proto); fail != nil {
+		return fail
+	}
+	x.runID = x.caller.Tenant + "/" + rand.Text()
+	x.client = &http.Client{
+		Transport: x.h.Transport,
+		Timeout:   x.timeout(),
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	return nil
+}
+
+func (x *exchange) timeout() time.Duration {
+	if x.h.Timeout > 0 {
+		return x.h.Timeout
+	}
+	return defaultPeerTimeout
+}
+
+// errPeerURL is why a peer URL is refused.
+var errPeerURL = errors.New("the peer URL must be an absolute http or https URL with a host")
+
+// peerOf returns the peer URL the request names for proto, refusing one
+// that is not an absolute http(s) URL and a field of the other seam.
+func peerOf(req request, proto facets.Protocol) (string, error) {
+	peer, other, name := req.PeerURL, req.ServerURL, "peerUrl"
+	if proto == facets.ProtocolMCP {
+		peer, other, name = req.ServerURL, req.PeerURL, "serverUrl"
+	}
+	if other != "" {
+		return "", errors.New("the " + string(proto) + " seam takes " + name + " only")
+	}
+	if peer == "" {
+		return "", errors.New(name + " is required")
+	}
+	u, err := url.Parse(peer)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", errPeerURL
+	}
+	if _, err := events.PeerDigest(peer); err != nil {
+		return "", errPeerURL
+	}
+	return peer, nil
+}
+
+// decide negotiates with the peer's offers and records the event on the
+// audit run, which is the first thing that happens once the offers are in.
+func (x *exchange) decide(ctx context.Context, proto facets.Protocol, offers []string) *httpError {
+	adv, _ := x.h.Negotiator.Facets().Lookup(proto)
+	if x.req.PeerOffersOnly != "" {
+		kept := offers[:0:0]
+		for _, v := range offers {
+			if v == x.req.PeerOffersOnly {
+				kept = append(kept, v)
+			}
+		}
+		offers = kept
+	}
+	requested := x.req.RequestVersion
+	if requested == "" {
+		requested = adv.Preferred
+	}
+	subject := x.caller
+	if x.req.Authenticated != nil && !*x.req.Authenticated {
+		subject = nil
+	}
+	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: requested, PeerVersions: offers}
+	o, auditErr := x.h.Negotiator.DecideAndRecord(ctx, x.h.Sink, negotiate.Destination{RunID: x.runID}, subject, offer)
+	x.outcome = o
+	if auditErr != nil {
+		// The seams exist to show the record: an exchange without one is
+		// answered as the failure it is, whatever the policy.
+		return envelope(http.StatusInternalServerError, "internal_error", "the negotiation could not be recorded; retry", map[string]any{"runId": x.runID})
+	}
+	if o.Err() != nil {
+		e := o.Error
+		if e == nil {
+			e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
+		}
+		return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+	}
+	return nil
+}
+
+// success is the 200 body of an accepted exchange.
+func (x *exchange) success(result json.RawMessage) map[string]any {
+	digest, _ := events.PeerDigest(x.peer)
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	return map[string]any{
+		"negotiatedVersion": x.outcome.Version,
+		"protocol":          string(x.outcome.Protocol),
+		"runId":             x.runID,
+		"peerDigest":        digest,
+		"result":            result,
+	}
+}
+
+// peerFailure is the answer when the peer refused or failed the call made
+// at the decided version; the peer's own body is never relayed.
+func (x *exchange) peerFailure(status int, why string) *httpError {
+	return envelope(http.StatusBadRequest, "validation_error", "the peer did not complete the call at "+x.outcome.Version+": "+why,
+		map[string]any{"peerStatus": status, "runId": x.runID})
+}
+
+// post sends one JSON-RPC request through rt and reads the response, up to
+// the bound; an event-stream answer is read to its first response.
+func (x *exchange) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return rpcReply{}, 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytesReader(data))
+	if err != nil {
+		return rpcReply{}, 0, err
+	}
+	req.Header = header
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	client := *x.client
+	client.Transport = rt
+	resp, err := client.Do(req)
+	if err != nil {
+		return rpcReply{}, 0, err
+	}
+	defer resp.Body.Close()
+	rep, err := readReply(resp)
+	return rep, resp.StatusCode, err
+}
+
+// httpError is an answer other than 200.
+type httpError struct {
+	status int
+	err    *wperrors.Error
+}
+
+func envelope(status int, code, message string, details map[string]any) *httpError {
+	return &httpError{status: status, err: &wperrors.Error{Code: wperrors.Code(code), Message: message, Details: details}}
+}
+
+func writeError(w http.ResponseWriter, e *httpError) {
+	body, _ := json.Marshal(e.err)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.status)
+	_, _ = w.Write(body)
+}
