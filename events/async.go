@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// DefaultAsyncBuffer is the buffer of an [Async] whose options name none.
-const DefaultAsyncBuffer = 1024
+// asyncDefaultBuffer is the buffer of an [Async] whose options name none.
+const asyncDefaultBuffer = 1024
 
 // asyncDefaultMaxWait is the wait of a blocking Emit whose options name
 // none. It is long enough to ride out a store's hiccup (a checkpoint, a
@@ -17,36 +17,25 @@ const DefaultAsyncBuffer = 1024
 // store costs each request at most this much rather than its deadline.
 const asyncDefaultMaxWait time.Duration = 100_000_000 // 100 ms
 
-// Overflow is what [Async.Emit] does when the buffer is full. The zero
-// Overflow is Block: losing an audit record is something a host must ask
-// for.
-type Overflow uint8
-
-const (
-	// Block waits for room, for at most AsyncOptions.MaxWait and never
-	// past the context; an event that found no room in time is dropped,
-	// counted, and refused with ErrDropped or ctx.Err().
-	Block Overflow = iota
-	// Drop refuses the event at once with ErrDropped and counts it.
-	Drop
-)
-
-// AsyncOptions configures an [Async]. The zero value is a buffer of
-// DefaultAsyncBuffer events that blocks for at most 100 ms.
+// AsyncOptions configures an [Async]. The zero value is a buffer of 1,024
+// events that, when full, makes Emit wait at most 100 ms for room: losing
+// an audit record is something a host must ask for.
 type AsyncOptions struct {
 	// Buffer is how many accepted events may wait to be recorded, the one
-	// being recorded included; zero or less means DefaultAsyncBuffer. A
-	// Buffer of 1 queues nothing: an event is accepted only when the
-	// recording goroutine is free to take it.
+	// being recorded included; zero or less means 1,024. A Buffer of 1
+	// queues nothing: an event is accepted only when the recording
+	// goroutine is free to take it.
 	Buffer int
-	// Overflow is what Emit does when the buffer is full.
-	Overflow Overflow
-	// MaxWait bounds how long a blocking Emit waits for room; zero or less
-	// means 100 ms. The context can only shorten the wait: an audit record
-	// is never worth holding a request for long, and a drop is counted and
-	// refused, so a host that requires the audit fails closed on it. It is
-	// ignored under Drop.
+	// MaxWait bounds how long Emit waits for room in a full buffer; zero
+	// or less means 100 ms. The context can only shorten the wait: an
+	// audit record is never worth holding a request for long, and a drop
+	// is counted and refused, so a host that requires the audit fails
+	// closed on it. An event that found no room in time is dropped,
+	// counted, and refused with ErrDropped or ctx.Err().
 	MaxWait time.Duration
+	// Drop makes Emit refuse an event at once, with ErrDropped, when the
+	// buffer is full, instead of waiting; the drop is counted.
+	Drop bool
 	// OnError, when set, is called from the recording goroutine with each
 	// accepted event the wrapped sink failed to record, so that a host can
 	// log or re-queue it; Close still returns the first such error.
@@ -64,7 +53,7 @@ type AsyncStats struct {
 	// Accepted is the number of events queued for recording.
 	Accepted uint64
 	// Dropped is the number of events turned away for want of room: at
-	// once under Drop, or when MaxWait or the context ran out under Block.
+	// once under Drop, or when MaxWait or the context ran out.
 	Dropped uint64
 	// Rejected is the number of events refused before queueing: invalid,
 	// a context already done, no wrapped sink, Emit after Close or after
@@ -82,16 +71,18 @@ type AsyncStats struct {
 
 // Async takes events off the request path: Emit validates the event and
 // queues it on a buffered channel, and one goroutine records the queue, in
-// order, in the sink it wraps. Emit never waits longer than its [Overflow]
-// policy says, which is at most MaxWait (100 ms unless set) even with the
-// zero options, and with room in the buffer it allocates nothing. Every
+// order, in the sink it wraps. Emit never waits longer than
+// AsyncOptions.MaxWait (100 ms unless set, and not at all under Drop), and
+// with room in the buffer it allocates nothing. Every
 // event it does not queue is counted ([Async.Stats]) and refused with an
 // error, so that a policy requiring the audit fails closed on a drop.
 //
-// Emit validates the event in full, as every sink does, before queueing
-// it: a caller must learn of an invalid event from Emit, because one that
-// failed later, on the recording goroutine, would have been reported as
-// accepted to a host that requires the audit.
+// Emit validates the event, as every sink does, before queueing it: a
+// caller must learn of an invalid event from Emit, because one that failed
+// later, on the recording goroutine, would have been reported as accepted
+// to a host that requires the audit. An event from [NewRunEvent] or
+// [NewHostEvent], unchanged, is checked against its proof instead of being
+// validated again, which is what keeps Emit cheap.
 //
 // The recording goroutine emits with the caller's context stripped of its
 // cancellation (its values, such as a trace id, are kept): the request an
@@ -104,20 +95,24 @@ type AsyncStats struct {
 // Close stops accepting events, records everything already accepted,
 // closes the wrapped sink when it is an io.Closer, and returns the first
 // error the wrapped sink reported; the goroutine has exited when it
-// returns. A zero Async records nothing and refuses every event; use
-// [NewAsync].
+// returns. A zero Async records nothing and refuses every event with
+// [ErrClosed]; use [NewAsync].
 type Async struct {
+	// The fields Emit writes come first, those of the recording goroutine
+	// last, so that the two do not share a cache line.
+	//
+	// mu makes closing queue safe: an Emit holds it for reading from its
+	// check of closed to the end of its send, and stopping takes it for
+	// writing to set closed, so no send is in flight once closed is set.
+	mu                          sync.RWMutex
+	accepted, dropped, rejected atomic.Uint64
+
+	closed  bool
 	next    Sink
 	maxWait time.Duration
 	drop    bool
 	onError func(Event, error)
-
-	queue chan asyncItem
-	// mu makes closing queue safe: an Emit holds it for reading from its
-	// check of closed to the end of its send, and stopping takes it for
-	// writing to set closed, so no send is in flight once closed is set.
-	mu     sync.RWMutex
-	closed bool
+	queue   chan asyncItem
 	// quit is closed when the Async stops accepting events, to release
 	// the Emits blocked for room; stopErr, set just before, is what they
 	// and every later Emit return.
@@ -127,21 +122,17 @@ type Async struct {
 	// done is closed when the recording goroutine has exited.
 	done chan struct{}
 
-	accepted, dropped, rejected atomic.Uint64
-	recorded, failed            atomic.Uint64
-
 	closeOnce sync.Once
 	errMu     sync.Mutex
 	firstErr  error
+
+	recorded, failed atomic.Uint64
 }
 
 type asyncItem struct {
 	ctx context.Context
 	e   Event
 }
-
-// errZeroAsync is returned by a zero Async, which has no buffer.
-var errZeroAsync = fmt.Errorf("events: Async was not made by NewAsync: %w", ErrNoSink)
 
 // errAsyncStopped is what an Async reports once the sink it wraps, or its
 // OnError, ended the recording goroutine: there is nobody left to record.
@@ -151,7 +142,7 @@ var errAsyncStopped = fmt.Errorf("events: the asynchronous sink stopped: its sin
 // Async that feeds it. Call Close to stop it.
 func NewAsync(next Sink, opts AsyncOptions) *Async {
 	if opts.Buffer <= 0 {
-		opts.Buffer = DefaultAsyncBuffer
+		opts.Buffer = asyncDefaultBuffer
 	}
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = asyncDefaultMaxWait
@@ -159,7 +150,7 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 	a := &Async{
 		next:    next,
 		maxWait: opts.MaxWait,
-		drop:    opts.Overflow == Drop,
+		drop:    opts.Drop,
 		onError: opts.OnError,
 		// The recording goroutine holds the event it records outside the
 		// channel: that event is the Buffer's last slot.
@@ -175,45 +166,52 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 // accepted; a failure to record it later is reported by Close (and
 // OnError). It returns the [*FieldError] of an invalid event, ctx.Err()
 // for a context already done or done while waiting for room, [ErrDropped]
-// when there was no room within the policy, [ErrClosed] after Close, and
-// an error wrapping ErrClosed once the recording goroutine was stopped.
+// when there was no room in time, [ErrClosed] after Close, on a zero Async
+// and when there is no sink to record into, and an error wrapping
+// ErrClosed once the recording goroutine was stopped.
 func (a *Async) Emit(ctx context.Context, e Event) error {
 	if a == nil || a.queue == nil {
-		return errZeroAsync
+		return ErrClosed
 	}
 	if err := a.check(ctx, &e); err != nil {
 		a.rejected.Add(1)
 		return err
 	}
+	// No defer: this is the request path, and each return unlocks.
 	a.mu.RLock()
-	defer a.mu.RUnlock()
 	if a.closed {
+		a.mu.RUnlock()
 		a.rejected.Add(1)
 		return a.stopErr
 	}
 	select {
 	case a.queue <- asyncItem{ctx, e}:
+		a.mu.RUnlock()
 		a.accepted.Add(1)
 		return nil
 	default:
 	}
+	var err error
 	if a.drop {
 		a.dropped.Add(1)
-		return ErrDropped
+		err = ErrDropped
+	} else {
+		err = a.wait(ctx, &e)
 	}
-	return a.wait(ctx, &e)
+	a.mu.RUnlock()
+	return err
 }
 
 // check is what Emit refuses before queueing.
 func (a *Async) check(ctx context.Context, e *Event) error {
 	if a.next == nil {
 		// Accepting would promise a recording that can never happen.
-		return ErrNoSink
+		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return e.Validate()
+	return e.check()
 }
 
 // wait is the slow path of a blocking Emit: the buffer is full. a.mu must

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"go.uber.org/goleak"
 )
 
 // countingSink records how many events it was given and the context each
@@ -41,7 +39,7 @@ type mutantCtxKey struct{}
 // cancellation: the request is usually over by the time the event is
 // written.
 func TestAsyncRecordsWithTheContextDetached(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := &countingSink{}
 		a := NewAsync(s, AsyncOptions{})
@@ -82,7 +80,7 @@ type closeFailingSink struct {
 func (s *closeFailingSink) Close() error { return s.err }
 
 func TestAsyncCloseReturnsTheSinksCloseError(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	closeErr := errors.New("flush failed")
 	a := NewAsync(&closeFailingSink{err: closeErr}, AsyncOptions{})
 	if err := a.Emit(context.Background(), mutantHostEvent(t)); err != nil {
@@ -99,7 +97,7 @@ func TestAsyncCloseReturnsTheSinksCloseError(t *testing.T) {
 // Pending counts what was accepted and not yet settled, and Recorded and
 // Failed split what was: the store holds each event until let through.
 func TestAsyncStatsPending(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		// The first event fails, the rest are recorded.
 		g := &gatedSink{pass: make(chan struct{}), open: make(chan struct{})}
@@ -160,7 +158,7 @@ func (g *gatedSink) Emit(ctx context.Context, e Event) error {
 // When one slot frees up, one blocked Emit takes it; the others keep
 // waiting rather than write over a slot still counted in the buffer.
 func TestAsyncOneFreedSlotReleasesOneBlockedEmit(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		g := &gatedSink{pass: make(chan struct{}), open: make(chan struct{})}
 		a := NewAsync(g, AsyncOptions{Buffer: 1})
@@ -216,7 +214,7 @@ func stalledAsync(t *testing.T, opts AsyncOptions) (*Async, *gatedSink) {
 	a := NewAsync(g, opts)
 	buffer := opts.Buffer
 	if buffer <= 0 {
-		buffer = DefaultAsyncBuffer
+		buffer = 1024
 	}
 	for range buffer {
 		if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
@@ -231,7 +229,7 @@ func stalledAsync(t *testing.T, opts AsyncOptions) (*Async, *gatedSink) {
 // MaxWait, 100 ms when it is zero or less, by the bubble's clock, which
 // only moves when every goroutine waits.
 func TestAsyncMaxWaitIsTheWait(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	for _, tc := range []struct {
 		opts AsyncOptions
 		want time.Duration
@@ -281,7 +279,7 @@ func (s *goexitOn) Emit(ctx context.Context, e Event) error {
 // room is released with the stop error, and nothing waits for a goroutine
 // that is gone.
 func TestAsyncGoexitFailsWhatIsQueuedAndReleasesBlockedEmits(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 1}
 		var failed []error
@@ -320,7 +318,7 @@ func TestAsyncGoexitFailsWhatIsQueuedAndReleasesBlockedEmits(t *testing.T) {
 // A store that ends the recording goroutine while Close flushes: Close has
 // already closed the queue, and what was left in it fails all the same.
 func TestAsyncGoexitDuringClose(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 2}
 		a := NewAsync(s, AsyncOptions{Buffer: 4})
@@ -350,7 +348,7 @@ func TestAsyncGoexitDuringClose(t *testing.T) {
 // failing what a stopped store left queued: later Emits are refused all
 // the same, rather than queued for nobody.
 func TestAsyncGoexitInOnError(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeak(t)
 	for _, tc := range []struct {
 		name  string
 		store func() Sink // made in the bubble, so that its channels are the bubble's
@@ -378,5 +376,20 @@ func TestAsyncGoexitInOnError(t *testing.T) {
 				t.Errorf("%s: Close = nil, want an error", tc.name)
 			}
 		})
+	}
+}
+
+func BenchmarkEventSealed(b *testing.B) {
+	e, err := NewRunEvent("acme/run-0123456789abcdef", NegotiationDecided{
+		Protocol: "a2a", Outcome: "accepted", Version: "1.1", Requested: "1.2", Reason: ReasonOK, Floor: "1.1",
+		PeerDigest: "a8b9cbc6a1eb3ac2b5ed6d6a2a0ea58f2fb1c3d6b5ac5c4c0c6c1e7f2e5a3b90", At: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if !e.sealed() {
+			b.Fatal("not sealed")
+		}
 	}
 }

@@ -1,48 +1,21 @@
 package events
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
-// TypeNegotiationDecided is the event type a negotiation outcome is
-// recorded under, on a run's log or as a durable host event.
-const TypeNegotiationDecided = "negotiation.decided"
-
-// Outcome is the closed outcome enum of negotiation.decided. A downgrade is
-// recorded as accepted with a version that differs from requested (RFC 0242).
-type Outcome string
-
-// The outcomes the schema admits.
+// The reasons the negotiationDecided schema admits, the values of
+// [NegotiationDecided].Reason.
 const (
-	Accepted Outcome = "accepted"
-	Refused  Outcome = "refused"
+	ReasonOK              = "ok"
+	ReasonBelowFloor      = "below-floor"
+	ReasonUnauthenticated = "unauthenticated"
+	ReasonUnsupported     = "unsupported"
 )
-
-// Reason is the closed reason enum of negotiation.decided.
-type Reason string
-
-// The reasons the schema admits.
-const (
-	ReasonOK              Reason = "ok"
-	ReasonBelowFloor      Reason = "below-floor"
-	ReasonUnauthenticated Reason = "unauthenticated"
-	ReasonUnsupported     Reason = "unsupported"
-)
-
-// Valid reports whether r is one of the four reasons.
-func (r Reason) Valid() bool {
-	switch r {
-	case ReasonOK, ReasonBelowFloor, ReasonUnauthenticated, ReasonUnsupported:
-		return true
-	}
-	return false
-}
 
 // NegotiationDecided is the payload of a negotiation.decided event: the
 // v2 schema's closed negotiationDecided object plus RFC 0242's optional
@@ -53,13 +26,16 @@ func (r Reason) Valid() bool {
 // version, requested, reason, floor, peerDigest, at.
 type NegotiationDecided struct {
 	Protocol facets.Protocol `json:"protocol"`
-	Outcome  Outcome         `json:"outcome"`
+	// Outcome is "accepted" or "refused"; a downgrade is accepted, at a
+	// version other than the one requested.
+	Outcome string `json:"outcome"`
 	// Version is the version decided; empty when refused.
 	Version string `json:"version,omitzero"`
 	// Requested is the version the requesting side named, when it named a
 	// well-formed one.
 	Requested string `json:"requested,omitzero"`
-	Reason    Reason `json:"reason,omitzero"`
+	// Reason is one of the Reason constants, or empty.
+	Reason string `json:"reason,omitzero"`
 	// Floor is the advertised minimum version.
 	Floor string `json:"floor,omitzero"`
 	// PeerDigest is [PeerDigest] of the peer URL; empty when no peer URL was
@@ -69,55 +45,69 @@ type NegotiationDecided struct {
 	At time.Time `json:"at"`
 }
 
-// ErrInvalidPayload is wrapped by every error [NegotiationDecided.Validate]
-// and its UnmarshalJSON return.
-var ErrInvalidPayload = errors.New("invalid negotiation.decided payload")
-
 // Validate checks p against the negotiationDecided schema and the rules the
 // schema leaves to prose: version present exactly when accepted, and of the
-// protocol's grammar, as is requested. Every problem is reported, joined.
-func (p *NegotiationDecided) Validate() error {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+// protocol's grammar, as are requested and floor. It reports every problem,
+// each as a [*FieldError] naming the payload's field ("version"), joined
+// with errors.Join.
+func (p *NegotiationDecided) Validate() error { return joinErrs(p.problems(nil, "")) }
 
-	if !p.Protocol.Valid() {
-		bad("protocol %q is not a2a or mcp", p.Protocol)
+// problems appends what is wrong with p to errs, each field named with
+// prefix before it.
+func (p *NegotiationDecided) problems(errs []error, prefix string) []error {
+	protocolOK := p.Protocol.Valid()
+	if !protocolOK {
+		errs = fieldErr(errs, prefix+"protocol", quoteTrunc(string(p.Protocol))+" is not a2a or mcp")
 	}
-	switch p.Outcome {
-	case Accepted:
+	if p.Outcome == outcomeAccepted {
 		if p.Version == "" {
-			bad("version is required when the outcome is accepted")
+			errs = fieldErr(errs, prefix+"version", "is required when the outcome is accepted")
 		}
-	case Refused:
+	} else if p.Outcome == outcomeRefused {
 		if p.Version != "" {
-			bad("version %q must be absent when the outcome is refused", p.Version)
+			errs = fieldErr(errs, prefix+"version", quoteTrunc(p.Version)+" must be absent when the outcome is refused")
 		}
-	default:
-		bad("outcome %q is not accepted or refused", p.Outcome)
+	} else {
+		errs = fieldErr(errs, prefix+"outcome", quoteTrunc(p.Outcome)+" is not accepted or refused")
 	}
-	if p.Protocol.Valid() {
-		for _, f := range [...]struct{ name, value string }{{"version", p.Version}, {"requested", p.Requested}, {"floor", p.Floor}} {
-			if f.value == "" {
-				continue
-			}
-			if _, err := facets.ParseVersion(p.Protocol, f.value); err != nil {
-				bad("%s: %v", f.name, err)
-			}
-		}
+	if protocolOK {
+		errs = versionProblem(errs, prefix, "version", p.Protocol, p.Version)
+		errs = versionProblem(errs, prefix, "requested", p.Protocol, p.Requested)
+		errs = versionProblem(errs, prefix, "floor", p.Protocol, p.Floor)
 	}
-	if p.Reason != "" && !p.Reason.Valid() {
-		bad("reason %q is not ok, below-floor, unauthenticated or unsupported", p.Reason)
+	if p.Reason != "" && !validReason(p.Reason) {
+		errs = fieldErr(errs, prefix+"reason", quoteTrunc(p.Reason)+" is not ok, below-floor, unauthenticated or unsupported")
 	}
 	if p.PeerDigest != "" && !isDigest(p.PeerDigest) {
-		bad("peerDigest %q is not 64 lowercase hex characters", p.PeerDigest)
+		errs = fieldErr(errs, prefix+"peerDigest", quoteTrunc(p.PeerDigest)+" is not 64 lowercase hex characters")
 	}
 	if p.At.IsZero() {
-		bad("at is required")
+		errs = fieldErr(errs, prefix+"at", "is required")
 	}
-	if len(problems) == 0 {
-		return nil
+	return errs
+}
+
+// The outcomes the schema admits.
+const (
+	outcomeAccepted = "accepted"
+	outcomeRefused  = "refused"
+)
+
+// versionProblem appends the error of a version that is set and is not
+// of protocol's grammar.
+func versionProblem(errs []error, prefix, field string, protocol facets.Protocol, v string) []error {
+	if v == "" {
+		return errs
 	}
-	return fmt.Errorf("%w: %s", ErrInvalidPayload, strings.Join(problems, "; "))
+	if _, err := facets.ParseVersion(protocol, v); err != nil {
+		return fieldErr(errs, prefix+field, err.Error())
+	}
+	return errs
+}
+
+// validReason reports whether r is one of the four reasons.
+func validReason(r string) bool {
+	return r == ReasonOK || r == ReasonBelowFloor || r == ReasonUnauthenticated || r == ReasonUnsupported
 }
 
 func isDigest(s string) bool {
@@ -135,7 +125,8 @@ func isDigest(s string) bool {
 // UnmarshalJSON reads a payload strictly, with the module's strict reader:
 // the object is closed, so a key that is not exactly one of the schema's
 // is an error, as is a repeated one, a value that is not a string, or
-// anything after the object; and the result must pass Validate.
+// anything after the object; and the result must pass Validate. Every
+// error is a [*FieldError].
 func (p *NegotiationDecided) UnmarshalJSON(data []byte) error {
 	r := strictjson.NewReader(data, 1)
 	var decoded NegotiationDecided
@@ -144,7 +135,7 @@ func (p *NegotiationDecided) UnmarshalJSON(data []byte) error {
 		err = r.End()
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidPayload, err)
+		return &FieldError{Field: "payload", Reason: err.Error()}
 	}
 	if err := decoded.Validate(); err != nil {
 		return err
@@ -160,8 +151,8 @@ func readPayload(r *strictjson.Reader, p *NegotiationDecided) error {
 		key string
 		dst *string
 	}{
-		{"protocol", (*string)(&p.Protocol)}, {"outcome", (*string)(&p.Outcome)}, {"version", &p.Version},
-		{"requested", &p.Requested}, {"reason", (*string)(&p.Reason)}, {"floor", &p.Floor}, {"peerDigest", &p.PeerDigest},
+		{"protocol", (*string)(&p.Protocol)}, {"outcome", &p.Outcome}, {"version", &p.Version},
+		{"requested", &p.Requested}, {"reason", &p.Reason}, {"floor", &p.Floor}, {"peerDigest", &p.PeerDigest},
 	}
 	return r.Object(func(key string) error {
 		for _, f := range strs {

@@ -3,7 +3,6 @@ package events_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,12 +18,12 @@ const digest = "09af09af09af09af09af09af09af09af09af09af09af09af09af09af09af09af
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func accepted() events.NegotiationDecided {
-	return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
+	return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.2",
 		Reason: events.ReasonOK, Floor: "1.0", PeerDigest: digest, At: at}
 }
 
 func refused() events.NegotiationDecided {
-	return events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: events.Refused, Reason: events.ReasonBelowFloor,
+	return events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: "refused", Reason: events.ReasonBelowFloor,
 		Floor: "2026-07-28", PeerDigest: digest, At: at}
 }
 
@@ -34,19 +33,18 @@ func mod(p events.NegotiationDecided, f func(*events.NegotiationDecided)) events
 }
 
 func TestConstants(t *testing.T) {
-	if events.TypeNegotiationDecided != "negotiation.decided" || events.Accepted != "accepted" || events.Refused != "refused" ||
-		events.ReasonOK != "ok" || events.ReasonBelowFloor != "below-floor" || events.ReasonUnauthenticated != "unauthenticated" ||
+	if events.ReasonOK != "ok" || events.ReasonBelowFloor != "below-floor" || events.ReasonUnauthenticated != "unauthenticated" ||
 		events.ReasonUnsupported != "unsupported" {
 		t.Fatal("a wire constant changed")
 	}
-	for _, r := range []events.Reason{"ok", "below-floor", "unauthenticated", "unsupported"} {
-		if !r.Valid() {
-			t.Errorf("%q is not Valid", r)
+	for _, r := range []string{"ok", "below-floor", "unauthenticated", "unsupported"} {
+		if p := mod(refused(), func(p *events.NegotiationDecided) { p.Reason = r }); p.Validate() != nil {
+			t.Errorf("reason %q is not valid", r)
 		}
 	}
-	for _, r := range []events.Reason{"", "OK", "downgraded", "below_floor", "ok "} {
-		if r.Valid() {
-			t.Errorf("%q is Valid", r)
+	for _, r := range []string{"OK", "downgraded", "below_floor", "ok "} {
+		if p := mod(refused(), func(p *events.NegotiationDecided) { p.Reason = r }); p.Validate() == nil {
+			t.Errorf("reason %q is valid", r)
 		}
 	}
 }
@@ -94,19 +92,19 @@ func TestNegotiationDecidedValidate(t *testing.T) {
 		{"digest sha256: prefix", mod(accepted(), func(p *events.NegotiationDecided) { p.PeerDigest = "sha256:" + digest[7:] }),
 			[]string{`peerDigest "sha256:` + digest[7:] + `" is not 64 lowercase hex characters`}},
 
-		{"a2a version grammar", mod(accepted(), func(p *events.NegotiationDecided) { p.Version = "2026-07-28" }), []string{`version: a2a version "2026-07-28": *`}},
-		{"a2a leading zero", mod(accepted(), func(p *events.NegotiationDecided) { p.Version = "01.1" }), []string{`version: a2a version "01.1": *`}},
-		{"mcp version grammar", mod(refused(), func(p *events.NegotiationDecided) { p.Outcome, p.Version = events.Accepted, "1.0" }), []string{`version: mcp version "1.0": *`}},
-		{"mcp impossible day", mod(refused(), func(p *events.NegotiationDecided) { p.Outcome, p.Version = events.Accepted, "2026-02-29" }), []string{`version: mcp version "2026-02-29": *`}},
-		{"requested grammar", mod(accepted(), func(p *events.NegotiationDecided) { p.Requested = "1.x" }), []string{`requested: a2a version "1.x": *`}},
-		{"floor grammar", mod(refused(), func(p *events.NegotiationDecided) { p.Floor = "2026-7-28" }), []string{`floor: mcp version "2026-7-28": *`}},
+		{"a2a version grammar", mod(accepted(), func(p *events.NegotiationDecided) { p.Version = "2026-07-28" }), []string{`version a2a version "2026-07-28": *`}},
+		{"a2a leading zero", mod(accepted(), func(p *events.NegotiationDecided) { p.Version = "01.1" }), []string{`version a2a version "01.1": *`}},
+		{"mcp version grammar", mod(refused(), func(p *events.NegotiationDecided) { p.Outcome, p.Version = "accepted", "1.0" }), []string{`version mcp version "1.0": *`}},
+		{"mcp impossible day", mod(refused(), func(p *events.NegotiationDecided) { p.Outcome, p.Version = "accepted", "2026-02-29" }), []string{`version mcp version "2026-02-29": *`}},
+		{"requested grammar", mod(accepted(), func(p *events.NegotiationDecided) { p.Requested = "1.x" }), []string{`requested a2a version "1.x": *`}},
+		{"floor grammar", mod(refused(), func(p *events.NegotiationDecided) { p.Floor = "2026-7-28" }), []string{`floor mcp version "2026-7-28": *`}},
 
 		{"everything at once", events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Version: "x", Requested: "y", Reason: "why",
 			Floor: "z", PeerDigest: "00"}, []string{
 			`version "x" must be absent when the outcome is refused`,
-			`version: mcp version "x": *`,
-			`requested: mcp version "y": *`,
-			`floor: mcp version "z": *`,
+			`version mcp version "x": *`,
+			`requested mcp version "y": *`,
+			`floor mcp version "z": *`,
 			`reason "why" is not ok, below-floor, unauthenticated or unsupported`,
 			`peerDigest "00" is not 64 lowercase hex characters`,
 			"at is required",
@@ -120,7 +118,7 @@ func TestNegotiationDecidedValidate(t *testing.T) {
 			p    events.NegotiationDecided
 			want []string
 		}{"digest with " + string(rune(c)), mod(accepted(), func(p *events.NegotiationDecided) { p.PeerDigest = d }),
-			[]string{fmt.Sprintf("peerDigest %q is not 64 lowercase hex characters", d)}})
+			[]string{"peerDigest " + jsonQuote(d) + " is not 64 lowercase hex characters"}})
 	}
 	for _, c := range []byte{'0', '9', 'a', 'f', '5', 'c'} {
 		cases = append(cases, struct {
@@ -139,12 +137,9 @@ func TestNegotiationDecidedValidate(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, events.ErrInvalidPayload) {
-				t.Fatalf("Validate() = %v, want ErrInvalidPayload", err)
-			}
-			msg, ok := strings.CutPrefix(err.Error(), "invalid negotiation.decided payload: ")
+			msg, ok := fieldProblems(err)
 			if !ok {
-				t.Fatalf("Validate() = %q", err)
+				t.Fatalf("Validate() = %q, want *FieldErrors only", err)
 			}
 			// Problems are joined by "; ", which some problems from
 			// facets also contain: match the wanted ones in order.
@@ -216,19 +211,19 @@ func TestNegotiationDecidedUnmarshalRefuses(t *testing.T) {
 		{`{"protocol":"a2a","outcome":"refused","peer":"https://peer.example",` + tail + `}`, `unknown field "peer"`},
 		{`{"protocol":"a2a","outcome":"accepted","version":"1.0","negotiated":"1.0",` + tail + `}`, `unknown field "negotiated"`},
 		{`{"protocol":"a2a","outcome":"refused","runId":"acme/x",` + tail + `}`, `unknown field "runId"`},
-		{`{"protocol":"a2a","outcome":"downgraded","version":"1.0",` + tail + `}`, `outcome "downgraded" is not accepted or refused`},
-		{`{"protocol":"a2a","outcome":"accepted",` + tail + `}`, "version is required when the outcome is accepted"},
-		{`{"protocol":"a2a","outcome":"refused","peerDigest":"ABC",` + tail + `}`, `peerDigest "ABC" is not 64 lowercase hex characters`},
-		{`{"protocol":"a2a","outcome":"refused"}`, "at is required"},
-		{`{"protocol":"a2a","outcome":"refused","at":"yesterday"}`, "invalid negotiation.decided payload"},
-		{`{"protocol":"a2a","outcome":"refused","at":"2026-11-29"}`, "invalid negotiation.decided payload"},
-		{`{"protocol":1,"outcome":"refused",` + tail + `}`, "invalid negotiation.decided payload"},
-		{`[]`, "invalid negotiation.decided payload"},
+		{`{"protocol":"a2a","outcome":"downgraded","version":"1.0",` + tail + `}`, `outcome: "downgraded" is not accepted or refused`},
+		{`{"protocol":"a2a","outcome":"accepted",` + tail + `}`, "version: is required when the outcome is accepted"},
+		{`{"protocol":"a2a","outcome":"refused","peerDigest":"ABC",` + tail + `}`, `peerDigest: "ABC" is not 64 lowercase hex characters`},
+		{`{"protocol":"a2a","outcome":"refused"}`, "at: is required"},
+		{`{"protocol":"a2a","outcome":"refused","at":"yesterday"}`, "events: payload: "},
+		{`{"protocol":"a2a","outcome":"refused","at":"2026-11-29"}`, "events: payload: "},
+		{`{"protocol":1,"outcome":"refused",` + tail + `}`, "events: payload: "},
+		{`[]`, "events: payload: "},
 	} {
 		p := accepted()
 		err := json.Unmarshal([]byte(c.in), &p)
-		if err == nil || !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Unmarshal(%s) = %v, want an ErrInvalidPayload containing %q", c.in, err, c.want)
+		if !errors.As(err, new(*events.FieldError)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Unmarshal(%s) = %v, want a *FieldError containing %q", c.in, err, c.want)
 		}
 		if !reflect.DeepEqual(p, accepted()) {
 			t.Errorf("Unmarshal(%s) changed the value on error: %+v", c.in, p)
@@ -279,10 +274,10 @@ func FuzzNegotiationDecidedJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p events.NegotiationDecided
 		if err := json.Unmarshal(data, &p); err != nil {
-			if !errors.Is(err, events.ErrInvalidPayload) {
+			if !errors.As(err, new(*events.FieldError)) {
 				var syntax *json.SyntaxError
 				if !errors.As(err, &syntax) {
-					t.Fatalf("error %v does not wrap ErrInvalidPayload", err)
+					t.Fatalf("error %v is not a *FieldError", err)
 				}
 			}
 			return
@@ -306,4 +301,36 @@ func FuzzNegotiationDecidedJSON(f *testing.F) {
 			t.Fatalf("round trip\n got %+v\nwant %+v\nvia %s", back, p, out)
 		}
 	})
+}
+
+// fieldProblems writes each *FieldError in err as "field reason", joined
+// by "; ", and reports whether err held nothing else.
+func fieldProblems(err error) (string, bool) {
+	var problems []string
+	ok := err != nil
+	var walk func(error)
+	walk = func(err error) {
+		if fe, is := err.(*events.FieldError); is {
+			problems = append(problems, fe.Field+" "+fe.Reason)
+			return
+		}
+		j, is := err.(interface{ Unwrap() []error })
+		if !is {
+			ok = false
+			return
+		}
+		for _, e := range j.Unwrap() {
+			walk(e)
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return strings.Join(problems, "; "), ok
+}
+
+// jsonQuote quotes s as the package's messages do, as JSON does.
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

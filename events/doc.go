@@ -19,24 +19,28 @@
 // value as slog passes a slog.Record: a run event when it names a run
 // (RunID), a durable host event (RFC 0242 §B) when it does not. Both
 // envelopes are closed and this package keeps them so: [Event.Validate]
-// refuses a run event that carries delivery or workspaceId and a host event
-// that carries runId, sequence or another run-only field; the JSON form
-// ([Event.AppendJSON], [Event.UnmarshalJSON]) holds exactly the schema's
+// refuses a run event that carries workspaceId and a host event that
+// carries runId, sequence or another run-only field; the JSON form
+// ([Event.MarshalJSON], [Event.UnmarshalJSON]) holds exactly the schema's
 // keys, in the schema's order, and reading refuses an unknown key, a key in
-// another case, a repeated key or a null. [NewRunEvent] and [NewHostEvent]
-// refuse invalid ids and payloads with a [*FieldError] naming the field;
-// [NewEventID] carries 130 bits from crypto/rand.
+// another case, a repeated key or a null. Every problem is a [*FieldError]
+// naming the field; validation reports all of them at once.
 //
 // Stricter readings, each refused with an error rather than written:
 //
 //   - the only type is negotiation.decided, whose payload this package
-//     carries, and a negotiation.decided host event is durable;
+//     carries, and a negotiation.decided host event is durable, so an
+//     Event has neither a type nor a delivery to get wrong;
 //   - a run event's sequence is assigned by the store that records it,
 //     never by the caller, so the zero Event has none and the JSON form of
 //     an unsequenced run event is an error rather than a made-up 0;
 //   - strings the id patterns do not govern (nodeId, causationId,
 //     workspaceId) must be valid UTF-8, because JSON would alter them;
 //   - a timestamp must be writable as RFC 3339 (years 0000–9999).
+//
+// [NewRunEvent] and [NewHostEvent] give the event a fresh 130-bit id and
+// validate it once; the event carries a private proof of that, so that a
+// sink handed it unchanged compares instead of validating again.
 //
 // # Sinks
 //
@@ -45,38 +49,37 @@
 // Its contract is on the interface; negotiatetest.TestSink checks it for
 // any sink. The sinks here:
 //
-//   - [JSONLines]: one closed envelope per line to an io.Writer, a single
-//     Write per event under a lock;
-//   - [SlogSink]: one slog.Record per event, envelope and payload fields as
-//     flat attributes, through any slog.Handler, and so through
+//   - [JSONLines]: an event store in an io.Writer, one closed envelope per
+//     line, a single Write per event under a lock, numbering each run's
+//     events as it writes them;
+//   - [NewSlogSink]: one slog.Record per event, envelope and payload fields
+//     as flat attributes, through any slog.Handler, and so through
 //     github.com/samber/slog-multi's Fanout, Failover and Router;
-//   - [Fanout]: several sinks, every failure reported with errors.Join;
-//   - [Async]: a bounded buffer off the request path, with a policy for a
-//     full buffer ([Block], bounded by MaxWait, 100 ms unless set, and the
-//     context; or [Drop]), every drop counted ([AsyncStats]) and refused
-//     with [ErrDropped], so that a host requiring the audit refuses the
-//     decision; it validates each event in full before queueing it, so
-//     that an invalid one is refused to its caller rather than failed
-//     later, and it stops, refusing later events, if its sink ends the
-//     recording goroutine with runtime.Goexit;
-//   - [Sequencer]: the numbering of run events for stores that cannot
-//     number them themselves.
+//   - [NewFanout]: several sinks, every failure reported with errors.Join;
+//   - [Async]: a bounded buffer off the request path that waits for room at
+//     most AsyncOptions.MaxWait (100 ms unless set, never past the
+//     context), or not at all with AsyncOptions.Drop, counts every drop
+//     ([AsyncStats]) and refuses it with [ErrDropped], so that a host
+//     requiring the audit refuses the decision; it validates each event
+//     before queueing it, so that an invalid one is refused to its caller
+//     rather than failed later, and it stops, refusing later events, if
+//     its sink ends the recording goroutine with runtime.Goexit.
 //
 // Sequences are assigned when an event is recorded, not when it is
 // decided, so that an event a buffer drops never takes a number. The
 // pipeline for a file or a log is therefore
 //
-//	NewAsync(NewSequencer(NewJSONLines(w)), AsyncOptions{...})
+//	NewAsync(NewJSONLines(w), AsyncOptions{...})
 //
 // and a database numbers events in the transaction that inserts them (see
-// examples/pgsink). A Sequencer consumes a number only when the store
-// recorded the event, so a failed write leaves no gap.
+// examples/pgsink). A store consumes a number only when it recorded the
+// event, so a failed write leaves no gap.
 //
 // Failures are never swallowed. Every shipped sink returns the error of the
 // store, writer or handler under it; a panic in a sink or handler becomes a
-// [*PanicError]; a nil or zero sink is [ErrNoSink]; a handler not enabled
-// at the record's level is an error, because a skipped audit record is a
-// lost one. Wrappers own what they wrap: Close on an Async, a Sequencer or
-// a Fanout closes the sinks inside that are io.Closers, after flushing.
-// JSONLines and SlogSink do not own their writer or handler.
+// [*PanicError]; a nil, zero or closed sink is [ErrClosed]; a handler not
+// enabled at the record's level is an error, because a skipped audit record
+// is a lost one. Wrappers own what they wrap: Close on an Async or a
+// fan-out closes the sinks inside that are io.Closers, after flushing.
+// JSONLines and the slog sink do not own their writer or handler.
 package events

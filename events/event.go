@@ -6,77 +6,61 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
-// CurrentSchemaVersion is the schemaVersion the constructors stamp on a run
-// event: the v2 run-event schema starts at 1.
-const CurrentSchemaVersion = 1
+// typeNegotiationDecided is the type of every event this package carries,
+// written in the envelope's "type".
+const typeNegotiationDecided = "negotiation.decided"
 
-// Delivery is the delivery enum of a host event (RFC 0242): durable events
-// are kept and replayed to subscribers, ephemeral ones are not.
-type Delivery string
+// deliveryDurable is the delivery of every host event this package carries:
+// a negotiation.decided host event is durable (RFC 0242 §B).
+const deliveryDurable = "durable"
 
-// The deliveries the host-event schema admits.
-const (
-	DeliveryDurable   Delivery = "durable"
-	DeliveryEphemeral Delivery = "ephemeral"
-)
-
-// Valid reports whether d is durable or ephemeral.
-func (d Delivery) Valid() bool { return d == DeliveryDurable || d == DeliveryEphemeral }
-
-// ErrInvalidEvent is wrapped by every [*FieldError], so that callers can
-// tell a refused event from a sink that failed with errors.Is.
-var ErrInvalidEvent = errors.New("events: invalid event")
-
-// FieldError names one field of an event that is wrong and says why. Field
-// is the field's JSON name in the envelope ("eventId", "runId", "payload").
-// It unwraps to [ErrInvalidEvent] and, for the payload, to the payload's own
-// error (which wraps [ErrInvalidPayload] and names the payload field).
+// FieldError names one field of an event, of its payload, or the peer URL
+// whose digest a payload would carry, and says what is wrong with it. Field
+// is the JSON name: "eventId", "runId", "payload.version" in an event;
+// "version" for [NegotiationDecided.Validate]; "peer" for [Origin] and
+// [PeerDigest]. Validation reports every problem it finds, each as a
+// *FieldError, joined with errors.Join when there are several; errors.As
+// finds the first.
 type FieldError struct {
 	Field  string
 	Reason string
-	// Err is the underlying error, when there is one.
-	Err error
 }
 
 // Error names the field and what is wrong with it.
-func (e *FieldError) Error() string {
-	if e.Err != nil {
-		return "events: " + e.Field + ": " + e.Err.Error()
-	}
-	return "events: " + e.Field + ": " + e.Reason
-}
-
-// Unwrap returns [ErrInvalidEvent] and, when set, Err.
-func (e *FieldError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrInvalidEvent, e.Err}
-	}
-	return []error{ErrInvalidEvent}
-}
+func (e *FieldError) Error() string { return "events: " + e.Field + ": " + e.Reason }
 
 // Event is one negotiation.decided record on its way to a [Sink]: a run
-// event when RunID is set, a host event (RFC 0242 §B) when it is not. It is
-// a plain value, passed to sinks by value as slog passes a slog.Record, so
-// that queueing one costs a copy and never an allocation.
+// event when RunID is set, a durable host event (RFC 0242 §B) when it is
+// not. It is a plain value, passed to sinks by value as slog passes a
+// slog.Record, so that queueing one costs a copy and never an allocation.
+//
+// Its type is always negotiation.decided and a host event's delivery is
+// always durable, so neither is a field: the JSON form writes both, and
+// reading refuses any other.
 //
 // The two envelopes are closed and disjoint: a run event never carries
-// Delivery or WorkspaceID, a host event never carries RunID, a sequence,
-// SchemaVersion, NodeID, EngineVersion or CausationID. [Event.Validate]
-// enforces that, and every sink in this package refuses an event that does
-// not pass it, with a [*FieldError] naming the field.
+// WorkspaceID, a host event never carries RunID, a sequence, SchemaVersion,
+// NodeID, an engine version or CausationID. [Event.Validate] enforces that,
+// and every sink in this package refuses an event that does not pass it.
 //
 // The sequence is not the caller's to choose: the store that records a run
-// event assigns it (see [Sequencer]), so the zero Event has none, and
-// [Event.Sequence] says whether one was assigned. EngineVersion is held the
-// same way because 0 is a valid engine version and absent is not 0.
+// event assigns it (see [JSONLines]), so the zero Event has none.
+//
+// [NewRunEvent], [NewHostEvent] and [Event.UnmarshalJSON] validate the event
+// they return and keep a private copy of it as proof: a sink that is handed
+// the event unchanged checks it by comparing, not by validating again,
+// which is what keeps [Async.Emit] cheap. Changing any field drops the
+// proof (the event is then validated in full, as one built by hand is), so
+// the proof can only vouch for the fields it was made from. Compare events
+// by their fields: two events with equal fields but different proofs are
+// not ==.
 type Event struct {
-	// ID is eventId: 16 to 128 of [A-Za-z0-9._~-]. [NewEventID] makes one.
+	// ID is eventId: 16 to 128 of [A-Za-z0-9._~-]. crypto/rand.Text makes
+	// one.
 	ID string
-	// Type is the event type. This package carries only negotiation.decided
-	// payloads, so it must be [TypeNegotiationDecided].
-	Type string
 	// Time is the envelope's timestamp. The constructors use Payload.At, the
 	// decision's own clock, so that recording reads no clock of its own.
 	Time time.Time
@@ -88,100 +72,119 @@ type Event struct {
 	// [anon:]tenant/id, the tenant being 1 to 128 and the id 16 to 128 of
 	// [A-Za-z0-9._~-].
 	RunID string
-	// SchemaVersion is the run event's schemaVersion, at least 1.
+	// SchemaVersion is the run event's schemaVersion, at least 1. The
+	// constructors write 1, the first version of the run-event schema.
 	SchemaVersion int
+	// Sequence is the run event's sequence when HasSequence is set, which
+	// only the store recording the event does: 0 for a run's first event,
+	// then 1, 2, …. Without HasSequence it must be 0.
+	Sequence    int64
+	HasSequence bool
 	// NodeID is the run event's optional nodeId.
 	NodeID string
+	// EngineVersion is the run event's optional engineVersion, at least 0,
+	// present when HasEngineVersion is set (0 is a version, so absent is
+	// not 0). Without HasEngineVersion it must be 0.
+	EngineVersion    int64
+	HasEngineVersion bool
 	// CausationID is the run event's optional causationId.
 	CausationID string
 
-	// Delivery is the host event's delivery. A negotiation.decided host
-	// event is durable (RFC 0242 §B).
-	Delivery Delivery
 	// WorkspaceID is the host event's optional workspaceId.
 	WorkspaceID string
 
 	// Tenant is the tenant the event belongs to, for routing only: it is
-	// never serialized (both envelopes are closed) and Validate does not
-	// read it. A run event belongs to its runId's tenant, whatever Tenant
-	// says; a host event belongs to Tenant, which negotiate sets from the
-	// authenticated Subject of the exchange. An empty Tenant is an
-	// unauthenticated exchange: its host event is recorded and delivered
-	// to no subscriber.
+	// never serialized (both envelopes are closed), Validate does not read
+	// it, and the proof does not cover it. A run event belongs to its
+	// runId's tenant, whatever Tenant says; a host event belongs to
+	// Tenant, which negotiate sets from the authenticated Subject of the
+	// exchange. An empty Tenant is an unauthenticated exchange: its host
+	// event is recorded and delivered to no subscriber.
 	Tenant string
 
-	// seq is the sequence plus one, so that the zero Event has none.
-	seq int64
-	// engine is engineVersion plus one, for the same reason.
-	engine int64
+	// proof is a copy of the event as it passed Validate; see sealed.
+	proof *Event
 }
-
-// NewEventID returns a fresh eventId: 26 characters of base32 carrying 130
-// bits from crypto/rand, so that ids never collide across hosts and cannot
-// be guessed from one another.
-func NewEventID() string { return rand.Text() }
 
 // NewRunEvent returns the run event that records payload on the run runID,
 // with a fresh ID, schemaVersion 1 and the payload's time as its timestamp.
-// It refuses an invalid runID or payload with a [*FieldError] naming the
-// field. The sequence is left for the store to assign.
+// The sequence is left for the store to assign. When runID or payload is
+// invalid it returns the event as built, without proof, and every
+// [*FieldError] of it: every sink refuses that event, and a caller can
+// still report what it was.
 func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
-	e := Event{
-		ID:            NewEventID(),
-		Type:          TypeNegotiationDecided,
-		Time:          payload.At,
-		Payload:       payload,
-		RunID:         runID,
-		SchemaVersion: CurrentSchemaVersion,
-	}
-	if err := e.Validate(); err != nil {
-		return Event{}, err
-	}
-	return e, nil
+	return newEvent(payload, runID, 1, "")
 }
 
 // NewHostEvent returns the durable host event that records payload outside
 // any run (RFC 0242 §B), in workspace workspaceID when it is not empty,
-// with a fresh ID and the payload's time as its timestamp. It refuses an
-// invalid payload with a [*FieldError] naming the field.
+// with a fresh ID and the payload's time as its timestamp. When payload is
+// invalid it returns the event as built, without proof, and every
+// [*FieldError] of it, as [NewRunEvent] does.
 func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error) {
+	return newEvent(payload, "", 0, workspaceID)
+}
+
+// newEvent is NewRunEvent when runID is set and NewHostEvent otherwise.
+func newEvent(payload NegotiationDecided, runID string, schemaVersion int, workspaceID string) (Event, error) {
 	e := Event{
-		ID:          NewEventID(),
-		Type:        TypeNegotiationDecided,
-		Time:        payload.At,
-		Payload:     payload,
-		Delivery:    DeliveryDurable,
-		WorkspaceID: workspaceID,
+		ID:            rand.Text(),
+		Time:          payload.At,
+		Payload:       payload,
+		RunID:         runID,
+		SchemaVersion: schemaVersion,
+		WorkspaceID:   workspaceID,
 	}
-	if err := e.Validate(); err != nil {
-		return Event{}, err
-	}
-	return e, nil
+	return e, e.validateAndSeal()
 }
 
-// IsRun reports whether e is a run event, that is, whether it names a run.
-func (e Event) IsRun() bool { return e.RunID != "" }
-
-// Sequence returns the run event's sequence and whether a store has
-// assigned one.
-func (e Event) Sequence() (int64, bool) { return e.seq - 1, e.seq > 0 }
-
-// WithSequence returns e with sequence n; a negative n removes it. It is
-// for stores that assign sequences (a [Sink] receives its own copy, so
-// this changes nothing the caller holds) and for decoders.
-func (e Event) WithSequence(n int64) Event {
-	e.seq = max(n, -1) + 1
-	return e
+// validateAndSeal validates e and, when it is valid, gives it its proof.
+func (e *Event) validateAndSeal() error {
+	err := e.Validate()
+	if err == nil {
+		p := new(Event)
+		*p = *e
+		e.proof = p
+	}
+	return err
 }
 
-// EngineVersion returns the run event's engineVersion and whether it has
-// one.
-func (e Event) EngineVersion() (int64, bool) { return e.engine - 1, e.engine > 0 }
+// sealed reports whether e is, field for field, the event its proof was
+// made from. A string field is the proof's when it has the proof's bytes
+// at the proof's address: the proof keeps its strings alive, and Go
+// strings are immutable, so that is the same content, compared in a
+// constant time that does not grow with the strings. A field set to an
+// equal string held elsewhere drops the proof; the event is then
+// validated, which is slower but no less right.
+func (e *Event) sealed() bool {
+	p := e.proof
+	if p == nil {
+		return false
+	}
+	return same(e.ID, p.ID) && e.Time == p.Time && samePayload(&e.Payload, &p.Payload) &&
+		same(e.RunID, p.RunID) && e.SchemaVersion == p.SchemaVersion &&
+		e.Sequence == p.Sequence && e.HasSequence == p.HasSequence &&
+		same(e.NodeID, p.NodeID) && e.EngineVersion == p.EngineVersion && e.HasEngineVersion == p.HasEngineVersion &&
+		same(e.CausationID, p.CausationID) && same(e.WorkspaceID, p.WorkspaceID)
+}
 
-// WithEngineVersion returns e with engineVersion v; a negative v removes it.
-func (e Event) WithEngineVersion(v int64) Event {
-	e.engine = max(v, -1) + 1
-	return e
+func samePayload(a, b *NegotiationDecided) bool {
+	return same(string(a.Protocol), string(b.Protocol)) && same(a.Outcome, b.Outcome) &&
+		same(a.Version, b.Version) && same(a.Requested, b.Requested) && same(a.Reason, b.Reason) &&
+		same(a.Floor, b.Floor) && same(a.PeerDigest, b.PeerDigest) && a.At == b.At
+}
+
+// same reports whether a and b are one string: the same bytes at the same
+// address.
+func same(a, b string) bool { return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b) }
+
+// check is Validate for an event that does not carry a valid proof: what
+// every sink calls on the request path.
+func (e *Event) check() error {
+	if e.sealed() {
+		return nil
+	}
+	return e.Validate()
 }
 
 // Validate checks e against its envelope (the run event's when RunID is
@@ -190,78 +193,81 @@ func (e Event) WithEngineVersion(v int64) Event {
 // [*FieldError] naming the field, joined with errors.Join. It does not
 // require a sequence: a store assigns that when it records the event.
 //
-// Validate allocates nothing when e is valid, so sinks can afford it on the
-// request path.
+// Validate allocates nothing when e is valid.
 func (e *Event) Validate() error {
 	var errs []error
-	bad := func(field, reason string) { errs = append(errs, &FieldError{Field: field, Reason: reason}) }
-
 	if !validID(e.ID, 16) {
-		bad("eventId", quoteTrunc(e.ID)+" is not 16 to 128 of [A-Za-z0-9._~-]")
-	}
-	switch {
-	case e.Type == TypeNegotiationDecided:
-	case !validEventType(e.Type):
-		bad("type", quoteTrunc(e.Type)+" does not match ^[a-z][a-z0-9]*(-[a-z0-9]+)*\\.[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-	default:
-		bad("type", quoteTrunc(e.Type)+" is not negotiation.decided, the only type whose payload this package carries")
+		errs = fieldErr(errs, "eventId", quoteTrunc(e.ID)+" is not 16 to 128 of [A-Za-z0-9._~-]")
 	}
 	if problem := timeProblem(e.Time); problem != "" {
-		bad("timestamp", problem)
+		errs = fieldErr(errs, "timestamp", problem)
 	}
-	if err := e.Payload.Validate(); err != nil {
-		errs = append(errs, &FieldError{Field: "payload", Err: err})
-	}
-
-	if e.IsRun() {
-		if !validRunID(e.RunID) {
-			bad("runId", quoteTrunc(e.RunID)+" is not [anon:]tenant/id (tenant 1 to 128, id 16 to 128 of [A-Za-z0-9._~-])")
-		}
-		if e.SchemaVersion < 1 {
-			bad("schemaVersion", "must be at least 1")
-		}
-		if !utf8.ValidString(e.NodeID) {
-			bad("nodeId", "is not valid UTF-8")
-		}
-		if !utf8.ValidString(e.CausationID) {
-			bad("causationId", "is not valid UTF-8")
-		}
-		if e.Delivery != "" {
-			bad("delivery", "a run event never carries delivery (it is a host-event field)")
-		}
-		if e.WorkspaceID != "" {
-			bad("workspaceId", "a run event never carries workspaceId (it is a host-event field)")
-		}
+	errs = e.Payload.problems(errs, "payload.")
+	if e.RunID != "" {
+		errs = e.runProblems(errs)
 	} else {
-		switch {
-		case !e.Delivery.Valid():
-			bad("delivery", quoteTrunc(string(e.Delivery))+" is not durable or ephemeral (a host event needs one; an event meant for a run needs a runId)")
-		case e.Delivery != DeliveryDurable && e.Type == TypeNegotiationDecided:
-			bad("delivery", "negotiation.decided is a durable host event (RFC 0242 §B)")
-		}
-		if !utf8.ValidString(e.WorkspaceID) {
-			bad("workspaceId", "is not valid UTF-8")
-		}
-		if e.seq != 0 {
-			bad("sequence", "a host event never carries sequence (it is a run-event field)")
-		}
-		if e.SchemaVersion != 0 {
-			bad("schemaVersion", "a host event never carries schemaVersion (it is a run-event field)")
-		}
-		if e.NodeID != "" {
-			bad("nodeId", "a host event never carries nodeId (it is a run-event field)")
-		}
-		if e.engine != 0 {
-			bad("engineVersion", "a host event never carries engineVersion (it is a run-event field)")
-		}
-		if e.CausationID != "" {
-			bad("causationId", "a host event never carries causationId (it is a run-event field)")
-		}
+		errs = e.hostProblems(errs)
 	}
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
+	return joinErrs(errs)
+}
+
+// runProblems appends what is wrong with the envelope of a run event.
+func (e *Event) runProblems(errs []error) []error {
+	if !validRunID(e.RunID) {
+		errs = fieldErr(errs, "runId", quoteTrunc(e.RunID)+" is not [anon:]tenant/id (tenant 1 to 128, id 16 to 128 of [A-Za-z0-9._~-])")
+	}
+	if e.SchemaVersion < 1 {
+		errs = fieldErr(errs, "schemaVersion", "must be at least 1")
+	}
+	if e.Sequence < 0 || !e.HasSequence && e.Sequence != 0 {
+		errs = fieldErr(errs, "sequence", "must be at least 0, and 0 until a store assigns one (HasSequence)")
+	}
+	if e.EngineVersion < 0 || !e.HasEngineVersion && e.EngineVersion != 0 {
+		errs = fieldErr(errs, "engineVersion", "must be at least 0, and 0 when absent (HasEngineVersion)")
+	}
+	if !utf8.ValidString(e.NodeID) {
+		errs = fieldErr(errs, "nodeId", "is not valid UTF-8")
+	}
+	if !utf8.ValidString(e.CausationID) {
+		errs = fieldErr(errs, "causationId", "is not valid UTF-8")
+	}
+	if e.WorkspaceID != "" {
+		errs = fieldErr(errs, "workspaceId", "a run event never carries workspaceId (it is a host-event field)")
+	}
+	return errs
+}
+
+// hostProblems appends what is wrong with the envelope of a host event.
+func (e *Event) hostProblems(errs []error) []error {
+	if !utf8.ValidString(e.WorkspaceID) {
+		errs = fieldErr(errs, "workspaceId", "is not valid UTF-8")
+	}
+	if e.HasSequence || e.Sequence != 0 {
+		errs = fieldErr(errs, "sequence", "a host event never carries sequence (it is a run-event field)")
+	}
+	if e.SchemaVersion != 0 {
+		errs = fieldErr(errs, "schemaVersion", "a host event never carries schemaVersion (it is a run-event field)")
+	}
+	if e.NodeID != "" {
+		errs = fieldErr(errs, "nodeId", "a host event never carries nodeId (it is a run-event field)")
+	}
+	if e.HasEngineVersion || e.EngineVersion != 0 {
+		errs = fieldErr(errs, "engineVersion", "a host event never carries engineVersion (it is a run-event field)")
+	}
+	if e.CausationID != "" {
+		errs = fieldErr(errs, "causationId", "a host event never carries causationId (it is a run-event field)")
+	}
+	return errs
+}
+
+// fieldErr appends the [*FieldError] of field to errs.
+func fieldErr(errs []error, field, reason string) []error {
+	return append(errs, &FieldError{Field: field, Reason: reason})
+}
+
+// joinErrs returns nil, the one error, or all of them joined.
+func joinErrs(errs []error) error {
+	if len(errs) == 1 {
 		return errs[0]
 	}
 	return errors.Join(errs...)
@@ -279,12 +285,13 @@ var (
 
 // timeProblem says why t cannot be written as an RFC 3339 date-time, or "".
 func timeProblem(t time.Time) string {
-	switch {
-	case t.IsZero():
+	if t.IsZero() {
 		return "is required"
-	case !t.Before(safeMin) && t.Before(safeEnd):
+	}
+	if !t.Before(safeMin) && t.Before(safeEnd) {
 		return ""
-	case t.Year() < 0 || t.Year() > 9999:
+	}
+	if y := t.Year(); y < 0 || y > 9999 {
 		return "year is outside 0000–9999, which RFC 3339 cannot write"
 	}
 	return ""
@@ -323,27 +330,6 @@ func validID(s string, minLen int) bool {
 func validRunID(s string) bool {
 	tenant, id, ok := strings.Cut(strings.TrimPrefix(s, "anon:"), "/")
 	return ok && validID(tenant, 1) && validID(id, 16)
-}
-
-// validEventType matches the host-event type pattern: two segments joined
-// by one '.', each ^[a-z][a-z0-9]*(-[a-z0-9]+)*$.
-func validEventType(s string) bool {
-	first, second, ok := strings.Cut(s, ".")
-	return ok && validTypeSegment(first) && validTypeSegment(second)
-}
-
-func validTypeSegment(s string) bool {
-	// A hyphen must be followed by a letter or digit: no "--", no trailing
-	// '-'.
-	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // quoteTrunc quotes s for an error message, cut to a readable length: ids

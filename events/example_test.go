@@ -19,7 +19,7 @@ func ExampleNegotiationDecided() {
 	}
 	p := events.NegotiationDecided{
 		Protocol:   facets.ProtocolA2A,
-		Outcome:    events.Accepted,
+		Outcome:    "accepted",
 		Version:    "1.1",
 		Requested:  "1.2",
 		Reason:     events.ReasonOK,
@@ -34,14 +34,12 @@ func ExampleNegotiationDecided() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(events.TypeNegotiationDecided)
 	fmt.Println(string(b))
 
 	// The schema's outcome has two values; "downgraded" is not one.
 	err = json.Unmarshal([]byte(`{"protocol":"a2a","outcome":"downgraded","version":"1.1","at":"2026-11-29T12:00:00Z"}`), &p)
 	fmt.Println(err)
 	// Output:
-	// negotiation.decided
 	// {"protocol":"a2a","outcome":"accepted","version":"1.1","requested":"1.2","reason":"ok","floor":"1.1","peerDigest":"3a61b99132bfdfa2ce5f773d8dc89d8246bfe6b266791549de14a6692d1bb1e1","at":"2026-11-29T12:00:00Z"}
-	// invalid negotiation.decided payload: outcome "downgraded" is not accepted or refused
+	// events: outcome: "downgraded" is not accepted or refused
 }

@@ -3,7 +3,6 @@ package events
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -11,8 +10,8 @@ import (
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
-// AppendJSON appends e's closed envelope to dst as one JSON object with no
-// newline: a run event as
+// MarshalJSON writes e's closed envelope as one JSON object: a run event
+// as
 //
 //	{"eventId","runId","type","payload","timestamp","sequence","schemaVersion"[,"nodeId"][,"engineVersion"][,"causationId"]}
 //
@@ -20,64 +19,78 @@ import (
 //
 //	{"eventId","type","timestamp","delivery","payload"[,"workspaceId"]}
 //
-// with the payload's keys in the reference host's order. It writes nothing
-// and returns the error of [Event.Validate] when e is invalid, and a
-// [*FieldError] for "sequence" when e is a run event no store has
-// sequenced: the envelope requires one, and a made-up 0 would read as the
-// first event of the run.
-func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
-	if err := e.Validate(); err != nil {
+// with "type" negotiation.decided, "delivery" durable, and the payload's
+// keys in the reference host's order. It returns the error of
+// [Event.Validate] when e is invalid, and a [*FieldError] for "sequence"
+// when e is a run event no store has sequenced: the envelope requires one,
+// and a made-up 0 would read as the first event of the run.
+func (e Event) MarshalJSON() ([]byte, error) {
+	b, err := e.appendChecked(make([]byte, 0, 512))
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// appendChecked appends e's envelope to dst, or returns dst unchanged and
+// the error of checkWritable.
+func (e *Event) appendChecked(dst []byte) ([]byte, error) {
+	if err := e.checkWritable(); err != nil {
 		return dst, err
 	}
-	if e.IsRun() && e.seq == 0 {
-		return dst, &FieldError{Field: "sequence", Reason: "has not been assigned: a run event is written by a store that assigns its sequence (see Sequencer)"}
+	return e.appendJSON(dst), nil
+}
+
+// checkWritable is what MarshalJSON and the JSON-lines sink refuse.
+func (e *Event) checkWritable() error {
+	if err := e.check(); err != nil {
+		return err
 	}
+	if e.RunID != "" && !e.HasSequence {
+		return &FieldError{Field: "sequence", Reason: "has not been assigned: a run event is written by a store that assigns its sequence (see JSONLines)"}
+	}
+	return nil
+}
+
+// appendJSON appends e's envelope to dst; e has passed checkWritable.
+func (e *Event) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"eventId":`...)
 	dst = appendJSONString(dst, e.ID)
-	if e.IsRun() {
+	if e.RunID != "" {
 		dst = append(dst, `,"runId":`...)
 		dst = appendJSONString(dst, e.RunID)
-		dst = append(dst, `,"type":`...)
-		dst = appendJSONString(dst, e.Type)
-		dst = append(dst, `,"payload":`...)
+		dst = append(dst, `,"type":"`+typeNegotiationDecided+`","payload":`...)
 		dst = appendPayload(dst, &e.Payload)
 		dst = append(dst, `,"timestamp":`...)
 		dst = appendTime(dst, e.Time)
 		dst = append(dst, `,"sequence":`...)
-		dst = strconv.AppendInt(dst, e.seq-1, 10)
+		dst = strconv.AppendInt(dst, e.Sequence, 10)
 		dst = append(dst, `,"schemaVersion":`...)
 		dst = strconv.AppendInt(dst, int64(e.SchemaVersion), 10)
 		if e.NodeID != "" {
 			dst = append(dst, `,"nodeId":`...)
 			dst = appendJSONString(dst, e.NodeID)
 		}
-		if e.engine != 0 {
+		if e.HasEngineVersion {
 			dst = append(dst, `,"engineVersion":`...)
-			dst = strconv.AppendInt(dst, e.engine-1, 10)
+			dst = strconv.AppendInt(dst, e.EngineVersion, 10)
 		}
 		if e.CausationID != "" {
 			dst = append(dst, `,"causationId":`...)
 			dst = appendJSONString(dst, e.CausationID)
 		}
 	} else {
-		dst = append(dst, `,"type":`...)
-		dst = appendJSONString(dst, e.Type)
-		dst = append(dst, `,"timestamp":`...)
+		dst = append(dst, `,"type":"`+typeNegotiationDecided+`","timestamp":`...)
 		dst = appendTime(dst, e.Time)
-		dst = append(dst, `,"delivery":`...)
-		dst = appendJSONString(dst, string(e.Delivery))
-		dst = append(dst, `,"payload":`...)
+		dst = append(dst, `,"delivery":"`+deliveryDurable+`","payload":`...)
 		dst = appendPayload(dst, &e.Payload)
 		if e.WorkspaceID != "" {
 			dst = append(dst, `,"workspaceId":`...)
 			dst = appendJSONString(dst, e.WorkspaceID)
 		}
 	}
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }
-
-// MarshalJSON writes [Event.AppendJSON].
-func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
 
 // appendPayload writes p as encoding/json writes a NegotiationDecided:
 // the same keys, order and omissions, so that both spellings are one.
@@ -195,8 +208,10 @@ var (
 // UnmarshalJSON reads a run event (when the object has a runId) or a host
 // event strictly: both envelopes are closed, so a key of the other
 // envelope, an unknown key, a key spelled in another case, a repeated key,
-// a null, a missing required key or data after the object is an error, and
-// the result must pass [Event.Validate]. Errors name the field.
+// a null, a missing required key or data after the object is an error, as
+// is a type other than negotiation.decided or a delivery other than
+// durable; the result must pass [Event.Validate], and carries the proof the
+// constructors give. Every error is a [*FieldError], or several joined.
 //
 // The object is read once, payload included, with the module's strict
 // reader; nesting deeper than the envelope's own two levels is refused
@@ -220,7 +235,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 		if i == fPayload {
 			if err := readPayload(r, &ev.Payload); err != nil {
-				return &FieldError{Field: key, Err: fmt.Errorf("%w: %v", ErrInvalidPayload, err)}
+				return &FieldError{Field: key, Reason: err.Error()}
 			}
 			return nil
 		}
@@ -261,7 +276,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidEvent, err)
+		return &FieldError{Field: "event", Reason: err.Error()}
 	}
 
 	isRun := present[fRunID]
@@ -283,22 +298,25 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		return errors.Join(errs...)
 	}
 
-	ev.ID, ev.Type, ev.RunID = strs[fEventID], strs[fType], strs[fRunID]
+	if strs[fType] != typeNegotiationDecided {
+		return &FieldError{Field: "type", Reason: quoteTrunc(strs[fType]) + " is not negotiation.decided, the only type whose payload this package carries"}
+	}
+	if !isRun && strs[fDelivery] != deliveryDurable {
+		return &FieldError{Field: "delivery", Reason: quoteTrunc(strs[fDelivery]) + " is not durable: negotiation.decided is a durable host event (RFC 0242 §B)"}
+	}
+	ev.ID, ev.RunID = strs[fEventID], strs[fRunID]
 	ev.NodeID, ev.CausationID, ev.WorkspaceID = strs[fNodeID], strs[fCausationID], strs[fWorkspaceID]
-	ev.Delivery = Delivery(strs[fDelivery])
 	t, err := time.Parse(time.RFC3339Nano, strs[fTimestamp])
 	if err != nil {
 		return &FieldError{Field: "timestamp", Reason: "is not an RFC 3339 date-time"}
 	}
 	ev.Time = t
 	if isRun {
-		ev = ev.WithSequence(ints[fSequence])
+		ev.Sequence, ev.HasSequence = ints[fSequence], true
 		ev.SchemaVersion = int(ints[fSchemaVersion])
-		if present[fEngineVersion] {
-			ev = ev.WithEngineVersion(ints[fEngineVersion])
-		}
+		ev.EngineVersion, ev.HasEngineVersion = ints[fEngineVersion], present[fEngineVersion]
 	}
-	if err := ev.Validate(); err != nil {
+	if err := ev.validateAndSeal(); err != nil {
 		return err
 	}
 	*e = ev

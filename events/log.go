@@ -108,20 +108,20 @@ type runLog struct {
 func (m *memoryLog) Emit(ctx context.Context, e Event) error {
 	err := ctx.Err()
 	if err == nil {
-		err = e.Validate()
+		err = e.check()
 	}
 	if err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, dup := m.hostIDs[e.ID]; dup && !e.IsRun() {
+	if _, dup := m.hostIDs[e.ID]; dup && e.RunID == "" {
 		// An eventId names one event: a second host event under the same
 		// id would make a cursor ambiguous, so it is recorded once.
 		return nil
 	}
 	tenant := e.Tenant
-	if e.IsRun() {
+	if e.RunID != "" {
 		tenant = runIDTenant(e.RunID)
 		e.Tenant = tenant
 	}
@@ -142,13 +142,13 @@ func (m *memoryLog) Emit(ctx context.Context, e Event) error {
 	}
 	entry := &logEntry{tenant: tenant, n: m.n}
 	m.n++
-	if e.IsRun() {
+	if e.RunID != "" {
 		r := m.runs[e.RunID]
 		if r == nil {
 			r = &runLog{tenant: tenant}
 			m.runs[e.RunID] = r
 		}
-		e = e.WithSequence(r.next)
+		e.Sequence, e.HasSequence = r.next, true
 		r.next++
 		r.events = append(r.events, entry)
 	} else {
@@ -167,7 +167,7 @@ func (m *memoryLog) evict(x *logEntry) {
 	m.all.Remove(x.elem)
 	t := m.tenants[x.tenant]
 	t.queue = t.queue[1:]
-	if x.e.IsRun() {
+	if x.e.RunID != "" {
 		r := m.runs[x.e.RunID]
 		r.events = r.events[1:]
 		if len(r.events) == 0 {
@@ -193,11 +193,8 @@ func (m *memoryLog) RunEvents(ctx context.Context, tenant, runID string, after i
 	if tenant == "" || r == nil || r.tenant != tenant {
 		return nil, -1, nil
 	}
-	last, _ := r.events[len(r.events)-1].e.Sequence()
-	i := sort.Search(len(r.events), func(i int) bool {
-		seq, _ := r.events[i].e.Sequence()
-		return seq > after
-	})
+	last := r.events[len(r.events)-1].e.Sequence
+	i := sort.Search(len(r.events), func(i int) bool { return r.events[i].e.Sequence > after })
 	return copyEvents(r.events[i:], limit), last, nil
 }
 

@@ -17,7 +17,7 @@ import (
 // tenant's runs.
 func ExampleLogHandler() {
 	log := events.NewMemoryLog(0, 0) // 65,536 events, 4,096 per tenant
-	decided := events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: events.Accepted, Version: "2026-07-28",
+	decided := events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: "accepted", Version: "2026-07-28",
 		Reason: events.ReasonOK, Floor: "2025-11-25", At: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	e, _ := events.NewRunEvent("acme/audit0123456789abcdef", decided)
 	_ = log.Emit(context.Background(), e)

@@ -149,7 +149,7 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 		if i > 0 {
 			body = append(body, ',')
 		}
-		if body, err = evs[i].AppendJSON(body); err != nil {
+		if body, err = evs[i].appendChecked(body); err != nil {
 			writeLogError(w, http.StatusInternalServerError, "internal_error", "the event log holds an event that cannot be written", nil)
 			return
 		}
@@ -315,16 +315,13 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 // appendFrame appends e as one server-sent event: a durable event carries
 // its eventId as the frame's id, so that Last-Event-ID resumes after it.
 func appendFrame(dst []byte, e *Event) []byte {
-	data, err := e.AppendJSON(nil)
-	if err != nil || e.IsRun() {
+	data, err := e.appendChecked(nil)
+	if err != nil || e.RunID != "" {
 		return dst // a store hands out only valid host events; skip any other
 	}
-	dst = append(dst, "event: "...)
-	dst = append(dst, e.Type...)
-	if e.Delivery == DeliveryDurable {
-		dst = append(dst, "\nid: "...)
-		dst = append(dst, e.ID...)
-	}
+	// Every host event here is a durable negotiation.decided.
+	dst = append(dst, "event: "+typeNegotiationDecided+"\nid: "...)
+	dst = append(dst, e.ID...)
 	dst = append(dst, "\ndata: "...)
 	dst = append(dst, data...)
 	return append(dst, "\n\n"...)

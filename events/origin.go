@@ -18,32 +18,11 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// ErrNoOrigin is wrapped by every error [Origin], [PeerDigest] and
-// [AppendPeerDigest] return, so that callers can tell "this peer URL can
-// never be digested" from other failures with errors.Is. The concrete error
-// is an [*OriginError] naming what was wrong.
-var ErrNoOrigin = errors.New("events: URL has no origin")
-
-// OriginError reports why a URL has no origin. It unwraps to [ErrNoOrigin].
-type OriginError struct {
-	// URL is the input as given, except that a password in its userinfo is
-	// replaced by "xxxxx": peer URLs may carry credentials, and errors end
-	// up in logs.
-	URL string
-	// Reason names what was wrong, e.g. `scheme "ftp" has no origin`.
-	Reason string
-}
-
-// Error names the URL (its password masked) and why it has no origin.
-func (e *OriginError) Error() string {
-	return "events: peer URL " + strconv.Quote(e.URL) + ": " + e.Reason
-}
-
-// Unwrap returns [ErrNoOrigin].
-func (e *OriginError) Unwrap() error { return ErrNoOrigin }
-
+// originErrorf returns the [*FieldError] of a peer URL with no origin. The
+// URL is quoted with the password of its userinfo, if any, replaced by
+// "xxxxx": peer URLs may carry credentials, and errors end up in logs.
 func originErrorf(rawURL, format string, args ...any) error {
-	return &OriginError{URL: redactUserinfo(rawURL), Reason: fmt.Sprintf(format, args...)}
+	return &FieldError{Field: "peer", Reason: strconv.Quote(redactUserinfo(rawURL)) + ": " + fmt.Sprintf(format, args...)}
 }
 
 // Origin returns the WHATWG URL Standard serialization of the origin of
@@ -51,7 +30,7 @@ func originErrorf(rawURL, format string, args ...any) error {
 //
 // Only http, https, ws and wss URLs have such an origin here. Every other
 // URL (ftp, file, data, mailto, blob, a relative reference, a URL with no
-// host) is an error wrapping [ErrNoOrigin], never a best guess, because a
+// host) is an error, a [*FieldError] for the field "peer", never a best guess, because a
 // guess would give two spellings of one peer two digests, or one digest to
 // two peers. ftp is refused too, although the URL Standard gives it an
 // origin: no negotiation peer is reached over it.
@@ -104,28 +83,18 @@ func Origin(rawURL string) (string, error) {
 // PeerDigest returns the lowercase hex SHA-256 (64 characters, no prefix)
 // of [Origin](rawURL). Digesting the origin rather than the URL keeps paths,
 // queries and credentials out of the record, and makes every spelling of
-// one peer ("HTTPS://Peer.example:443/x") one digest. An error wraps
-// [ErrNoOrigin] and the digest is then empty.
+// one peer ("HTTPS://Peer.example:443/x") one digest. An error is the
+// [*FieldError] of [Origin], and the digest is then empty.
 func PeerDigest(rawURL string) (string, error) {
-	var out [2 * sha256.Size]byte
-	d, err := AppendPeerDigest(out[:0], rawURL)
-	if err != nil {
-		return "", err
-	}
-	return string(d), nil
-}
-
-// AppendPeerDigest appends [PeerDigest](rawURL) to dst, for callers that
-// keep digests in their own buffers and want no allocation at all. On error
-// dst is returned unchanged.
-func AppendPeerDigest(dst []byte, rawURL string) ([]byte, error) {
 	var buf [256]byte
 	b, _, err := appendOrigin(buf[:0], rawURL)
 	if err != nil {
-		return dst, err
+		return "", err
 	}
 	sum := sha256.Sum256(b)
-	return hex.AppendEncode(dst, sum[:]), nil
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:]), nil
 }
 
 // appendOrigin appends the origin of rawURL to dst. It also returns the

@@ -124,7 +124,7 @@ func hasOriginScheme(origin string) bool {
 // refusalClass names why Origin refused an input, coarsely enough that the
 // log groups like refusals.
 func refusalClass(in string, err error) string {
-	reason := err.(*OriginError).Reason
+	_, reason, _ := originProblem(err)
 	if strings.Contains(reason, "idna: disallowed rune") {
 		return "idna: disallowed rune"
 	}

@@ -25,7 +25,7 @@ import (
 //     Emit stops with ctx.Err() when its context is done;
 //   - the store, not the caller, assigns a run event's sequence: 0 for the
 //     run's first event, then 1, 2, …, with no gap and no repeat among the
-//     events it records (see [Sequencer]);
+//     events it records (see [JSONLines]);
 //   - Emit is safe for concurrent use, and one caller's events on one run
 //     are recorded in the order it emitted them;
 //   - a sink that also implements io.Closer refuses Emit after Close.
@@ -43,14 +43,13 @@ func (f SinkFunc) Emit(ctx context.Context, e Event) error { return f(ctx, e) }
 // Errors the shipped sinks return. They are sentinels so that the request
 // path can test for them without allocating.
 var (
-	// ErrNoSink is returned by a nil or zero sink, and by a fan-out of no
-	// sinks: an event with nowhere to go was not recorded, and saying so is
-	// what lets a policy that requires the audit fail closed.
-	ErrNoSink = errors.New("events: no sink to record the event")
-	// ErrClosed is returned by Emit after Close.
-	ErrClosed = errors.New("events: sink is closed")
+	// ErrClosed is returned by a sink that records nothing: one that was
+	// closed, and a nil or zero one, which never could. An event with
+	// nowhere to go was not recorded, and saying so is what lets a policy
+	// that requires the audit fail closed.
+	ErrClosed = errors.New("events: the sink is closed or missing")
 	// ErrDropped is returned by [Async.Emit] when its buffer had no room
-	// within its policy; the drop is counted in [AsyncStats.Dropped].
+	// in time; the drop is counted in [AsyncStats].Dropped.
 	ErrDropped = errors.New("events: event dropped: the asynchronous sink's buffer is full")
 )
 
@@ -67,24 +66,21 @@ type PanicError struct {
 // Error reports the value the sink panicked with.
 func (e *PanicError) Error() string { return fmt.Sprintf("events: sink panicked: %v", e.Value) }
 
-// Unwrap returns Value when it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
 // emitSafely calls s.Emit, turning a panic into a [*PanicError] and a nil
-// sink into [ErrNoSink].
+// sink into [ErrClosed].
 func emitSafely(ctx context.Context, s Sink, e Event) (err error) {
 	if s == nil {
-		return ErrNoSink
+		return ErrClosed
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Value: r, Stack: debug.Stack()}
-		}
-	}()
+	defer recoverInto(&err)
 	return s.Emit(ctx, e)
+}
+
+// recoverInto, deferred, turns a panic into a [*PanicError] in *err.
+func recoverInto(err *error) {
+	if r := recover(); r != nil {
+		*err = &PanicError{Value: r, Stack: debug.Stack()}
+	}
 }
 
 // closeIfCloser closes s when it is an io.Closer, turning a panic into an
@@ -94,17 +90,29 @@ func closeIfCloser(s Sink) (err error) {
 	if !ok {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Value: r, Stack: debug.Stack()}
-		}
-	}()
+	defer recoverInto(&err)
 	return c.Close()
 }
 
-// Fanout records each event in several sinks, one after another, so that a
-// host can keep its event store and its audit log side by side.
-type Fanout struct {
+// NewFanout returns a sink that records each event in every one of sinks,
+// one after another, so that a host can keep its event store and its audit
+// log side by side. It keeps its own copy of the list.
+//
+// Its Emit validates the event once, then emits it to every sink, even
+// after one fails, and returns every failure, each naming its sink's
+// position, joined with errors.Join: a host must learn that its audit log
+// failed even when its event store did not. A fan-out of no sinks returns
+// [ErrClosed].
+//
+// The sink it returns is an io.Closer that owns sinks: Close waits for the
+// emits in flight, then closes every sink that is an io.Closer, in order,
+// and returns their errors joined. Emit afterwards returns ErrClosed; a
+// second Close does nothing.
+func NewFanout(sinks ...Sink) Sink {
+	return &fanout{sinks: append([]Sink(nil), sinks...)}
+}
+
+type fanout struct {
 	sinks []Sink
 	// mu lets Close wait for the emits in flight, so that none reaches a
 	// sink after it was closed.
@@ -112,30 +120,16 @@ type Fanout struct {
 	closed bool
 }
 
-// NewFanout returns a Fanout over sinks; it keeps its own copy of the list.
-// Its Close closes every sink that is an io.Closer, so a Fanout owns the
-// sinks it is given.
-func NewFanout(sinks ...Sink) *Fanout {
-	return &Fanout{sinks: append([]Sink(nil), sinks...)}
-}
-
-// Emit validates e once, then emits it to every sink, even after one
-// fails, and returns every failure, each naming its sink's position,
-// joined with errors.Join: a host must learn that its audit log failed even
-// when its event store did not. A fan-out of no sinks returns [ErrNoSink].
-func (f *Fanout) Emit(ctx context.Context, e Event) error {
-	if f == nil || len(f.sinks) == 0 {
-		return ErrNoSink
-	}
+func (f *fanout) Emit(ctx context.Context, e Event) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if f.closed {
+	if f.closed || len(f.sinks) == 0 {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := e.Validate(); err != nil {
+	if err := e.check(); err != nil {
 		return err
 	}
 	var errs []error
@@ -147,13 +141,7 @@ func (f *Fanout) Emit(ctx context.Context, e Event) error {
 	return errors.Join(errs...)
 }
 
-// Close waits for the emits in flight, then closes every sink that is an
-// io.Closer, in order, and returns their errors joined. Emit afterwards
-// returns [ErrClosed]; a second Close does nothing.
-func (f *Fanout) Close() error {
-	if f == nil {
-		return nil
-	}
+func (f *fanout) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {

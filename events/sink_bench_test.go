@@ -34,7 +34,7 @@ func BenchmarkEventValidatePayload(b *testing.B) {
 // BenchmarkAsyncEmit is the request path of the asynchronous sink: validate
 // and queue, with a store that keeps up and room in the buffer.
 func BenchmarkAsyncEmit(b *testing.B) {
-	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Overflow: events.Drop})
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Drop: true})
 	defer a.Close()
 	e := sinkRun(sinkRunID(1), sinkAccepted())
 	ctx := context.Background()
@@ -51,7 +51,7 @@ func BenchmarkAsyncEmit(b *testing.B) {
 
 // BenchmarkAsyncEmitParallel is BenchmarkAsyncEmit from every P sinkAt once.
 func BenchmarkAsyncEmitParallel(b *testing.B) {
-	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Overflow: events.Drop})
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Drop: true})
 	defer a.Close()
 	e := sinkRun(sinkRunID(1), sinkAccepted())
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func BenchmarkAsyncEmitParallel(b *testing.B) {
 
 func BenchmarkJSONLinesEmit(b *testing.B) {
 	j := events.NewJSONLines(io.Discard)
-	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	e := withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 41)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -78,13 +78,11 @@ func BenchmarkJSONLinesEmit(b *testing.B) {
 	}
 }
 
-func BenchmarkAppendJSON(b *testing.B) {
-	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
-	buf := make([]byte, 0, 1024)
+func BenchmarkMarshalJSON(b *testing.B) {
+	e := withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 41)
 	b.ReportAllocs()
 	for b.Loop() {
-		var err error
-		if buf, err = e.AppendJSON(buf[:0]); err != nil {
+		if _, err := e.MarshalJSON(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +93,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 // (validation, the enabled check, panic recovery, building the record).
 func BenchmarkSlogSink(b *testing.B) {
 	s := events.NewSlogSink(slog.NewJSONHandler(io.Discard, nil), nil)
-	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	e := withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 41)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -107,12 +105,12 @@ func BenchmarkSlogSink(b *testing.B) {
 
 func BenchmarkSlogJSONHandlerBare(b *testing.B) {
 	h := slog.NewJSONHandler(io.Discard, nil)
-	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(41)
+	e := withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 41)
 	p := e.Payload
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := slog.NewRecord(e.Time, slog.LevelInfo, e.Type, 0)
+		r := slog.NewRecord(e.Time, slog.LevelInfo, "negotiation.decided", 0)
 		r.AddAttrs(
 			slog.String("eventId", e.ID),
 			slog.String("runId", e.RunID),

@@ -12,15 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
 // Every shipped sink runs the conformance kit, in the arrangement a host
-// would use it: stores that cannot number events behind a Sequencer.
+// would use it: a log that numbers nothing behind a store's numbering.
 
 // sinkBuffer is a bytes.Buffer safe for the kit's concurrent emits and
 // its reads after Close.
@@ -35,11 +33,17 @@ func (b *sinkBuffer) Write(p []byte) (int, error) {
 	return b.b.Write(p)
 }
 
-func (b *sinkBuffer) lines() [][]byte {
+// Bytes returns a copy of what was written.
+func (b *sinkBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return bytes.Clone(b.b.Bytes())
+}
+
+// lines splits what buf holds into lines.
+func lines(buf interface{ Bytes() []byte }) [][]byte {
 	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b.b.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(buf.Bytes()))
 	for sc.Scan() {
 		out = append(out, append([]byte(nil), sc.Bytes()...))
 	}
@@ -47,10 +51,10 @@ func (b *sinkBuffer) lines() [][]byte {
 }
 
 // parseJSONLines reads back what a JSONLines sink wrote, strictly.
-func parseJSONLines(t *testing.T, buf *sinkBuffer) []events.Event {
+func parseJSONLines(t *testing.T, buf interface{ Bytes() []byte }) []events.Event {
 	t.Helper()
 	var out []events.Event
-	for i, line := range buf.lines() {
+	for i, line := range lines(buf) {
 		var e events.Event
 		if err := json.Unmarshal(line, &e); err != nil {
 			t.Fatalf("line %d does not decode as an event: %v\n%s", i+1, err, line)
@@ -62,10 +66,10 @@ func parseJSONLines(t *testing.T, buf *sinkBuffer) []events.Event {
 
 func newJSONLinesSink(t *testing.T, fault error) (events.Sink, func() []events.Event) {
 	if fault != nil {
-		return events.NewSequencer(events.NewJSONLines(sinkFailingWriter{err: fault})), nil
+		return events.NewJSONLines(sinkFailingWriter{err: fault}), nil
 	}
 	var buf sinkBuffer
-	return events.NewSequencer(events.NewJSONLines(&buf)), func() []events.Event { return parseJSONLines(t, &buf) }
+	return events.NewJSONLines(&buf), func() []events.Event { return parseJSONLines(t, &buf) }
 }
 
 // parseSlogJSON turns what a SlogSink wrote through a slog.JSONHandler back
@@ -73,7 +77,7 @@ func newJSONLinesSink(t *testing.T, fault error) (events.Sink, func() []events.E
 func parseSlogJSON(t *testing.T, buf *sinkBuffer) []events.Event {
 	t.Helper()
 	var out []events.Event
-	for i, line := range buf.lines() {
+	for i, line := range lines(buf) {
 		var m map[string]any
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
@@ -99,13 +103,16 @@ func parseSlogJSON(t *testing.T, buf *sinkBuffer) []events.Event {
 		if str("level") != "INFO" {
 			t.Errorf("record %d: level %q, want INFO", i+1, str("level"))
 		}
+		if str("msg") != "negotiation.decided" || str("runId") == "" && str("delivery") != "durable" {
+			t.Errorf("record %d: message %q, delivery %q", i+1, str("msg"), str("delivery"))
+		}
 		e := events.Event{
-			ID: str("eventId"), Type: str("msg"), Time: tm("time"),
+			ID: str("eventId"), Time: tm("time"),
 			RunID: str("runId"), NodeID: str("nodeId"), CausationID: str("causationId"),
-			Delivery: events.Delivery(str("delivery")), WorkspaceID: str("workspaceId"),
+			WorkspaceID: str("workspaceId"),
 			Payload: events.NegotiationDecided{
-				Protocol: facets.Protocol(str("protocol")), Outcome: events.Outcome(str("outcome")),
-				Version: str("version"), Requested: str("requested"), Reason: events.Reason(str("reason")),
+				Protocol: facets.Protocol(str("protocol")), Outcome: string(str("outcome")),
+				Version: str("version"), Requested: str("requested"), Reason: string(str("reason")),
 				Floor: str("floor"), PeerDigest: str("peerDigest"), At: tm("at"),
 			},
 		}
@@ -113,10 +120,10 @@ func parseSlogJSON(t *testing.T, buf *sinkBuffer) []events.Event {
 			e.SchemaVersion = int(n)
 		}
 		if n, ok := num("sequence"); ok {
-			e = e.WithSequence(n)
+			e = withSeq(e, n)
 		}
 		if n, ok := num("engineVersion"); ok {
-			e = e.WithEngineVersion(n)
+			e = withEngine(e, n)
 		}
 		out = append(out, e)
 	}
@@ -133,10 +140,32 @@ func (h faultHandler) Handle(context.Context, slog.Record) error { return h.err 
 
 func newSlogSink(t *testing.T, fault error) (events.Sink, func() []events.Event) {
 	if fault != nil {
-		return events.NewSequencer(events.NewSlogSink(faultHandler{slog.NewJSONHandler(io.Discard, nil), fault}, nil)), nil
+		return numbering(events.NewSlogSink(faultHandler{slog.NewJSONHandler(io.Discard, nil), fault}, nil)), nil
 	}
 	var buf sinkBuffer
-	return events.NewSequencer(events.NewSlogSink(slog.NewJSONHandler(&buf, nil), nil)), func() []events.Event { return parseSlogJSON(t, &buf) }
+	return numbering(events.NewSlogSink(slog.NewJSONHandler(&buf, nil), nil)), func() []events.Event { return parseSlogJSON(t, &buf) }
+}
+
+// numbering is the store's numbering in front of a log that numbers
+// nothing: each run event gets its run's next sequence, consumed only when
+// next recorded it.
+func numbering(next events.Sink) events.Sink {
+	var mu sync.Mutex
+	seq := map[string]int64{}
+	return events.SinkFunc(func(ctx context.Context, e events.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.RunID != "" {
+			e.Sequence, e.HasSequence = seq[e.RunID], true
+		}
+		if err := next.Emit(ctx, e); err != nil {
+			return err
+		}
+		if e.RunID != "" {
+			seq[e.RunID]++
+		}
+		return nil
+	})
 }
 
 func TestSinkConformanceJSONLines(t *testing.T) {
@@ -178,13 +207,13 @@ func TestSinkConformanceFanout(t *testing.T) {
 }
 
 func TestSinkConformanceAsync(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer events.VerifyNoLeak(t)
 	for _, opts := range []events.AsyncOptions{
 		{},
-		{Buffer: 4, Overflow: events.Block, MaxWait: time.Minute},
-		{Buffer: 16, Overflow: events.Drop},
+		{Buffer: 4, MaxWait: time.Minute},
+		{Buffer: 16, Drop: true},
 	} {
-		t.Run(fmt.Sprintf("buffer=%d,overflow=%d", opts.Buffer, opts.Overflow), func(t *testing.T) {
+		t.Run(fmt.Sprintf("buffer=%d,drop=%t", opts.Buffer, opts.Drop), func(t *testing.T) {
 			negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
 				store, recorded := newJSONLinesSink(t, fault)
 				a := events.NewAsync(store, opts)

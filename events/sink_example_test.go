@@ -19,14 +19,14 @@ import (
 func exampleEvents() (run, host events.Event) {
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	run, err := events.NewRunEvent("acme/audit-0123456789abcdef", events.NegotiationDecided{
-		Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.1",
+		Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.1",
 		Reason: events.ReasonOK, Floor: "1.1", At: at,
 	})
 	if err != nil {
 		panic(err)
 	}
 	host, err = events.NewHostEvent("", events.NegotiationDecided{
-		Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
+		Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18",
 		Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: at,
 	})
 	if err != nil {
@@ -40,8 +40,8 @@ func exampleEvents() (run, host events.Event) {
 // store, which numbers run events as it writes them, one JSON line each.
 func ExampleNewAsync() {
 	sink := events.NewAsync(
-		events.NewSequencer(events.NewJSONLines(os.Stdout)),
-		events.AsyncOptions{Buffer: 1024, Overflow: events.Drop},
+		events.NewJSONLines(os.Stdout),
+		events.AsyncOptions{Buffer: 1024, Drop: true},
 	)
 	run, host := exampleEvents()
 	ctx := context.Background()
@@ -64,14 +64,14 @@ func ExampleNewAsync() {
 
 // Refusals go to the security log and everything to the audit log, through
 // slog-multi's Router; the same sink works over its Fanout and Failover.
-func ExampleSlogSink() {
+func ExampleNewSlogSink() {
 	var security, audit bytes.Buffer
 	sink := events.NewSlogSink(slogmulti.Router().
 		Add(slog.NewTextHandler(&security, nil), slogmulti.AttrValueIs("outcome", "refused")).
 		Add(slog.NewTextHandler(&audit, nil)).
 		Handler(), nil)
 	run, host := exampleEvents()
-	for _, e := range []events.Event{run.WithSequence(0), host} {
+	for _, e := range []events.Event{withSeq(run, 0), host} {
 		if err := sink.Emit(context.Background(), e); err != nil {
 			fmt.Println(err)
 		}
@@ -86,9 +86,9 @@ func ExampleSlogSink() {
 }
 
 // A fan-out reports every store that failed, not just the first.
-func ExampleFanout() {
+func ExampleNewFanout() {
 	down := events.SinkFunc(func(context.Context, events.Event) error { return fmt.Errorf("disk full") })
-	sink := events.NewFanout(events.NewSequencer(events.NewJSONLines(os.Stdout)), down)
+	sink := events.NewFanout(events.NewJSONLines(os.Stdout), down)
 	run, _ := exampleEvents()
 	fmt.Println(sink.Emit(context.Background(), run))
 	// Output:
@@ -99,7 +99,7 @@ func ExampleFanout() {
 // Constructors refuse what the envelope does not allow, naming the field.
 func ExampleNewRunEvent() {
 	_, err := events.NewRunEvent("audit-0123456789abcdef", events.NegotiationDecided{
-		Protocol: facets.ProtocolA2A, Outcome: events.Refused, Reason: events.ReasonUnsupported,
+		Protocol: facets.ProtocolA2A, Outcome: "refused", Reason: events.ReasonUnsupported,
 		At: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
 	})
 	fmt.Println(err)

@@ -19,7 +19,7 @@ const sinkPeerDigest = "a8b9cbc6a1eb3ac2b5ed6d6a2a0ea58f2fb1c3d6b5ac5c4c0c6c1e7f
 // accepted is a downgrade recorded as accepted, with every optional field.
 func sinkAccepted() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
+		Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.2",
 		Reason: events.ReasonOK, Floor: "1.1", PeerDigest: sinkPeerDigest, At: sinkAt,
 	}
 }
@@ -27,7 +27,7 @@ func sinkAccepted() events.NegotiationDecided {
 // refused is an MCP refusal below the floor.
 func sinkRefused() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
+		Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18",
 		Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: sinkAt,
 	}
 }
@@ -82,3 +82,27 @@ type sinkFailingWriter struct {
 }
 
 func (w sinkFailingWriter) Write(p []byte) (int, error) { return min(w.n, len(p)), w.err }
+
+// withSeq returns e with the sequence n, as a store assigns it; a negative
+// n removes it.
+func withSeq(e events.Event, n int64) events.Event {
+	e.Sequence, e.HasSequence = max(n, 0), n >= 0
+	return e
+}
+
+// withEngine returns e with the engine version v; a negative v removes it.
+func withEngine(e events.Event, v int64) events.Event {
+	e.EngineVersion, e.HasEngineVersion = max(v, 0), v >= 0
+	return e
+}
+
+// plain returns e's fields without its proof, for comparing events by
+// their fields.
+func plain(e events.Event) events.Event {
+	return events.Event{
+		ID: e.ID, Time: e.Time, Payload: e.Payload,
+		RunID: e.RunID, SchemaVersion: e.SchemaVersion, Sequence: e.Sequence, HasSequence: e.HasSequence,
+		NodeID: e.NodeID, EngineVersion: e.EngineVersion, HasEngineVersion: e.HasEngineVersion, CausationID: e.CausationID,
+		WorkspaceID: e.WorkspaceID,
+	}
+}

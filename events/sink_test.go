@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,20 +22,25 @@ var sinkCtx = context.Background()
 func TestZeroSinksRefuse(t *testing.T) {
 	e := sinkHost("", sinkAccepted())
 	for name, s := range map[string]events.Sink{
-		"nil *Fanout":      (*events.Fanout)(nil),
 		"empty Fanout":     events.NewFanout(),
-		"zero Sequencer":   &events.Sequencer{},
-		"nil *Sequencer":   (*events.Sequencer)(nil),
 		"zero JSONLines":   &events.JSONLines{},
-		"zero SlogSink":    &events.SlogSink{},
+		"nil *JSONLines":   (*events.JSONLines)(nil),
 		"NewSlogSink(nil)": events.NewSlogSink(nil, nil),
 		"zero Async":       &events.Async{},
+		"nil *Async":       (*events.Async)(nil),
+		"NewAsync(nil)":    events.NewAsync(nil, events.AsyncOptions{}),
 	} {
-		if err := s.Emit(sinkCtx, e); err == nil || !errors.Is(err, events.ErrNoSink) {
-			t.Errorf("%s: Emit = %v, want ErrNoSink", name, err)
+		if err := s.Emit(sinkCtx, e); err == nil || !errors.Is(err, events.ErrClosed) {
+			t.Errorf("%s: Emit = %v, want ErrClosed", name, err)
+		}
+		if c, ok := s.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				t.Errorf("%s: Close = %v", name, err)
+			}
 		}
 	}
-	(&events.Sequencer{}).Forget("acme/0123456789abcdef") // must not panic
+	(*events.JSONLines)(nil).Forget("acme/0123456789abcdef") // must not panic
+	(&events.JSONLines{}).Forget("acme/0123456789abcdef")
 	if err := (&events.Async{}).Close(); err != nil {
 		t.Errorf("zero Async: Close = %v", err)
 	}
@@ -67,8 +73,8 @@ func TestFanoutTurnsPanicsAndNilsIntoErrors(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Value != "boom" || len(pe.Stack) == 0 {
 		t.Errorf("Emit = %v, want a PanicError with its stack", err)
 	}
-	if !errors.Is(err, events.ErrNoSink) {
-		t.Errorf("Emit = %v, want ErrNoSink for the nil sink", err)
+	if !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Emit = %v, want ErrClosed for the nil sink", err)
 	}
 	if len(ok.all()) != 1 {
 		t.Error("the healthy sink did not record the event")
@@ -78,8 +84,8 @@ func TestFanoutTurnsPanicsAndNilsIntoErrors(t *testing.T) {
 func TestFanoutValidatesOnce(t *testing.T) {
 	calls := 0
 	f := events.NewFanout(events.SinkFunc(func(context.Context, events.Event) error { calls++; return nil }))
-	if err := f.Emit(sinkCtx, events.Event{}); !errors.Is(err, events.ErrInvalidEvent) {
-		t.Errorf("Emit(zero Event) = %v, want ErrInvalidEvent", err)
+	if err := f.Emit(sinkCtx, events.Event{}); !errors.As(err, new(*events.FieldError)) {
+		t.Errorf("Emit(zero Event) = %v, want a *FieldError", err)
 	}
 	if calls != 0 {
 		t.Errorf("an invalid event reached %d sinks", calls)
@@ -98,7 +104,7 @@ func (c *sinkCloser) Close() error { c.closed++; return c.err }
 func TestFanoutOwnsItsSinks(t *testing.T) {
 	errClose := errors.New("flush failed")
 	a, b := &sinkCloser{}, &sinkCloser{err: errClose}
-	f := events.NewFanout(a, &sinkMemory{}, b)
+	f := events.NewFanout(a, &sinkMemory{}, b).(io.Closer)
 	if err := f.Close(); !errors.Is(err, errClose) {
 		t.Errorf("Close = %v, want the member's error", err)
 	}
@@ -108,105 +114,112 @@ func TestFanoutOwnsItsSinks(t *testing.T) {
 	if a.closed != 1 || b.closed != 1 {
 		t.Errorf("members closed %d and %d times, want once each", a.closed, b.closed)
 	}
-	if err := f.Emit(sinkCtx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrClosed) {
+	if err := f.(events.Sink).Emit(sinkCtx, sinkHost("", sinkAccepted())); !errors.Is(err, events.ErrClosed) {
 		t.Errorf("Emit after Close = %v, want ErrClosed", err)
 	}
 }
 
-func TestSequencerNumbersEachRun(t *testing.T) {
-	m := &sinkMemory{}
-	s := events.NewSequencer(m)
+// switchWriter fails every write with err while err is set.
+type switchWriter struct {
+	bytes.Buffer
+	err error
+}
+
+func (w *switchWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	return w.Buffer.Write(p)
+}
+
+// jsonLinesSequences decodes the lines w holds and lists each run event as
+// "<last digit of its run>:<sequence>", and a host event as "h".
+func jsonLinesSequences(t *testing.T, w interface{ Bytes() []byte }) string {
+	t.Helper()
+	var got []string
+	for _, e := range parseJSONLines(t, w) {
+		if e.RunID == "" {
+			got = append(got, "h")
+			continue
+		}
+		got = append(got, e.RunID[len(e.RunID)-1:]+":"+strconv.FormatInt(e.Sequence, 10))
+	}
+	return strings.Join(got, " ")
+}
+
+func TestJSONLinesNumbersEachRun(t *testing.T) {
+	var buf bytes.Buffer
+	j := events.NewJSONLines(&buf)
 	a, b := sinkRunID(1), sinkRunID(2)
-	for _, run := range []string{a, b, a, a, b} {
-		// A sequence the caller set is the store's to replace.
-		if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted()).WithSequence(99)); err != nil {
+	for _, run := range []string{a, b, a, "", a, b} {
+		e := sinkHost("", sinkAccepted())
+		if run != "" {
+			// A sequence the caller set is the store's to replace.
+			e = withSeq(sinkRun(run, sinkAccepted()), 99)
+		}
+		if err := j.Emit(sinkCtx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range m.all() {
-		n, ok := e.Sequence()
-		switch {
-		case !e.IsRun() && ok:
-			t.Error("a host event was given a sequence")
-		case e.IsRun():
-			got = append(got, e.RunID[len(e.RunID)-1:]+":"+string(rune('0'+n)))
-		}
-	}
-	if want := "1:0 2:0 1:1 1:2 2:1"; strings.Join(got, " ") != want {
-		t.Errorf("sequences %v, want %s", got, want)
+	if got, want := jsonLinesSequences(t, &buf), "1:0 2:0 1:1 h 1:2 2:1"; got != want {
+		t.Errorf("sequences %s, want %s", got, want)
 	}
 }
 
 // A failed write consumes no number: the next event takes it, so the
 // store's numbering has no gap.
-func TestSequencerFailureLeavesNoGap(t *testing.T) {
-	m := &sinkMemory{}
-	s := events.NewSequencer(m)
+func TestJSONLinesFailureLeavesNoGap(t *testing.T) {
+	w := &switchWriter{}
+	j := events.NewJSONLines(w)
 	run := sinkRunID(1)
-	if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
+	if err := j.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
 		t.Fatal(err)
 	}
 	down := errors.New("disk full")
-	m.mu.Lock()
-	m.err = down
-	m.mu.Unlock()
-	if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted())); !errors.Is(err, down) {
-		t.Fatalf("Emit = %v, want the store's error", err)
+	w.err = down
+	if err := j.Emit(sinkCtx, sinkRun(run, sinkAccepted())); !errors.Is(err, down) {
+		t.Fatalf("Emit = %v, want the writer's error", err)
 	}
-	m.mu.Lock()
-	m.err = nil
-	m.mu.Unlock()
-	if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
+	w.err = nil
+	if err := j.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
 		t.Fatal(err)
 	}
-	all := m.all()
-	if n, _ := all[len(all)-1].Sequence(); len(all) != 2 || n != 1 {
-		t.Errorf("recorded %d events, the last as sequence %d; want 2 events, 0 and 1", len(all), n)
+	if got, want := jsonLinesSequences(t, w), "1:0 1:1"; got != want {
+		t.Errorf("sequences %s, want %s", got, want)
 	}
 }
 
-func TestSequencerForget(t *testing.T) {
-	m := &sinkMemory{}
-	s := events.NewSequencer(m)
-	run := sinkRunID(1)
-	for range 2 {
-		if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
+func TestJSONLinesForget(t *testing.T) {
+	var buf bytes.Buffer
+	j := events.NewJSONLines(&buf)
+	run, other := sinkRunID(1), sinkRunID(2)
+	for _, r := range []string{run, run, other} {
+		if err := j.Emit(sinkCtx, sinkRun(r, sinkAccepted())); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.Forget(run)
-	if err := s.Emit(sinkCtx, sinkRun(run, sinkAccepted())); err != nil {
-		t.Fatal(err)
+	j.Forget(run)
+	for _, r := range []string{run, other} {
+		if err := j.Emit(sinkCtx, sinkRun(r, sinkAccepted())); err != nil {
+			t.Fatal(err)
+		}
 	}
-	all := m.all()
-	if n, _ := all[2].Sequence(); n != 0 {
-		t.Errorf("after Forget the run restarted at %d, want 0", n)
-	}
-}
-
-func TestSequencerRecoversPanics(t *testing.T) {
-	s := events.NewSequencer(events.SinkFunc(func(context.Context, events.Event) error { panic(errors.New("nil map")) }))
-	var pe *events.PanicError
-	if err := s.Emit(sinkCtx, sinkRun(sinkRunID(1), sinkAccepted())); !errors.As(err, &pe) || pe.Unwrap() == nil {
-		t.Errorf("Emit = %v, want a PanicError unwrapping the panic's error", err)
+	if got, want := jsonLinesSequences(t, &buf), "1:0 1:1 2:0 1:0 2:1"; got != want {
+		t.Errorf("sequences %s, want %s: after Forget the run restarts at 0, and only that run", got, want)
 	}
 }
 
 func TestJSONLinesWritesOneLinePerEvent(t *testing.T) {
 	var buf bytes.Buffer
 	j := events.NewJSONLines(&buf)
-	e := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(0)
+	e := sinkRun(sinkRunID(1), sinkAccepted())
 	h := sinkHost("", sinkRefused())
 	for _, ev := range []events.Event{e, h} {
 		if err := j.Emit(sinkCtx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantRun, _ := json.Marshal(e)
+	wantRun, _ := json.Marshal(withSeq(e, 0))
 	wantHost, _ := json.Marshal(h)
 	if want := string(wantRun) + "\n" + string(wantHost) + "\n"; buf.String() != want {
 		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
@@ -216,15 +229,16 @@ func TestJSONLinesWritesOneLinePerEvent(t *testing.T) {
 func TestJSONLinesRefusesBeforeWriting(t *testing.T) {
 	var buf bytes.Buffer
 	j := events.NewJSONLines(&buf)
-	err := j.Emit(sinkCtx, sinkRun(sinkRunID(1), sinkAccepted()))
-	var fe *events.FieldError
-	if !errors.As(err, &fe) || fe.Field != "sequence" {
-		t.Errorf("Emit(unsequenced run event) = %v, want a sequence error", err)
-	}
 	bad := sinkHost("", sinkAccepted())
 	bad.Payload.PeerDigest = "SHA256:abc"
-	if err := j.Emit(sinkCtx, bad); !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), "peerDigest") {
-		t.Errorf("Emit(bad digest) = %v, want ErrInvalidPayload naming peerDigest", err)
+	var fe *events.FieldError
+	if err := j.Emit(sinkCtx, bad); !errors.As(err, &fe) || fe.Field != "payload.peerDigest" {
+		t.Errorf("Emit(bad digest) = %v, want a *FieldError for payload.peerDigest", err)
+	}
+	badRun := sinkRun(sinkRunID(1), sinkAccepted())
+	badRun.SchemaVersion = 0
+	if err := j.Emit(sinkCtx, badRun); !errors.As(err, &fe) || fe.Field != "schemaVersion" {
+		t.Errorf("Emit(bad run event) = %v, want a *FieldError for schemaVersion", err)
 	}
 	if buf.Len() != 0 {
 		t.Errorf("wrote %q for refused events", buf.String())
@@ -302,7 +316,7 @@ func TestJSONLinesIsSafeForConcurrentUse(t *testing.T) {
 func TestSlogSinkRecord(t *testing.T) {
 	var buf bytes.Buffer
 	s := events.NewSlogSink(slog.NewJSONHandler(&buf, nil), nil)
-	run := sinkRun(sinkRunID(1), sinkAccepted()).WithSequence(2).WithEngineVersion(5)
+	run := withEngine(withSeq(sinkRun(sinkRunID(1), sinkAccepted()), 2), 5)
 	run.ID = "evt-0123456789abcdef"
 	run.NodeID, run.CausationID = "node", "cause-0123456789ab"
 	host := sinkHost("ws", sinkRefused())
@@ -342,14 +356,14 @@ func TestSlogSinkRefusesWhatItWouldNotWrite(t *testing.T) {
 	if err := events.NewSlogSink(h, nil).Emit(sinkCtx, sinkHost("", sinkAccepted())); err == nil || !strings.Contains(err.Error(), "not enabled") {
 		t.Errorf("Emit below the handler's level = %v, want an error: a skipped audit record is a lost one", err)
 	}
-	if err := events.NewSlogSink(h, &events.SlogOptions{Level: slog.LevelWarn}).Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
+	if err := events.NewSlogSink(h, slog.LevelWarn).Emit(sinkCtx, sinkHost("", sinkAccepted())); err != nil {
 		t.Errorf("Emit at the handler's level: %v", err)
 	}
 	if !strings.Contains(buf.String(), `"level":"WARN"`) {
 		t.Errorf("the record was not written at WARN: %s", buf.String())
 	}
-	if err := events.NewSlogSink(h, nil).Emit(sinkCtx, events.Event{}); !errors.Is(err, events.ErrInvalidEvent) {
-		t.Errorf("Emit(zero Event) = %v, want ErrInvalidEvent", err)
+	if err := events.NewSlogSink(h, nil).Emit(sinkCtx, events.Event{}); !errors.As(err, new(*events.FieldError)) {
+		t.Errorf("Emit(zero Event) = %v, want a *FieldError", err)
 	}
 }
 

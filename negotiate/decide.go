@@ -128,7 +128,7 @@ func (f *facet) index(s string) int {
 type verdict struct {
 	kind    Kind
 	rule    Rule
-	reason  events.Reason
+	reason  string
 	version string
 	counter bool
 }
@@ -200,7 +200,7 @@ func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidat
 
 // refuseOrCounter refuses, unless the protocol lets the host answer with
 // its preferred version instead.
-func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason events.Reason) verdict {
+func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason string) verdict {
 	if offer.CounterOffer {
 		return verdict{kind: Accepted, rule: rule, reason: events.ReasonOK, version: f.adv.Preferred, counter: true}
 	}
@@ -214,10 +214,10 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 	v := f.rules(subject, offer, p, candidate, below)
 	o.Kind, o.Protocol, o.Version, o.Requested = v.kind, f.adv.Protocol, v.version, offer.Requested
 	o.Reason, o.Rule, o.CounterOffered = v.reason, v.rule, v.counter
-	e.Protocol, e.Outcome, e.Version, e.Reason = f.adv.Protocol, events.Accepted, v.version, v.reason
+	e.Protocol, e.Outcome, e.Version, e.Reason = f.adv.Protocol, "accepted", v.version, v.reason
 	e.Floor, e.PeerDigest, e.At = f.adv.Floor, digest, now
 	if v.kind == Refused {
-		e.Outcome = events.Refused
+		e.Outcome = "refused"
 		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
 	}
 	if named {
@@ -227,7 +227,7 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 
 // refusalError is the interop_version_unsupported error the reference host
 // answers a refusal with: requested is what was asked for, or preferred.
-func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason events.Reason) *wperrors.Error {
+func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason string) *wperrors.Error {
 	if requested == "" {
 		requested = preferred
 	}
@@ -261,7 +261,7 @@ func refuseInput(offer Offer, adv *facets.Advertised, cause error, now time.Time
 		Error:     refusalError(offer.Protocol, offer.Requested, preferred, supported, reason),
 		Cause:     cause,
 	}
-	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: events.Refused, Reason: reason, At: now}
+	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: "refused", Reason: reason, At: now}
 	if _, err := facets.ParseVersion(offer.Protocol, offer.Requested); err == nil {
 		e.Requested = offer.Requested
 	}

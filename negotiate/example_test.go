@@ -35,18 +35,3 @@ func ExampleNegotiator_Decide() {
 	// 2026-01-01: accepted 2026-07-28 (rule offered, counter-offered true)
 	// 2025-06-18: refused  (rule floor, counter-offered false)
 }
-
-// Rounds stops a multi-round MCP tool result at the facet's maxRounds.
-func ExampleRounds() {
-	rounds, err := negotiate.NewRounds(2)
-	if err != nil {
-		panic(err)
-	}
-	for i := 0; i < 3; i++ {
-		fmt.Println(rounds.Next())
-	}
-	// Output:
-	// <nil>
-	// <nil>
-	// mcp_mrtr_rounds_exceeded: MCP tool result needed 3 rounds; at most 2 are allowed
-}

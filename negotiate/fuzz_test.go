@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -137,7 +136,7 @@ func FuzzDecide(f *testing.F) {
 				// its digest. Deciding without the peer changes nothing
 				// else (a peer without an origin is refused before the
 				// rules, so compare only peers that digest).
-				if o.Rule == negotiate.RuleInput && o.Cause != nil && errors.Is(o.Cause, events.ErrNoOrigin) {
+				if o.Rule == negotiate.RuleInput && o.Cause != nil && isNoOrigin(o.Cause) {
 					if e.PeerDigest != "" {
 						t.Fatalf("a peer without an origin has a digest %q", e.PeerDigest)
 					}

@@ -2,7 +2,6 @@ package negotiate
 
 import (
 	wperrors "github.com/wopneg/wopneg/errors"
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -112,7 +111,7 @@ type Outcome struct {
 	// Requested is the version the requesting side named, as it named it.
 	Requested string
 	// Reason is the audit reason: ok when accepted, otherwise why not.
-	Reason events.Reason
+	Reason string
 	// Rule is the rule that settled the outcome.
 	Rule Rule
 	// CounterOffered is true when the host answered with its preferred

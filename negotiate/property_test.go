@@ -357,7 +357,7 @@ func TestPropertyNegotiatorAgreesWithDecide(t *testing.T) {
 type modelOutcome struct {
 	Kind    negotiate.Kind
 	Version string
-	Reason  events.Reason
+	Reason  string
 	Rule    negotiate.Rule
 	Counter bool
 }
@@ -380,7 +380,7 @@ func modelAuthenticated(s *negotiate.Subject) bool {
 // documentation, "The decision"), written independently of the package,
 // for valid facets.
 func model(subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p policy.Policy) modelOutcome {
-	refuse := func(rule negotiate.Rule, reason events.Reason) modelOutcome {
+	refuse := func(rule negotiate.Rule, reason string) modelOutcome {
 		return modelOutcome{Kind: negotiate.Refused, Reason: reason, Rule: rule}
 	}
 	var versions []string
@@ -407,7 +407,7 @@ func model(subject *negotiate.Subject, set facets.Set, offer negotiate.Offer, p 
 		}
 		return c
 	}
-	refuseOrCounter := func(rule negotiate.Rule, reason events.Reason) modelOutcome {
+	refuseOrCounter := func(rule negotiate.Rule, reason string) modelOutcome {
 		if offer.CounterOffer {
 			return modelOutcome{Kind: negotiate.Accepted, Version: preferred, Reason: events.ReasonOK, Rule: rule, Counter: true}
 		}

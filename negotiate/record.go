@@ -30,21 +30,15 @@ type Destination struct {
 // what is wrong with it, if anything. The event is returned even when it is
 // invalid, so that a failure to record it can still show what it was.
 func (d Destination) event(payload events.NegotiationDecided) (events.Event, error) {
-	e := events.Event{
-		ID:      events.NewEventID(),
-		Type:    events.TypeNegotiationDecided,
-		Time:    payload.At,
-		Payload: payload,
+	if d.RunID == "" {
+		return events.NewHostEvent(d.WorkspaceID, payload)
 	}
-	if d.RunID != "" {
-		e.RunID = d.RunID
-		e.SchemaVersion = events.CurrentSchemaVersion
+	e, err := events.NewRunEvent(d.RunID, payload)
+	if d.WorkspaceID != "" {
 		e.WorkspaceID = d.WorkspaceID // refused by Validate: a run event has no workspace
-	} else {
-		e.Delivery = events.DeliveryDurable
-		e.WorkspaceID = d.WorkspaceID
+		err = e.Validate()
 	}
-	return e, e.Validate()
+	return e, err
 }
 
 // AuditError reports that the negotiation.decided event of a decision was
@@ -79,9 +73,9 @@ func (e *AuditError) Unwrap() error { return e.Err }
 // invalid) it returns an [*AuditError] holding the outcome the decision
 // reached, and then:
 //
-//   - if the policy n was compiled with sets RequireAudit, the outcome is
-//     refused with internal_error (HTTP 500, retriable), [RuleAudit], and
-//     the AuditError as its Cause, whatever the decision was: a host that
+//   - if n's policy sets RequireAudit, the outcome is refused with
+//     internal_error (HTTP 500, retriable), [RuleAudit], and the
+//     AuditError as its Cause, whatever the decision was: a host that
 //     must keep a record of every negotiation answers nothing authoritative
 //     about one it has no record of, and tells the peer to come back;
 //   - otherwise the outcome stands and the error is returned beside it, for
@@ -95,7 +89,7 @@ func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest
 func record(ctx context.Context, sink events.Sink, dest Destination, tenant string, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
 	e, err := dest.event(payload)
 	e.Tenant = tenant
-	if e.IsRun() {
+	if e.RunID != "" {
 		e.Tenant = runTenant(e.RunID)
 	}
 	if err == nil {
@@ -118,12 +112,12 @@ func record(ctx context.Context, sink events.Sink, dest Destination, tenant stri
 	}, ae
 }
 
-// emit calls sink.Emit. A nil sink is [events.ErrNoSink] and a panic is an
+// emit calls sink.Emit. A nil sink is [events.ErrClosed] and a panic is an
 // [*events.PanicError], so that a custom sink cannot take the request down
 // or make a required audit pass.
 func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
 	if sink == nil {
-		return events.ErrNoSink
+		return events.ErrClosed
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -35,8 +35,7 @@ func ExampleNegotiator_DecideAndRecord() {
 
 	outcome, err := n.DecideAndRecord(ctx, store, run, nil, offer)
 	e := store.Events()[0]
-	seq, _ := e.Sequence()
-	fmt.Printf("%s %s (err %v); recorded on %s as sequence %d: %s\n", outcome.Kind, outcome.Version, err, e.RunID, seq, e.Payload.Outcome)
+	fmt.Printf("%s %s (err %v); recorded on %s as sequence %d: %s\n", outcome.Kind, outcome.Version, err, e.RunID, e.Sequence, e.Payload.Outcome)
 
 	store.Fail(errors.New("event store unreachable"))
 	outcome, err = n.DecideAndRecord(ctx, store, run, nil, offer)
@@ -66,8 +65,8 @@ func ExampleDestination() {
 	outcome, err := n.DecideAndRecord(context.Background(), &store, negotiate.Destination{}, nil, offer)
 	e := store.Events()[0]
 	fmt.Println(outcome.Kind, outcome.Reason, err)
-	fmt.Println(e.IsRun(), e.Delivery, e.Payload.Outcome, e.Payload.Reason)
+	fmt.Printf("run %q, workspace %q: %s %s\n", e.RunID, e.WorkspaceID, e.Payload.Outcome, e.Payload.Reason)
 	// Output:
 	// refused below-floor <nil>
-	// false durable refused below-floor
+	// run "", workspace "": refused below-floor
 }

@@ -30,7 +30,7 @@ type lineChecker struct {
 func (w *lineChecker) Write(p []byte) (int, error) {
 	// JSONLines writes one whole line per call, under its lock. Every
 	// thousandth line is decoded strictly; the rest are scanned for the
-	// three fields the check needs, which AppendJSON writes unescaped (the
+	// three fields the check needs, which MarshalJSON writes unescaped (the
 	// id alphabets have nothing to escape) and in a fixed order, so that
 	// reading back costs the writer less than writing.
 	line := bytes.TrimSuffix(p, []byte("\n"))
@@ -91,12 +91,12 @@ func (w *lineChecker) problem(format string, args ...any) {
 // written, through the path where Emits wait for room.
 func TestRecordUnderLoad(t *testing.T) {
 	t.Run("drop", func(t *testing.T) {
-		recordUnderLoad(t, events.AsyncOptions{Buffer: 4096, Overflow: events.Drop}, 50_000)
+		recordUnderLoad(t, events.AsyncOptions{Buffer: 4096, Drop: true}, 50_000)
 	})
 	t.Run("block", func(t *testing.T) {
 		// MaxWait well past the test's run: the point is that Block loses
 		// nothing while the writer keeps going, however slow the machine.
-		recordUnderLoad(t, events.AsyncOptions{Buffer: 4096, Overflow: events.Block, MaxWait: time.Hour}, 10_000)
+		recordUnderLoad(t, events.AsyncOptions{Buffer: 4096, MaxWait: time.Hour}, 10_000)
 	})
 }
 
@@ -107,7 +107,7 @@ func recordUnderLoad(t *testing.T, opts events.AsyncOptions, perGoroutine int) {
 		t.Fatal(err)
 	}
 	checker := &lineChecker{next: make(map[string]int64)}
-	async := events.NewAsync(events.NewSequencer(events.NewJSONLines(checker)), opts)
+	async := events.NewAsync(events.NewJSONLines(checker), opts)
 
 	offers := []negotiate.Offer{
 		recDowngrade(), // accepted, downgraded
@@ -197,7 +197,7 @@ func recordUnderLoad(t *testing.T, opts events.AsyncOptions, perGoroutine int) {
 	for _, next := range checker.next {
 		total += next
 	}
-	if opts.Overflow == events.Block && s.Dropped != 0 {
+	if !opts.Drop && s.Dropped != 0 {
 		t.Errorf("%d events dropped under Block with a MaxWait longer than the test", s.Dropped)
 	}
 	if hosts := int64(checker.lines) - total; hosts <= 0 {

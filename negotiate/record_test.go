@@ -3,6 +3,7 @@ package negotiate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,11 +81,11 @@ func TestDecideAndRecordWritesARunEvent(t *testing.T) {
 	}
 	_, want := negotiate.Decide(recUser(), recSet(), recDowngrade(), recPolicy(true))
 	for i, e := range got {
-		if !e.IsRun() || e.RunID != recRun || e.Type != events.TypeNegotiationDecided {
-			t.Errorf("event %d: run %q type %q, want a negotiation.decided run event on %s", i, e.RunID, e.Type, recRun)
+		if e.RunID != recRun || e.SchemaVersion != 1 {
+			t.Errorf("event %d: run %q schemaVersion %d, want a run event on %s", i, e.RunID, e.SchemaVersion, recRun)
 		}
-		if n, _ := e.Sequence(); n != int64(i) {
-			t.Errorf("event %d has sequence %d", i, n)
+		if !e.HasSequence || e.Sequence != int64(i) {
+			t.Errorf("event %d has sequence %d (%t)", i, e.Sequence, e.HasSequence)
 		}
 		if e.Payload != want || !e.Time.Equal(want.At) {
 			t.Errorf("event %d payload %+v at %v, want the decision's %+v", i, e.Payload, e.Time, want)
@@ -98,8 +99,8 @@ func TestDecideAndRecordWritesAHostEventWhenThereIsNoRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range rec.Events() {
-		if e.IsRun() || e.Delivery != events.DeliveryDurable || e.WorkspaceID != "ws-9" {
-			t.Errorf("event %+v, want a durable host event in ws-9", e)
+		if e.RunID != "" || e.WorkspaceID != "ws-9" {
+			t.Errorf("event %+v, want a host event in ws-9", e)
 		}
 	}
 }
@@ -120,11 +121,11 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 		want error
 	}{
 		{"sink fails", failing, negotiate.Destination{RunID: recRun}, context.Background(), down},
-		{"nil sink", nil, negotiate.Destination{}, context.Background(), events.ErrNoSink},
+		{"nil sink", nil, negotiate.Destination{}, context.Background(), events.ErrClosed},
 		{"sink panics", events.SinkFunc(func(context.Context, events.Event) error { panic("bug") }), negotiate.Destination{}, context.Background(), nil},
 		{"context canceled", &negotiatetest.Recorder{}, negotiate.Destination{}, recCanceled(), context.Canceled},
-		{"invalid run id", &negotiatetest.Recorder{}, negotiate.Destination{RunID: "acme"}, context.Background(), events.ErrInvalidEvent},
-		{"run with a workspace", &negotiatetest.Recorder{}, negotiate.Destination{RunID: recRun, WorkspaceID: "ws"}, context.Background(), events.ErrInvalidEvent},
+		{"invalid run id", &negotiatetest.Recorder{}, negotiate.Destination{RunID: "acme"}, context.Background(), errInvalidEvent},
+		{"run with a workspace", &negotiatetest.Recorder{}, negotiate.Destination{RunID: recRun, WorkspaceID: "ws"}, context.Background(), errInvalidEvent},
 	}
 	for _, c := range cases {
 		o, err := decideAndRecord(t, c.ctx, c.sink, c.dest, recUser(), recSet(), recDowngrade(), recPolicy(true))
@@ -133,7 +134,7 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 			t.Errorf("%s: error %v, want an *AuditError", c.name, err)
 			continue
 		}
-		if c.want != nil && !errors.Is(err, c.want) {
+		if c.want == errInvalidEvent && !errors.As(err, new(*events.FieldError)) || c.want != errInvalidEvent && c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s: error %v does not wrap %v", c.name, err, c.want)
 		}
 		if ae.Decided.Kind != negotiate.Downgraded || ae.Decided.Version != "1.1" || ae.Event.Payload != decided {
@@ -197,7 +198,7 @@ func TestDecideAndRecordFailsClosedOnADrop(t *testing.T) {
 		return nil
 	})
 	// Room for the event being recorded and one more.
-	a := events.NewAsync(store, events.AsyncOptions{Buffer: 2, Overflow: events.Drop})
+	a := events.NewAsync(store, events.AsyncOptions{Buffer: 2, Drop: true})
 	ctx := context.Background()
 	dest := negotiate.Destination{}
 	if _, err := decideAndRecord(t, ctx, a, dest, recUser(), recSet(), recDowngrade(), recPolicy(true)); err != nil {
@@ -240,3 +241,26 @@ func recCanceled() context.Context {
 	cancel()
 	return ctx
 }
+
+// RequiresAudit is the compiled policy's RequireAudit, and an AuditError
+// says what was not recorded and why.
+func TestRequiresAuditAndAuditErrorText(t *testing.T) {
+	for _, want := range []bool{false, true} {
+		n, err := negotiate.Compile(recSet(), recPolicy(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.RequiresAudit(); got != want {
+			t.Errorf("RequireAudit %v: RequiresAudit() = %v", want, got)
+		}
+	}
+	failing := &negotiatetest.Recorder{}
+	failing.Fail(errors.New("event store down"))
+	_, err := recordOnce(t, failing, negotiate.Destination{}, recDowngrade(), recPolicy(false))
+	if got, want := fmt.Sprint(err), "negotiate: negotiation.decided was not recorded: event store down"; got != want {
+		t.Errorf("AuditError = %q, want %q", got, want)
+	}
+}
+
+// errInvalidEvent stands, in a table, for any *events.FieldError.
+var errInvalidEvent = errors.New("an invalid event")

@@ -67,7 +67,7 @@ func TestDigestExitCodes(t *testing.T) {
 				"6c368307ae8ec2178eb396986edc2248a4a8f931812785a535736e1704b958ec  http://peer.example:8080\n", ""},
 		{"arguments, stdin ignored", "ftp://x\n", []string{"https://peer.example"}, 0,
 			"3a61b99132bfdfa2ce5f773d8dc89d8246bfe6b266791549de14a6692d1bb1e1  https://peer.example\n", ""},
-		{"one refused", "", []string{"mailto:a@b"}, 1, "error: peer URL \"mailto:a@b\": scheme \"mailto\" has no origin (want http, https, ws or wss)\n", ""},
+		{"one refused", "", []string{"mailto:a@b"}, 1, "error: peer: \"mailto:a@b\": scheme \"mailto\" has no origin (want http, https, ws or wss)\n", ""},
 		{"stdin, CRLF and no final newline", "https://peer.example\r\nhttps://peer.example", nil, 0,
 			strings.Repeat("3a61b99132bfdfa2ce5f773d8dc89d8246bfe6b266791549de14a6692d1bb1e1  https://peer.example\n", 2), ""},
 		{"empty stdin", "", nil, 0, "", ""},

@@ -9,6 +9,7 @@
 //	wopneg lint        report what is wrong with a v2 discovery document
 //	wopneg migrate     rewrite a v1-era discovery document as v2
 //	wopneg digest      print the peer digest and origin of URLs
+//	wopneg conform     run the OpenWOP v2 interop conformance scenarios against a host
 //
 // A decide request is
 //
@@ -114,6 +115,28 @@
 // origin it hashes, or "error: <message>" for an input with no http,
 // https, ws or wss origin. Operators use it to find a peer in an audit
 // log. It exits 1 when any input was refused, 2 when stdin cannot be read.
+//
+// # conform
+//
+//	wopneg conform [--json] [--token BEARER] BASEURL
+//
+// runs the OpenWOP v2 interop conformance scenarios — RFC 0175's eight and
+// RFC 0242's negotiation-decided-inbound — against the host at BASEURL. It
+// reads /.well-known/openwop, drives the host's invoke seams
+// (/conformance/seams/sample/{a2a,mcp}/invoke, advertised by
+// conformance.seamsProfile "openwop-conformance-seams-v2") toward its own
+// fake A2A peer and fake MCP server on 127.0.0.1, so the host must run on
+// the same machine, and reads /runs/{runId}/events/poll and /host/events.
+// It prints one row per requirement id: scenario, requirement, verdict
+// (pass, fail, blocked, inapplicable), the assertions it made (those on
+// observed traffic in parentheses) and why; --json writes the same as
+// {base, counts, results}. No row passes without an assertion on observed
+// traffic, a seam exchange whose fake peer received nothing is blocked,
+// and a host whose floor equals its preferred version has
+// v2-negotiation-authenticated blocked: "floor equals preferred: §D.1 not
+// witnessable". --token is the bearer sent to the host (and only to its
+// origin) for the legs that need an authenticated caller. It exits 1 when
+// a row failed, 2 on a usage error or a BASEURL that is not http(s).
 package main
 
 import (
@@ -150,6 +173,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return migrateCmd(args[1:], stdin, stdout, stderr)
 	case "digest":
 		return digest(args[1:], stdin, stdout, stderr)
+	case "conform":
+		return conformCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -170,6 +195,8 @@ func usage(w io.Writer) {
                      rewrite a v1-era discovery document as v2 (RFC 0175 C8.1–C8.3)
   wopneg digest [URL...]
                      print "<peer digest>  <origin>" per URL (or stdin line)
+  wopneg conform [--json] [--token BEARER] BASEURL
+                     run the OpenWOP v2 interop conformance scenarios against a running host
 `)
 }
 

@@ -16,7 +16,6 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
@@ -113,17 +112,17 @@ func startHost(t *testing.T, cfg config) *rig {
 
 // decided is the part of a negotiation.decided payload the tests compare.
 type decided struct {
-	Outcome   events.Outcome
+	Outcome   string
 	Version   string
 	Requested string
-	Reason    events.Reason
+	Reason    string
 }
 
 func (r *rig) decisions(t *testing.T) []decided {
 	t.Helper()
 	var out []decided
 	for _, e := range r.events.Events() {
-		if e.IsRun() || e.Delivery != events.DeliveryDurable || e.Payload.Protocol != "mcp" {
+		if e.RunID != "" || e.Payload.Protocol != "mcp" {
 			t.Errorf("event %+v is not a durable mcp host event", e)
 		}
 		p := e.Payload

@@ -26,10 +26,10 @@ func legacyFacets() facets.Set {
 
 var (
 	accepted = func(version, requested string) decided {
-		return decided{events.Accepted, version, requested, events.ReasonOK}
+		return decided{"accepted", version, requested, events.ReasonOK}
 	}
-	refused = func(requested string, reason events.Reason) decided {
-		return decided{events.Refused, "", requested, reason}
+	refused = func(requested string, reason string) decided {
+		return decided{"refused", "", requested, reason}
 	}
 )
 

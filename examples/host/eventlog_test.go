@@ -26,7 +26,7 @@ func startSurfaces(t *testing.T, withSeams bool) *surfaces {
 	cfg := config{Addr: "127.0.0.1:0", Token: testToken, Facets: defaultFacets(), Seams: withSeams}
 	log := events.NewMemoryLog(0, 0)
 	// As run composes it: numbered JSON lines beside the log.
-	sink := events.NewFanout(events.NewSequencer(events.NewJSONLines(io.Discard)), log)
+	sink := events.NewFanout(events.NewJSONLines(io.Discard), log)
 	h, err := newHost(cfg, sink, hostMounts(cfg, log)...)
 	if err != nil {
 		t.Fatal(err)

@@ -328,10 +328,11 @@ func (h *host) needsInputLoop(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if in.Rounds == 0 {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "completed after 0 rounds"}}}, nil
 	}
-	round, err := h.sealer.Next(prev)
-	if err != nil {
-		return toolError(err), nil
+	round := 1
+	if prev != nil {
+		round = prev.Round + 1
 	}
+	// Past maxRounds the Sealer answers mcp_mrtr_rounds_exceeded.
 	state, err := h.sealer.Seal(binding, round)
 	if err != nil {
 		return toolError(err), nil

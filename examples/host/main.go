@@ -83,9 +83,9 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	// Every event goes to stdout (or, with -pg, to PostgreSQL) and to the
 	// event log the host serves its callers.
 	log := events.NewMemoryLog(0, 0)
-	// The JSON lines cannot number run events (the audit runs of the
-	// seams), so a Sequencer numbers them; the log numbers its own.
-	var sink events.Sink = events.NewSequencer(events.NewJSONLines(stdout))
+	// The JSON lines number run events (the audit runs of the seams) as
+	// they write them; the log numbers its own.
+	var sink events.Sink = events.NewJSONLines(stdout)
 	extra := hostMounts(cfg, log)
 	if cfg.PG != "" {
 		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)

@@ -179,7 +179,7 @@ func TestSameAnswer(t *testing.T) {
 		{"2025-11-25", "2025-11-25"},
 	} {
 		o, e := n.Decide(user, inbound(tc.requested))
-		if o.Err() != nil || o.Version != tc.want || e.Outcome != events.Accepted || e.Version != tc.want {
+		if o.Err() != nil || o.Version != tc.want || e.Outcome != "accepted" || e.Version != tc.want {
 			t.Errorf("wopneg, requested %s: got %v %q (event %s %q), want %s", tc.requested, o.Kind, o.Version, e.Outcome, e.Version, tc.want)
 		}
 		if got := mcp.NegotiateMutuallySupportedVersion([]string{tc.requested}); got != tc.want {
@@ -222,7 +222,7 @@ func TestWhereTheyDiffer(t *testing.T) {
 		name    string
 		subject *negotiate.Subject
 		peer    []string
-		reason  events.Reason
+		reason  string
 		mcpgo   string
 	}{
 		{"anonymous peer below preferred", nil, []string{"2025-11-25"}, events.ReasonUnauthenticated, "2025-11-25"},
@@ -230,7 +230,7 @@ func TestWhereTheyDiffer(t *testing.T) {
 		{"not offered, below the floor", user, []string{"2024-11-05"}, events.ReasonBelowFloor, "2024-11-05"},
 	} {
 		o, e := n.Decide(tc.subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: peerURL, PeerVersions: tc.peer})
-		if o.Kind != negotiate.Refused || o.Reason != tc.reason || e.Outcome != events.Refused {
+		if o.Kind != negotiate.Refused || o.Reason != tc.reason || e.Outcome != "refused" {
 			t.Errorf("%s: wopneg got %v %q (%s), want refused %s", tc.name, o.Kind, o.Version, o.Reason, tc.reason)
 		}
 		if got := mcp.NegotiateMutuallySupportedVersion(tc.peer); got != tc.mcpgo {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
@@ -90,7 +91,7 @@ var refusalReasons = []struct {
 	{mrtr.ErrExpired, "expired"},
 	{mrtr.ErrMalformed, "malformed"},
 	{mrtr.ErrBinding, "binding"},
-	{mrtr.ErrRound, "round"},
+	{wperrors.MCPRoundsExceeded, "round"}, // a state sealed before maxRounds was lowered
 }
 
 // Refusals registers wopneg_mrtr_refusals_total with reg and returns the

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
@@ -18,9 +19,9 @@ import (
 
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func decided(p facets.Protocol, o events.Outcome, r events.Reason) events.Event {
+func decided(p facets.Protocol, o string, r string) events.Event {
 	d := events.NegotiationDecided{Protocol: p, Outcome: o, Requested: "2025-06-18", Reason: r, Floor: "2025-11-25", At: at}
-	if o == events.Accepted {
+	if o == "accepted" {
 		d.Version = "2025-11-25"
 	}
 	e, err := events.NewHostEvent("", d)
@@ -38,7 +39,7 @@ func TestDecisions(t *testing.T) {
 	var seen int
 	s, err := Decisions(reg, events.SinkFunc(func(_ context.Context, e events.Event) error {
 		seen++
-		if e.Payload.Outcome == events.Refused {
+		if e.Payload.Outcome == "refused" {
 			return fault
 		}
 		return nil
@@ -51,9 +52,9 @@ func TestDecisions(t *testing.T) {
 		e    events.Event
 		want error
 	}{
-		{decided(facets.ProtocolMCP, events.Accepted, events.ReasonOK), nil},
-		{decided(facets.ProtocolMCP, events.Accepted, events.ReasonOK), nil},
-		{decided(facets.ProtocolMCP, events.Refused, events.ReasonBelowFloor), fault},
+		{decided(facets.ProtocolMCP, "accepted", events.ReasonOK), nil},
+		{decided(facets.ProtocolMCP, "accepted", events.ReasonOK), nil},
+		{decided(facets.ProtocolMCP, "refused", events.ReasonBelowFloor), fault},
 	} {
 		if err := s.Emit(ctx, tc.e); !errors.Is(err, tc.want) {
 			t.Errorf("Emit = %v, want %v", err, tc.want)
@@ -133,8 +134,8 @@ func TestRefusals(t *testing.T) {
 		{mrtr.ErrSignature, "signature"},
 		{mrtr.ErrExpired, "expired"},
 		{mrtr.ErrMalformed, "malformed"},
-		{&mrtr.BindingError{Claim: "run"}, "binding"},
-		{mrtr.ErrRound, "round"},
+		{fmt.Errorf("%w: run", mrtr.ErrBinding), "binding"},
+		{&wperrors.Error{Code: wperrors.MCPRoundsExceeded}, "round"},
 		{mrtr.ErrNonceStoreFull, "store"},
 		{errors.New("connection refused"), "store"},
 	} {

@@ -9,8 +9,7 @@
 //
 // Emit keeps the guarantees of [events.Async]: it validates the event in
 // full, queues it on a bounded buffer, waits for room at most MaxWait
-// (never past the context) under [events.Block] and not at all under
-// [events.Drop], and refuses — and counts — every event it does not queue,
+// (never past the context), or not at all under Options.Drop, and refuses — and counts — every event it does not queue,
 // so that a policy requiring the audit fails closed on a drop. Close stops
 // accepting, writes everything accepted, and returns the first error.
 //
@@ -54,6 +53,13 @@ import (
 )
 
 // Defaults of the zero [Options].
+// The type of every event the events package carries, and the delivery of
+// every host event, as the tables store them.
+const (
+	eventType = "negotiation.decided"
+	delivery  = "durable"
+)
+
 const (
 	defaultBatch   = 512
 	defaultRetries = 3
@@ -66,22 +72,23 @@ const (
 )
 
 // Options configures a [Writer]. The zero value buffers
-// events.DefaultAsyncBuffer events, blocks at most 100 ms for room, and
+// 1024 events, blocks at most 100 ms for room, and
 // writes batches of up to 512 events, each retried 3 times.
 type Options struct {
 	// Schema holds the tables, as in pgsink.Options.
 	Schema string
 	// Buffer is how many accepted events may wait to be written; zero or
-	// less means events.DefaultAsyncBuffer.
+	// less means 1024.
 	Buffer int
 	// Batch is the most events written in one transaction; zero or less
 	// means 512.
 	Batch int
-	// Overflow is what Emit does when the buffer is full.
-	Overflow events.Overflow
-	// MaxWait bounds how long a blocking Emit waits for room; zero or less
-	// means 100 ms.
+	// MaxWait bounds how long Emit waits for room in a full buffer; zero
+	// or less means 100 ms.
 	MaxWait time.Duration
+	// Drop makes Emit refuse an event at once, with events.ErrDropped,
+	// when the buffer is full, instead of waiting.
+	Drop bool
 	// Retries is how many times a failed batch is written again before
 	// its events are written one by one; zero or less means 3.
 	Retries int
@@ -133,7 +140,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Writer, error)
 		return pgx.Identifier{opts.Schema, table}
 	}
 	if opts.Buffer <= 0 {
-		opts.Buffer = events.DefaultAsyncBuffer
+		opts.Buffer = 1024
 	}
 	if opts.Batch <= 0 {
 		opts.Batch = defaultBatch
@@ -159,7 +166,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Writer, error)
 		batch:   opts.Batch,
 		retries: opts.Retries,
 		maxWait: opts.MaxWait,
-		drop:    opts.Overflow == events.Drop,
+		drop:    opts.Drop,
 		onError: opts.OnError,
 		queue:   make(chan events.Event, opts.Buffer),
 		quit:    make(chan struct{}),
@@ -175,7 +182,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Writer, error)
 // there was no room within the policy, and [events.ErrClosed] after Close.
 func (w *Writer) Emit(ctx context.Context, e events.Event) error {
 	if w == nil || w.queue == nil {
-		return events.ErrNoSink
+		return events.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		w.rejected.Add(1)
@@ -395,16 +402,16 @@ func rowsOf(batch []events.Event) (runRows, hostRows [][]any, counts map[string]
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("pgbatch: encoding the payload of %s: %w", e.ID, err)
 		}
-		if !e.IsRun() {
-			hostRows = append(hostRows, []any{e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), json.RawMessage(payload), e.Tenant})
+		if e.RunID == "" {
+			hostRows = append(hostRows, []any{e.ID, eventType, e.Time, delivery, nullable(e.WorkspaceID), json.RawMessage(payload), e.Tenant})
 			continue
 		}
 		var engine *int64
-		if v, ok := e.EngineVersion(); ok {
-			engine = &v
+		if e.HasEngineVersion {
+			engine = &e.EngineVersion
 		}
 		counts[e.RunID]++
-		runRows = append(runRows, []any{e.RunID, int64(0), e.ID, e.Type, e.Time, int32(e.SchemaVersion),
+		runRows = append(runRows, []any{e.RunID, int64(0), e.ID, eventType, e.Time, int32(e.SchemaVersion),
 			nullable(e.NodeID), engine, nullable(e.CausationID), json.RawMessage(payload)})
 	}
 	return runRows, hostRows, counts, nil

@@ -128,7 +128,7 @@ func TestReplicasNumberEachRunWithoutGaps(t *testing.T) {
 	for _, run := range runIDs {
 		last := make(map[int]int) // replica → last position seen
 		for i, e := range byRun[run] {
-			if n, ok := e.Sequence(); !ok || n != int64(i) {
+			if n, ok := e.Sequence, e.HasSequence; !ok || n != int64(i) {
 				t.Fatalf("run %s: position %d holds sequence %d: want 0…n−1 with no gap or repeat", run, i, n)
 			}
 			p := position[e.ID]
@@ -195,7 +195,7 @@ func TestRefusedEventFailsAlone(t *testing.T) {
 		t.Fatalf("read back %d events, want 3", len(got))
 	}
 	for i, e := range got {
-		if n, _ := e.Sequence(); n != int64(i) {
+		if n := e.Sequence; !e.HasSequence || n != int64(i) {
 			t.Errorf("position %d holds sequence %d: the refused event left a gap", i, n)
 		}
 	}
@@ -279,7 +279,7 @@ func TestFullBuffer(t *testing.T) {
 		dropped  uint64
 		rejected uint64
 	}{
-		{"drop", pgbatch.Options{Buffer: 2, Overflow: events.Drop}, nil, events.ErrDropped, 1, 0},
+		{"drop", pgbatch.Options{Buffer: 2, Drop: true}, nil, events.ErrDropped, 1, 0},
 		{"block", pgbatch.Options{Buffer: 2, MaxWait: 20 * time.Millisecond}, nil, events.ErrDropped, 1, 0},
 		{"block until the context ends", pgbatch.Options{Buffer: 2, MaxWait: time.Hour}, func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(ctx, 20*time.Millisecond)
@@ -345,8 +345,8 @@ func TestCloseReleasesWaitingEmit(t *testing.T) {
 // A nil or zero Writer refuses every event and closes quietly.
 func TestZeroWriter(t *testing.T) {
 	for _, w := range []*pgbatch.Writer{nil, {}} {
-		if err := w.Emit(context.Background(), runEvent(t, "acme/batch-zero-0123456789", 0)); !errors.Is(err, events.ErrNoSink) {
-			t.Errorf("Emit = %v, want ErrNoSink", err)
+		if err := w.Emit(context.Background(), runEvent(t, "acme/batch-zero-0123456789", 0)); !errors.Is(err, events.ErrClosed) {
+			t.Errorf("Emit = %v, want ErrClosed", err)
 		}
 		if err := w.Close(); err != nil {
 			t.Errorf("Close = %v", err)

@@ -51,8 +51,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, e := range page {
-		seq, _ := e.Sequence()
-		fmt.Println(seq, e.Payload.Outcome, "of", last)
+		fmt.Println(e.Sequence, e.Payload.Outcome, "of", last)
 	}
 }
 

@@ -175,7 +175,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 // returns the database's error, wrapped, when the row was not written.
 func (s *Sink) Emit(ctx context.Context, e events.Event) error {
 	if s == nil || s.pool == nil {
-		return events.ErrNoSink
+		return events.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -187,19 +187,19 @@ func (s *Sink) Emit(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return fmt.Errorf("pgsink: encoding the payload: %w", err)
 	}
-	if !e.IsRun() {
-		_, err := s.pool.Exec(ctx, s.sql.insertHost, e.ID, e.Type, e.Time, string(e.Delivery), nullable(e.WorkspaceID), string(payload), e.Tenant)
+	if e.RunID == "" {
+		_, err := s.pool.Exec(ctx, s.sql.insertHost, e.ID, eventType, e.Time, delivery, nullable(e.WorkspaceID), string(payload), e.Tenant)
 		if err != nil {
 			return fmt.Errorf("pgsink: recording host event %s: %w", e.ID, err)
 		}
 		return nil
 	}
 	var engine *int64
-	if v, ok := e.EngineVersion(); ok {
-		engine = &v
+	if e.HasEngineVersion {
+		engine = &e.EngineVersion
 	}
 	var seq int64
-	err = s.pool.QueryRow(ctx, s.sql.insertRun, e.RunID, e.ID, e.Type, e.Time, e.SchemaVersion,
+	err = s.pool.QueryRow(ctx, s.sql.insertRun, e.RunID, e.ID, eventType, e.Time, e.SchemaVersion,
 		nullable(e.NodeID), engine, nullable(e.CausationID), string(payload)).Scan(&seq)
 	if err != nil {
 		return fmt.Errorf("pgsink: recording event %s on run %s: %w", e.ID, e.RunID, err)
@@ -225,18 +225,18 @@ func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([
 	for rows.Next() {
 		var (
 			e               events.Event
-			seq             int64
+			typ             string
 			node, causation *string
 			engine          *int64
 			payload         []byte
 		)
-		if err := rows.Scan(&e.ID, &e.Type, &e.Time, &seq, &e.SchemaVersion, &node, &engine, &causation, &payload); err != nil {
+		if err := rows.Scan(&e.ID, &typ, &e.Time, &e.Sequence, &e.SchemaVersion, &node, &engine, &causation, &payload); err != nil {
 			return nil, fmt.Errorf("pgsink: polling run %s: %w", runID, err)
 		}
 		e.RunID = runID
 		e.Tenant = runTenant(runID)
 		e.Time = e.Time.UTC()
-		e = e.WithSequence(seq)
+		e.HasSequence = true
 		if node != nil {
 			e.NodeID = *node
 		}
@@ -244,9 +244,9 @@ func (s *Sink) Poll(ctx context.Context, runID string, from int64, limit int) ([
 			e.CausationID = *causation
 		}
 		if engine != nil {
-			e = e.WithEngineVersion(*engine)
+			e.EngineVersion, e.HasEngineVersion = *engine, true
 		}
-		if err := decode(&e, payload); err != nil {
+		if err := decode(&e, typ, "", payload); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -328,20 +328,19 @@ func (s *Sink) hostRows(ctx context.Context, query string, after int64, args ...
 	var out []events.Event
 	for rows.Next() {
 		var (
-			e         events.Event
-			delivery  string
-			workspace *string
-			payload   []byte
+			e             events.Event
+			typ, delivery string
+			workspace     *string
+			payload       []byte
 		)
-		if err := rows.Scan(&after, &e.ID, &e.Type, &e.Time, &delivery, &workspace, &payload, &e.Tenant); err != nil {
+		if err := rows.Scan(&after, &e.ID, &typ, &e.Time, &delivery, &workspace, &payload, &e.Tenant); err != nil {
 			return nil, after, fmt.Errorf("pgsink: reading host events: %w", err)
 		}
 		e.Time = e.Time.UTC()
-		e.Delivery = events.Delivery(delivery)
 		if workspace != nil {
 			e.WorkspaceID = *workspace
 		}
-		if err := decode(&e, payload); err != nil {
+		if err := decode(&e, typ, delivery, payload); err != nil {
 			return nil, after, err
 		}
 		out = append(out, e)
@@ -352,6 +351,13 @@ func (s *Sink) hostRows(ctx context.Context, query string, after int64, args ...
 	return out, after, nil
 }
 
+// The type of every event the package carries, and the delivery of every
+// host event, as the tables store them.
+const (
+	eventType = "negotiation.decided"
+	delivery  = "durable"
+)
+
 // runTenant is the tenant of a tenant-bound run id, [anon:]tenant/id.
 func runTenant(runID string) string {
 	tenant, _, _ := strings.Cut(strings.TrimPrefix(runID, "anon:"), "/")
@@ -359,8 +365,12 @@ func runTenant(runID string) string {
 }
 
 // decode fills e's payload from its stored JSON and checks the whole event,
-// so that a row edited behind the trigger's back is reported, not served.
-func decode(e *events.Event, payload []byte) error {
+// its stored type and delivery included (a run event's row has none), so
+// that a row edited behind the trigger's back is reported, not served.
+func decode(e *events.Event, typ, storedDelivery string, payload []byte) error {
+	if typ != eventType || e.RunID == "" && storedDelivery != delivery {
+		return fmt.Errorf("pgsink: stored event %s: type %q, delivery %q: want a durable negotiation.decided", e.ID, typ, storedDelivery)
+	}
 	if err := json.Unmarshal(payload, &e.Payload); err != nil {
 		return fmt.Errorf("pgsink: stored event %s: %w", e.ID, err)
 	}

@@ -76,7 +76,7 @@ func TestConcurrentWritersNumberEachRunWithoutGaps(t *testing.T) {
 			t.Errorf("run %s has %d events, want %d", run, len(es), writers*perWriter/runs)
 		}
 		for i, e := range es { // Poll returns them in sequence order
-			if n, ok := e.Sequence(); !ok || n != int64(i) {
+			if n, ok := e.Sequence, e.HasSequence; !ok || n != int64(i) {
 				t.Errorf("run %s: position %d holds sequence %d: want 0…n−1 with no gap or repeat", run, i, n)
 				break
 			}
@@ -144,7 +144,7 @@ func TestFailedInsertLeavesNoGap(t *testing.T) {
 	if len(got) != 2 || got[1].ID != second.ID {
 		t.Fatalf("Poll = %d events, want the two recorded", len(got))
 	}
-	if n, _ := got[1].Sequence(); n != 1 {
+	if n := got[1].Sequence; !got[1].HasSequence || n != 1 {
 		t.Errorf("the event after a failed insert is sequence %d, want 1", n)
 	}
 	// Poll pages from a sequence on.
@@ -213,15 +213,15 @@ func TestEmitRefusesInvalidEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad.Payload.Floor = "1.x"
-	if err := s.Emit(context.Background(), bad); !errors.Is(err, events.ErrInvalidPayload) || !strings.Contains(err.Error(), "floor") {
+	if err := s.Emit(context.Background(), bad); !errors.As(err, new(*events.FieldError)) || !strings.Contains(err.Error(), "floor") {
 		t.Errorf("Emit = %v, want the payload refused naming floor", err)
 	}
 	if got := pgtest.All(t, pool, schema); len(got) != 0 {
 		t.Errorf("%d rows written for a refused event", len(got))
 	}
 	var zero *pgsink.Sink
-	if err := zero.Emit(context.Background(), bad); !errors.Is(err, events.ErrNoSink) {
-		t.Errorf("nil Sink: Emit = %v, want ErrNoSink", err)
+	if err := zero.Emit(context.Background(), bad); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("nil Sink: Emit = %v, want ErrClosed", err)
 	}
 }
 
@@ -276,7 +276,7 @@ func TestLogReadsByTenant(t *testing.T) {
 			t.Errorf("RunEvents(%q, %q, %d, %d) = %d events, last %d, %v; want %d, %d", tc.tenant, tc.run, tc.after, tc.limit, len(got), last, err, tc.want, tc.last)
 		}
 		if len(got) > 0 {
-			if n, _ := got[0].Sequence(); n != tc.after+1 || got[0].Tenant != "acme" {
+			if n := got[0].Sequence; n != tc.after+1 || got[0].Tenant != "acme" {
 				t.Errorf("first event %d of tenant %q", n, got[0].Tenant)
 			}
 		}

@@ -258,20 +258,13 @@ func (r *Reader) more() bool {
 	return r.dec.More()
 }
 
-// scalar reads the number or literal Next found.
-func (r *Reader) scalar() (json.Token, error) {
-	if r.dec != nil {
-		return r.token()
-	}
+// scalar reads the number or literal Next found, when the data is valid,
+// and returns its bytes: returning a json.Token would cost an allocation
+// to hold it.
+func (r *Reader) scalar() []byte {
 	from := r.start()
 	r.pos = scalarEnd(r.data, from)
-	switch r.data[from] {
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
-	}
-	return json.Number(r.data[from:r.pos]), nil
+	return r.data[from:r.pos]
 }
 
 // scalarEnd returns where the number or literal at data[i] ends: at the
@@ -334,7 +327,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 		fn = func(string) error { return nil }
 	}
 	var seen map[string]struct{}
-	var first [8]string // the keys of small objects, without a map
+	var first [16]string // the keys of small objects, without a map
 	n := 0
 	for r.more() {
 		at := r.start()
@@ -418,7 +411,7 @@ func (r *Reader) stringToken() (string, error) {
 		r.pos = end + 1
 		if !escaped {
 			s = string(r.data[from+1 : end])
-		} else if err := json.Unmarshal(r.data[from:r.pos], &s); err != nil {
+		} else if err := unquote(r.data[from:r.pos], &s); err != nil {
 			return "", r.wrap(err) // not reached: the data is valid
 		}
 	} else {
@@ -434,6 +427,16 @@ func (r *Reader) stringToken() (string, error) {
 	return s, nil
 }
 
+// unquote decodes the JSON string quoted into *s. It is apart from
+// stringToken so that only a string with an escape, which it decodes
+// through a pointer, costs an allocation.
+func unquote(quoted []byte, s *string) error {
+	var v string
+	err := json.Unmarshal(quoted, &v)
+	*s = v
+	return err
+}
+
 // String reads a string.
 func (r *Reader) String() (string, error) {
 	if err := r.expect(String); err != nil {
@@ -447,7 +450,10 @@ func (r *Reader) Number() (json.Number, error) {
 	if err := r.expect(Number); err != nil {
 		return "", err
 	}
-	t, err := r.scalar()
+	if r.dec == nil {
+		return json.Number(r.scalar()), nil
+	}
+	t, err := r.token()
 	if err != nil {
 		return "", err
 	}
@@ -459,7 +465,10 @@ func (r *Reader) Bool() (bool, error) {
 	if err := r.expect(Bool); err != nil {
 		return false, err
 	}
-	t, err := r.scalar()
+	if r.dec == nil {
+		return r.scalar()[0] == 't', nil
+	}
+	t, err := r.token()
 	if err != nil {
 		return false, err
 	}

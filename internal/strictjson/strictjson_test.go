@@ -352,7 +352,7 @@ func TestManyKeys(t *testing.T) {
 	if err := Decode([]byte(ok), &m); err != nil || len(m) != 21 {
 		t.Errorf("21 keys: %v, %d", err, len(m))
 	}
-	for _, dup := range []string{"k0", "k7", "k8", "k19"} {
+	for _, dup := range []string{"k0", "k7", "k8", "k15", "k16", "k19"} {
 		err := Decode([]byte(b.String()+`"`+dup+`":2}`), &m)
 		if err == nil || err.Error() != `the key "`+dup+`" appears twice` {
 			t.Errorf("repeated %s: %v", dup, err)

@@ -73,10 +73,10 @@ func TestJSONRPCBinding(t *testing.T) {
 		event   events.NegotiationDecided
 	}
 	accepted := func(version, requested string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
 	}
-	refused := func(requested string, reason events.Reason) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
+	refused := func(requested string, reason string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -477,9 +477,9 @@ func TestHeaderlessRequestIsA2A03(t *testing.T) {
 		errInfo03 = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}`
 		msg       = `A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`
 	)
-	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
-	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
-	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
+	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
+	card10 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.0", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
 	for _, tc := range []struct {
 		name    string
 		binding a2ahttp.Binding

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -42,7 +41,7 @@ func TestOutboundDowngradeVisible(t *testing.T) {
 				t.Fatalf("%v: %d events", offers, len(ev))
 			}
 			e := ev[0].Payload
-			downgrade := e.Outcome == events.Accepted && e.Version != e.Requested
+			downgrade := e.Outcome == "accepted" && e.Version != e.Requested
 			if e.Requested != "1.2" || downgrade != (p.Outcome.Kind == negotiate.Downgraded) {
 				t.Errorf("offers %v, subject %v: recorded %+v for a %s outcome", offers, subject != nil, e, p.Outcome.Kind)
 			}

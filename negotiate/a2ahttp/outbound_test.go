@@ -101,10 +101,10 @@ func cardOffering(versions ...string) string {
 
 func TestOutboundNegotiate(t *testing.T) {
 	accepted := func(version, requested string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: version, Requested: requested, Reason: events.ReasonOK, Floor: "1.1", At: testNow}
 	}
-	refused := func(requested string, reason events.Reason) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Refused, Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
+	refused := func(requested string, reason string) events.NegotiationDecided {
+		return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: requested, Reason: reason, Floor: "1.1", At: testNow}
 	}
 	for _, tc := range []struct {
 		name      string

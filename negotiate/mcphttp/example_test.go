@@ -39,12 +39,12 @@ func ExampleMiddleware_Wrap() {
 		rev, _ := mcphttp.Version(r.Context())
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"servedAt":%q}}`, rev)
 	})
-	// In a real host: an event store, or events.NewJSONLines behind a
-	// Sequencer. This one prints the payload, whose event id would change
+	// In a real host: an event store, such as events.NewJSONLines behind
+	// events.NewAsync. This one prints the payload, whose event id would change
 	// from run to run.
 	audit := events.SinkFunc(func(_ context.Context, e events.Event) error {
 		b, err := json.Marshal(e.Payload)
-		fmt.Printf("recorded %s (%s)\n", b, e.Delivery)
+		fmt.Printf("recorded %s (host event: %t)\n", b, e.RunID == "")
 		return err
 	})
 	mw, err := mcphttp.New(n, mcphttp.Options{Sink: audit})
@@ -63,9 +63,9 @@ func ExampleMiddleware_Wrap() {
 		fmt.Println(w.Code, w.Body.String())
 	}
 	// Output:
-	// recorded {"protocol":"mcp","outcome":"accepted","version":"2026-07-28","requested":"2026-07-28","reason":"ok","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
+	// recorded {"protocol":"mcp","outcome":"accepted","version":"2026-07-28","requested":"2026-07-28","reason":"ok","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (host event: true)
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"servedAt":"2026-07-28"}}
-	// recorded {"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (durable)
+	// recorded {"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"} (host event: true)
 	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported MCP protocol version: Mcp-Protocol-Version \"2025-06-18\" is below the minimum revision 2025-11-25; this caller can be served 2026-07-28","data":{"supported":["2026-07-28"],"requested":"2025-06-18","reason":"below-floor"}}}
 }
 

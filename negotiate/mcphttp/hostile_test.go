@@ -430,7 +430,7 @@ func TestNamedRefusalsAreRecorded(t *testing.T) {
 			r := newRig(t, wideFacets(), policy.Policy{}, false, nil)
 			a := r.do(c.call)
 			got := payloads(t, r.events)
-			if len(got) != 1 || got[0].Outcome != events.Refused || got[0].Requested != c.requested {
+			if len(got) != 1 || got[0].Outcome != "refused" || got[0].Requested != c.requested {
 				t.Fatalf("recorded %+v, want the refusal of %q", got, c.requested)
 			}
 			if d := decodeAnswer(t, a.body).Error.Data; d.Requested != nil && *d.Requested != c.requested {

@@ -510,7 +510,7 @@ func (h *Handler) servable(subject *negotiate.Subject) []string {
 }
 
 // withReason returns version data d with its reason set.
-func withReason(d any, reason events.Reason) rpcerr.VersionData {
+func withReason(d any, reason string) rpcerr.VersionData {
 	v := d.(rpcerr.VersionData)
 	v.Reason = string(reason)
 	return v

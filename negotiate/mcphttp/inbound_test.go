@@ -406,7 +406,7 @@ func TestSessions(t *testing.T) {
 			t.Errorf("forgotten session at %s: %d %s, want 404 %s", rev, a.status, a.body, want)
 		}
 	}
-	if got := payloads(t, r.events)[before:]; len(got) != 2 || got[0].Requested != "2025-06-18" || got[1].Requested != "2025-11-25" || got[1].Outcome != events.Refused {
+	if got := payloads(t, r.events)[before:]; len(got) != 2 || got[0].Requested != "2025-06-18" || got[1].Requested != "2025-11-25" || got[1].Outcome != "refused" {
 		t.Errorf("recorded %+v, want both refusals", got)
 	}
 
@@ -467,7 +467,7 @@ func TestBodies(t *testing.T) {
 			switch {
 			case c.recorded == "" && len(got) != 0:
 				t.Errorf("recorded %+v for a request that names no revision", got)
-			case c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded || got[0].Outcome != events.Refused):
+			case c.recorded != "" && (len(got) != 1 || got[0].Requested != c.recorded || got[0].Outcome != "refused"):
 				t.Errorf("recorded %+v, want the refusal of %s", got, c.recorded)
 			}
 		})

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -38,7 +37,7 @@ func TestNegotiateDowngradeVisible(t *testing.T) {
 			if len(ev) != 1 {
 				t.Fatalf("%v: %d events", offers, len(ev))
 			}
-			downgrade := ev[0].Outcome == events.Accepted && ev[0].Version != ev[0].Requested
+			downgrade := ev[0].Outcome == "accepted" && ev[0].Version != ev[0].Requested
 			if ev[0].Requested != "2026-07-28" || downgrade != (o.Kind == negotiate.Downgraded) {
 				t.Errorf("offers %v, subject %v: recorded %+v for a %s outcome", offers, subject != nil, ev[0], o.Kind)
 			}

@@ -150,7 +150,7 @@ func TestNegotiate(t *testing.T) {
 		subject *negotiate.Subject
 		kind    negotiate.Kind
 		version string
-		reason  events.Reason
+		reason  string
 		discErr bool
 	}{
 		{"peer speaks preferred", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`), nil, negotiate.Accepted, "2026-07-28", "ok", false},
@@ -181,9 +181,9 @@ func TestNegotiate(t *testing.T) {
 			}
 			ev := payloads(t, rec)
 			digest, _ := events.PeerDigest(p.URL)
-			want := events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: c.version, Requested: "2026-07-28", Reason: c.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
+			want := events.NegotiationDecided{Protocol: "mcp", Outcome: "accepted", Version: c.version, Requested: "2026-07-28", Reason: c.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
 			if c.kind == negotiate.Refused {
-				want.Outcome = events.Refused
+				want.Outcome = "refused"
 			}
 			if len(ev) != 1 || ev[0] != want {
 				t.Errorf("recorded %+v, want %+v", ev, want)

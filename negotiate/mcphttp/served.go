@@ -77,7 +77,7 @@ func (h *Handler) record(r *http.Request, sink events.Sink, subject *negotiate.S
 type followServer struct{ events.Sink }
 
 func (s followServer) Emit(ctx context.Context, e events.Event) error {
-	e.Payload.Outcome, e.Payload.Version, e.Payload.Reason = events.Refused, "", events.ReasonUnsupported
+	e.Payload.Outcome, e.Payload.Version, e.Payload.Reason = "refused", "", events.ReasonUnsupported
 	return s.Sink.Emit(ctx, e)
 }
 

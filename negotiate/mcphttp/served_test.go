@@ -62,10 +62,10 @@ const (
 // client byte for byte either way.
 func TestRecordFollowsServer(t *testing.T) {
 	accepted := func(v string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: v, Requested: v, Reason: events.ReasonOK, Floor: "2025-11-25", At: now}
+		return events.NegotiationDecided{Protocol: "mcp", Outcome: "accepted", Version: v, Requested: v, Reason: events.ReasonOK, Floor: "2025-11-25", At: now}
 	}
 	refused := func(v string) events.NegotiationDecided {
-		return events.NegotiationDecided{Protocol: "mcp", Outcome: events.Refused, Requested: v, Reason: events.ReasonUnsupported, Floor: "2025-11-25", At: now}
+		return events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: v, Reason: events.ReasonUnsupported, Floor: "2025-11-25", At: now}
 	}
 	user := hdr("Authorization", "Bearer user")
 	tools := stateless("2026-07-28", "2026-07-28")
@@ -144,9 +144,9 @@ func TestRecordFollowsServerBatch(t *testing.T) {
 		want   events.NegotiationDecided
 	}{
 		{`[{"jsonrpc":"2.0","id":1,"result":{}},` + refused32022 + `]`,
-			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Refused, Requested: "2025-03-26", Reason: events.ReasonUnsupported, Floor: "2025-03-26", At: now}},
+			events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: events.ReasonUnsupported, Floor: "2025-03-26", At: now}},
 		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
-			events.NegotiationDecided{Protocol: "mcp", Outcome: events.Accepted, Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
+			events.NegotiationDecided{Protocol: "mcp", Outcome: "accepted", Version: "2025-03-26", Requested: "2025-03-26", Reason: events.ReasonOK, Floor: "2025-03-26", At: now}},
 	} {
 		rec := &negotiatetest.Recorder{}
 		m, err := mcphttp.New(compile(t, set, policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
@@ -332,7 +332,7 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	if want := []string{"WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
 		t.Errorf("calls %q, want %q", w.calls, want)
 	}
-	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != events.Refused || ev[1].Outcome != events.Accepted {
+	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != "refused" || ev[1].Outcome != "accepted" {
 		t.Errorf("recorded %+v", ev)
 	}
 	// Past the bound the held bytes are written by the handler's write,
@@ -425,7 +425,7 @@ func TestRecordFollowsServerEarlyHints(t *testing.T) {
 	if want := []string{"WriteHeader 103", "WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
 		t.Errorf("calls %q, want %q", w.calls, want)
 	}
-	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != events.Accepted {
+	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != "accepted" {
 		t.Errorf("recorded %+v", ev)
 	}
 }

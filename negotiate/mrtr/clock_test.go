@@ -12,14 +12,13 @@ import (
 // the wall clock by an hour fills its default store; a state it consumed
 // first is still refused. A store on the wall clock took every nonce for
 // expired once it was full, forgot them, and let the state open again.
-// (The default store is shrunk to 3, so that filling it is quick.)
+// (The default store holds 3, so that filling it is quick.)
 func TestLaggingClockCannotReopen(t *testing.T) {
 	lag := func() time.Time { return time.Now().Add(-time.Hour) }
-	s, err := NewSealer(SealerOptions{Keys: []Key{{ID: "k", Secret: bytes.Repeat([]byte{1}, 32)}}, MaxRounds: 1, Now: lag})
+	s, err := NewSealer(SealerOptions{Keys: []Key{{ID: "k", Secret: bytes.Repeat([]byte{1}, 32)}}, MaxRounds: 1, Now: lag, NonceCapacity: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.nonces.(*MemoryNonces).capacity = 3
 	b := Binding{Principal: "p", Tenant: "t", RunID: "r", InterruptID: "i", RequestDigest: "d"}
 	ctx := context.Background()
 	first, _ := s.Seal(b, 1)

@@ -25,16 +25,14 @@ func Example() {
 	bound := mrtr.Binding{Principal: "https://idp.example|u-42", Tenant: "acme", RunID: "acme/run-0123456789abcdef", InterruptID: "confirm", RequestDigest: digest}
 
 	client, _ := mrtr.NewGuard(2)
-	var prev *mrtr.Claims
-	for {
-		// The server needs input again: it takes the next round, or
+	for round := 1; ; round++ {
+		// The server needs input again: it seals the next round, or
 		// answers 422 when there is none.
-		round, err := server.Next(prev)
+		state, err := server.Seal(bound, round)
 		if err != nil {
 			fmt.Println("server:", err)
 			break
 		}
-		state, _ := server.Seal(bound, round)
 		result := fmt.Sprintf(`{"resultType":"input_required","inputRequests":{"confirm":{}},"requestState":%q}`, state)
 
 		// The client counts the round before it retries.
@@ -51,7 +49,7 @@ func Example() {
 		if _, err := server.Open(context.Background(), state, bound); errors.Is(err, mrtr.ErrReplayed) {
 			fmt.Println("round", opened.Round, "replayed: refused")
 		}
-		prev = &opened
+		round = opened.Round
 	}
 	// Output:
 	// round 1 opened

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
@@ -23,7 +24,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add("eyJ2IjoxfQ.AAAA", false)
 	f.Add(".", false)
 	f.Add("", true)
-	refusals := []error{mrtr.ErrMalformed, mrtr.ErrSignature, mrtr.ErrExpired, mrtr.ErrBinding, mrtr.ErrRound, mrtr.ErrReplayed}
+	refusals := []error{mrtr.ErrMalformed, mrtr.ErrSignature, mrtr.ErrExpired, mrtr.ErrBinding, mrtr.ErrReplayed, wperrors.MCPRoundsExceeded}
 	f.Fuzz(func(t *testing.T, state string, sealFresh bool) {
 		if sealFresh {
 			// A Sealer of its own, so that nonces do not pile up over a
@@ -56,6 +57,6 @@ func FuzzOpen(f *testing.F) {
 				return
 			}
 		}
-		t.Fatalf("refused %q with %v, which wraps none of the Err values", state, err)
+		t.Fatalf("refused %q with %v, which wraps none of the Err values nor is the rounds error", state, err)
 	})
 }

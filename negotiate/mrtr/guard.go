@@ -10,9 +10,11 @@
 //     {rounds, maxRounds}). The initial request and all its retries are
 //     one invocation: the server sees at most maxRounds+1 requests.
 //   - As server, a [Sealer] issues the requestState of each input_required
-//     result and numbers its round: it will not seal round maxRounds+1, so
-//     a server that seals its state with it never issues more than
-//     maxRounds rounds.
+//     result and numbers its round: it will not seal round maxRounds+1,
+//     answering the same error instead, so a server that seals its state
+//     with it never issues more than maxRounds rounds.
+//
+// maxRounds is 1 to 16, as the facet's mcp.mrtr.maxRounds.
 //
 // # requestState
 //
@@ -24,21 +26,24 @@
 // nonce. [Sealer.Open] checks the MAC in constant time against every key
 // it holds, then every claim, and consumes the nonce last, so that a
 // second use of the same state fails ([ErrReplayed]) while a state
-// presented by the wrong caller does not burn the right caller's.
+// presented by the wrong caller does not burn the right caller's. A state
+// opens for ten minutes unless [SealerOptions.TTL] says otherwise, and one
+// longer than 4096 bytes is malformed before any work is spent on it.
 //
 // Exactly one byte sequence opens a state: the MAC part is compared, in
 // constant time, with the base64url MAC as the Sealer writes it, never
 // decoded (a base64 decoder skips CR and LF, and would let many spellings
 // of one state through).
 //
-// Keys rotate: the first key seals, every key opens ([Sealer.SetKeys]), so
-// states issued before a rotation stay good until they expire. Nonces are
-// kept by a [NonceStore], which Open gives the opened claims and which
-// fails closed: any error it returns refuses the state. [MemoryNonces] is
-// a bounded in-memory one that refuses new states rather than forget a
-// live nonce, keeps each principal to a share of it (by default a
-// hundredth), forgets expired nonces in expiry order, and reads the
-// Sealer's clock.
+// Keys (each at least 32 bytes) rotate: the first key seals, every key
+// opens ([Sealer.SetKeys]), so states issued before a rotation stay good
+// until they expire. Nonces are kept by a [NonceStore], which Open gives
+// the opened claims and which fails closed: any error it returns refuses
+// the state. Without one, a Sealer keeps its own, in memory and bounded
+// ([SealerOptions.NonceCapacity], 100,000 nonces by default): it refuses
+// new states ([ErrNonceStoreFull]) rather than forget a live nonce, keeps
+// each principal to a share of it (by default a hundredth), forgets
+// expired nonces in expiry order, and reads the Sealer's clock.
 //
 // # Stricter readings
 //
@@ -52,45 +57,42 @@
 package mrtr
 
 import (
-	"errors"
 	"fmt"
 
 	wperrors "github.com/wopneg/wopneg/errors"
-	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
-	"github.com/wopneg/wopneg/negotiate"
 )
 
-// The resultType values of MCP 2026-07-28 results.
+// The bounds of mcp.mrtr.maxRounds.
 const (
-	ResultInputRequired = "input_required"
-	ResultComplete      = "complete"
+	minRounds = 1
+	maxRounds = 16
 )
+
+// inRange returns an error unless n is a maxRounds of 1 to 16.
+func inRange(what string, n int) error {
+	if n < minRounds || n > maxRounds {
+		return fmt.Errorf("mrtr: %s %d is outside %d–%d", what, n, minRounds, maxRounds)
+	}
+	return nil
+}
 
 // Guard counts the rounds of one logical MRTR invocation on the client
 // side. It is not safe for concurrent use: one invocation's rounds happen
-// one after another.
+// one after another. The zero Guard allows no round at all, so that a
+// forgotten bound fails closed.
 type Guard struct {
-	rounds *negotiate.Rounds
+	max, seen int
 }
 
-// NewGuard returns a Guard for maxRounds rounds, 1 to 16.
+// NewGuard returns a Guard for maxRounds rounds, 1 to 16: the facet's
+// mcp.mrtr.maxRounds. (A facet without mrtr gives no bound, and a client
+// must not guess one.)
 func NewGuard(maxRounds int) (*Guard, error) {
-	r, err := negotiate.NewRounds(maxRounds)
-	if err != nil {
-		return nil, fmt.Errorf("mrtr: %w", err)
+	if err := inRange("maxRounds", maxRounds); err != nil {
+		return nil, err
 	}
-	return &Guard{rounds: r}, nil
-}
-
-// GuardFor returns a Guard for the server's advertised mcp facet: its
-// mrtr.maxRounds. A facet without mrtr has no rounds to give, and is an
-// error, since a client must not guess a bound.
-func GuardFor(f *facets.MCP) (*Guard, error) {
-	if f == nil || f.MRTR == nil {
-		return nil, errors.New("mrtr: the mcp facet has no mrtr.maxRounds")
-	}
-	return NewGuard(f.MRTR.MaxRounds)
+	return &Guard{max: maxRounds}, nil
 }
 
 // Observe reads the result of one request of the invocation (the JSON
@@ -123,10 +125,10 @@ func (g *Guard) Observe(result []byte) (retry bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("mrtr: the result is not a JSON object with a string resultType: %w", err)
 	}
-	if resultType != ResultInputRequired {
+	if resultType != "input_required" {
 		return false, nil
 	}
-	if err := g.rounds.Next(); err != nil {
+	if err := g.Next(); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -137,16 +139,17 @@ func (g *Guard) Observe(result []byte) (retry bool, err error) {
 // Observe would: nil while the round may be retried, and from round
 // maxRounds+1 on the mcp_mrtr_rounds_exceeded error, after which the retry
 // must not be sent.
-func (g *Guard) Next() error { return g.rounds.Next() }
+func (g *Guard) Next() error {
+	g.seen++
+	if g.seen <= g.max {
+		return nil
+	}
+	return roundsExceeded(g.seen, g.max)
+}
 
-// Rounds returns how many input_required results the guard has seen.
-func (g *Guard) Rounds() int { return g.rounds.Seen() }
-
-// MaxRounds returns the guard's bound.
-func (g *Guard) MaxRounds() int { return g.rounds.Max() }
-
-// roundsExceeded is the error a server answers instead of issuing round
-// round, past max.
+// roundsExceeded is the mcp_mrtr_rounds_exceeded error of round round,
+// past max: what a client answers instead of retrying, and a server
+// instead of issuing the round.
 func roundsExceeded(round, max int) *wperrors.Error {
 	return &wperrors.Error{
 		Code:    wperrors.MCPRoundsExceeded,

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
-	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
@@ -42,7 +41,7 @@ func newSealer(t *testing.T, c *clock, maxRounds int, keys ...mrtr.Key) *mrtr.Se
 	t.Helper()
 	s, err := mrtr.NewSealer(mrtr.SealerOptions{
 		Keys: keys, MaxRounds: maxRounds, Now: c.now,
-		Nonces: mrtr.NewMemoryNonces(16, 16).WithClock(c.now),
+		NonceCapacity: 16, NoncesPerPrincipal: 16,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +102,24 @@ func TestGuard(t *testing.T) {
 			t.Errorf("NewGuard(%d) succeeded", bad)
 		}
 	}
-	if _, err := mrtr.GuardFor(&facets.MCP{}); err == nil || err.Error() != "mrtr: the mcp facet has no mrtr.maxRounds" {
-		t.Errorf("GuardFor without mrtr: %v", err)
+	for _, good := range []int{1, 16} {
+		if g, err := mrtr.NewGuard(good); err != nil || g.MaxRounds() != good || g.Rounds() != 0 {
+			t.Errorf("NewGuard(%d): %v", good, err)
+		}
 	}
-	if g, err := mrtr.GuardFor(&facets.MCP{MRTR: &facets.MRTR{MaxRounds: 3}}); err != nil || g.MaxRounds() != 3 {
-		t.Errorf("GuardFor: %v", err)
+	if _, err := mrtr.NewGuard(17); err == nil || err.Error() != "mrtr: maxRounds 17 is outside 1–16" {
+		t.Errorf("NewGuard(17): %v", err)
+	}
+}
+
+// TestZeroGuard: a Guard made without a bound allows no round, so that a
+// forgotten bound fails closed.
+func TestZeroGuard(t *testing.T) {
+	var g mrtr.Guard
+	err := g.Next()
+	var we *wperrors.Error
+	if !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.Details["rounds"] != 1 || we.Details["maxRounds"] != 0 {
+		t.Errorf("Next on the zero Guard: %v", err)
 	}
 }
 
@@ -182,13 +194,26 @@ func TestOpenRefuses(t *testing.T) {
 		{"another run", fresh(), with(func(b *mrtr.Binding) { b.RunID = "acme/run-fedcba9876543210" }), mrtr.ErrBinding, "run"},
 		{"another interrupt", fresh(), with(func(b *mrtr.Binding) { b.InterruptID = "int-2" }), mrtr.ErrBinding, "interrupt"},
 		{"another request", fresh(), with(func(b *mrtr.Binding) { b.RequestDigest = "e" }), mrtr.ErrBinding, "request"},
-		{"round 0", forge(claims(0, exp, "n0")), binding, mrtr.ErrRound, ""},
-		{"round past the bound", forge(claims(3, exp, "n3")), binding, mrtr.ErrRound, ""},
+		{"round 0", forge(claims(0, exp, "n0")), binding, mrtr.ErrMalformed, ""},
+		// Sealed before the bound was lowered to 2: round 3 is past it.
+		{"round past the bound", forge(claims(3, exp, "n3")), binding, wperrors.MCPRoundsExceeded, ""},
 		{"expired", forge(claims(1, t0.UnixMilli(), "n1")), binding, mrtr.ErrExpired, ""},
 		{"an unknown claim", forge(`{"v":1,"p":"x","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j","admin":true}`), binding, mrtr.ErrMalformed, ""},
 		{"a repeated claim", forge(`{"v":1,"p":"x","p":"y","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j"}`), binding, mrtr.ErrMalformed, ""},
 		{"version 2", forge(`{"v":2,"p":"x","t":"acme","r":"r","i":"i","d":"d","n":1,"e":1,"j":"j"}`), binding, mrtr.ErrMalformed, ""},
 		{"no nonce", forge(claims(1, exp, "")), binding, mrtr.ErrMalformed, ""},
+		{"a round not an integer", forge(strings.Replace(claims(1, exp, "n"), `"n":1`, `"n":1.0`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a round in exponent form", forge(strings.Replace(claims(1, exp, "n"), `"n":1`, `"n":1e0`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a round as a string", forge(strings.Replace(claims(1, exp, "n"), `"n":1`, `"n":"1"`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a version out of range", forge(strings.Replace(claims(1, exp, "n"), `"v":1`, `"v":99999999999999999999`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a null principal", forge(strings.Replace(claims(1, exp, "n"), `"p":"https://idp.example|u-42"`, `"p":null`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a principal as a number", forge(strings.Replace(claims(1, exp, "n"), `"p":"https://idp.example|u-42"`, `"p":7`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a nested claim", forge(strings.Replace(claims(1, exp, "n"), `"j":"n"`, `"j":{"n":1}`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"claims in an array", forge("[" + claims(1, exp, "n") + "]"), binding, mrtr.ErrMalformed, ""},
+		{"bytes after the claims", forge(claims(1, exp, "n") + " {}"), binding, mrtr.ErrMalformed, ""},
+		{"a key in another case", forge(strings.Replace(claims(1, exp, "n"), `"j":"n"`, `"J":"n"`, 1)), binding, mrtr.ErrMalformed, ""},
+		{"a MAC one character short", func() string { st := fresh(); return st[:len(st)-1] }(), binding, mrtr.ErrSignature, ""},
+		{"a MAC one character long", fresh() + "A", binding, mrtr.ErrSignature, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,8 +221,7 @@ func TestOpenRefuses(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("%v, want %v", err, c.want)
 			}
-			var be *mrtr.BindingError
-			if c.claim != "" && (!errors.As(err, &be) || be.Claim != c.claim || err.Error() != "mrtr: requestState is bound to another "+c.claim) {
+			if c.claim != "" && err.Error() != "mrtr: requestState is bound to another "+c.claim {
 				t.Errorf("%v, want the %s named", err, c.claim)
 			}
 		})
@@ -227,29 +251,22 @@ func sign(secret []byte, head string) string {
 func TestRounds(t *testing.T) {
 	c := &clock{t: t0}
 	s := newSealer(t, c, 3, key("k1", 1))
-	var prev *mrtr.Claims
-	for want := 1; want <= 3; want++ {
-		round, err := s.Next(prev)
-		if err != nil || round != want {
-			t.Fatalf("Next: %d %v, want %d", round, err, want)
-		}
+	round := 1
+	for ; round <= 3; round++ {
 		st, err := s.Seal(binding, round)
 		if err != nil {
 			t.Fatal(err)
 		}
 		opened, err := s.Open(context.Background(), st, binding)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || opened.Round != round {
+			t.Fatalf("round %d opened as %d: %v", round, opened.Round, err)
 		}
-		prev = &opened
+		round = opened.Round
 	}
-	_, err := s.Next(prev)
+	_, err := s.Seal(binding, round)
 	var we *wperrors.Error
 	if !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded || we.Details["rounds"] != 4 || we.Details["maxRounds"] != 3 {
-		t.Errorf("Next after round 3: %v", err)
-	}
-	if _, err := s.Seal(binding, 4); !errors.As(err, &we) || we.Code != wperrors.MCPRoundsExceeded {
-		t.Errorf("Seal(4): %v", err)
+		t.Errorf("Seal after round 3: %v", err)
 	}
 	if _, err := s.Seal(binding, 0); err == nil {
 		t.Error("Seal(0) succeeded")
@@ -287,6 +304,18 @@ func TestRotation(t *testing.T) {
 		if err := s.SetKeys(bad); err == nil {
 			t.Errorf("SetKeys(%v) succeeded", bad)
 		}
+	}
+}
+
+// TestZeroSealer: a Sealer not made by NewSealer fails closed.
+func TestZeroSealer(t *testing.T) {
+	var s mrtr.Sealer
+	if st, err := s.Seal(binding, 1); st != "" || !errors.Is(err, wperrors.MCPRoundsExceeded) {
+		t.Errorf("Seal: %q %v", st, err)
+	}
+	st, _ := newSealer(t, &clock{t: t0}, 4, key("k", 1)).Seal(binding, 1)
+	if _, err := s.Open(context.Background(), st, binding); !errors.Is(err, mrtr.ErrSignature) {
+		t.Errorf("Open: %v", err)
 	}
 }
 
@@ -352,7 +381,7 @@ func TestOnRefuse(t *testing.T) {
 	var refused []error
 	s, err := mrtr.NewSealer(mrtr.SealerOptions{
 		Keys: []mrtr.Key{key("k1", 1)}, MaxRounds: 4, Now: c.now,
-		Nonces:   mrtr.NewMemoryNonces(16, 16).WithClock(c.now),
+		NonceCapacity: 16, NoncesPerPrincipal: 16,
 		OnRefuse: func(err error) { refused = append(refused, err) },
 	})
 	if err != nil {

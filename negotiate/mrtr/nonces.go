@@ -25,18 +25,18 @@ type NonceStore interface {
 	Consume(ctx context.Context, c Claims) error
 }
 
-// DefaultNonceCapacity bounds a MemoryNonces that NewSealer makes; each
-// principal may hold a hundredth of it.
-const DefaultNonceCapacity = 100000
+// defaultNonceCapacity bounds the store of a Sealer given no NonceStore
+// and no NonceCapacity.
+const defaultNonceCapacity = 100000
 
-// ErrNonceStoreFull is returned by [MemoryNonces.Consume] when it holds as
-// many unexpired nonces as it may, in all or for the state's principal:
-// forgetting one would let its state be replayed, so a new state is
-// refused instead until some expire.
+// ErrNonceStoreFull refuses a state when the nonce store of a Sealer given
+// no NonceStore holds as many unexpired nonces as it may, in all or for
+// the state's principal: forgetting one would let its state be replayed,
+// so a new state is refused instead until some expire.
 var ErrNonceStoreFull = errors.New("mrtr: the nonce store has no room for another unexpired nonce")
 
-// MemoryNonces is a bounded in-memory NonceStore for a single process.
-// It is safe for concurrent use.
+// memoryNonces is the bounded in-memory NonceStore of a Sealer given none,
+// for a single process. It is safe for concurrent use.
 //
 // It holds at most capacity unexpired nonces, and at most its
 // per-principal share of them for any one principal, so that one caller
@@ -47,7 +47,7 @@ var ErrNonceStoreFull = errors.New("mrtr: the nonce store has no room for anothe
 // full costs O(1). A state that expires no later than the last nonce
 // forgotten is refused as replayed: whatever the clocks say, a consumed
 // state never opens again.
-type MemoryNonces struct {
+type memoryNonces struct {
 	mu       sync.Mutex
 	capacity int
 	share    int
@@ -58,35 +58,28 @@ type MemoryNonces struct {
 	now      func() time.Time
 }
 
-// NewMemoryNonces returns a store for up to capacity unexpired nonces, of
-// which one principal may hold perPrincipal. A capacity below 1 is 1; a
-// perPrincipal below 1 is a hundredth of the capacity, and any share is at
-// least 1 and at most the capacity.
-func NewMemoryNonces(capacity, perPrincipal int) *MemoryNonces {
-	capacity = max(capacity, 1)
+// newMemoryNonces returns a store for up to capacity unexpired nonces, of
+// which one principal may hold perPrincipal, judging expiry by now, the
+// clock of the Sealer it serves. A capacity below 1 is
+// defaultNonceCapacity; a perPrincipal below 1 is a hundredth of the
+// capacity, and any share is at least 1 and at most the capacity.
+func newMemoryNonces(capacity, perPrincipal int, now func() time.Time) *memoryNonces {
+	if capacity < 1 {
+		capacity = defaultNonceCapacity
+	}
 	if perPrincipal < 1 {
 		perPrincipal = capacity / 100
 	}
-	return &MemoryNonces{
+	return &memoryNonces{
 		capacity: capacity, share: min(max(perPrincipal, 1), capacity),
-		used: make(map[string]bool), held: make(map[string]int), now: time.Now,
+		used: make(map[string]bool), held: make(map[string]int), now: now,
 	}
-}
-
-// WithClock makes m read time from now, which must be the clock of the
-// Sealers that m serves (NewSealer gives its own store its clock); it
-// returns m.
-func (m *MemoryNonces) WithClock(now func() time.Time) *MemoryNonces {
-	m.mu.Lock()
-	m.now = now
-	m.mu.Unlock()
-	return m
 }
 
 // Consume forgets the nonces that have expired, then records c.Nonce, or
 // refuses it as replayed, or refuses it with ErrNonceStoreFull when the
 // store or the principal's share is full of unexpired nonces.
-func (m *MemoryNonces) Consume(ctx context.Context, c Claims) error {
+func (m *memoryNonces) Consume(ctx context.Context, c Claims) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -119,14 +112,6 @@ func (m *MemoryNonces) Consume(ctx context.Context, c Claims) error {
 	m.held[c.Principal]++
 	heap.Push(&m.byExpiry, nonce{expires: c.ExpiresAt, nonce: c.Nonce, principal: c.Principal})
 	return nil
-}
-
-// Len returns how many nonces m holds, expired ones not yet forgotten
-// included.
-func (m *MemoryNonces) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.used)
 }
 
 type nonce struct {

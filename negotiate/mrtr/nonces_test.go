@@ -88,9 +88,11 @@ func TestMemoryNonces(t *testing.T) {
 			{0, use("p", "c", time.Minute), mrtr.ErrReplayed, forgotten, 1},
 			{0, use("p", "d", time.Minute+time.Millisecond), nil, "", 2},
 		}},
-		{"capacity below 1 is 1", 0, 0, []step{
+		{"capacity below 1 is the default", -1, 2, []step{
 			{0, use("p", "a", time.Minute), nil, "", 1},
-			{0, use("q", "b", time.Minute), mrtr.ErrNonceStoreFull, full, 1},
+			{0, use("q", "b", time.Minute), nil, "", 2},
+			{0, use("p", "c", time.Minute), nil, "", 3},
+			{0, use("p", "d", time.Minute), mrtr.ErrNonceStoreFull, share, 3},
 		}},
 		{"the default share is a hundredth", 300, 0, []step{
 			{0, use("p", "a", time.Minute), nil, "", 1},
@@ -114,7 +116,7 @@ func TestMemoryNonces(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clk := &clock{t: t0}
-			m := mrtr.NewMemoryNonces(c.capacity, c.perPrincipl).WithClock(clk.now)
+			m := mrtr.NewMemoryNonces(c.capacity, c.perPrincipl, clk.now)
 			for i, s := range c.steps {
 				clk.mu.Lock()
 				clk.t = t0.Add(s.at)
@@ -132,7 +134,7 @@ func TestMemoryNonces(t *testing.T) {
 }
 
 func TestMemoryNoncesCanceled(t *testing.T) {
-	m := mrtr.NewMemoryNonces(2, 2)
+	m := mrtr.NewMemoryNonces(2, 2, nil)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := m.Consume(done, use("p", "a", time.Minute)); !errors.Is(err, context.Canceled) || m.Len() != 0 {
@@ -149,7 +151,7 @@ func TestMemoryNoncesProperty(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		clk := &clock{t: t0}
 		capacity, share := 1+r.IntN(20), 1+r.IntN(8)
-		m := mrtr.NewMemoryNonces(capacity, share).WithClock(clk.now)
+		m := mrtr.NewMemoryNonces(capacity, share, clk.now)
 		consumed := map[string]bool{}
 		live := map[string][]time.Time{} // principal → expiries of its consumed nonces
 		latest := t0                     // the clock never told the store a later time
@@ -195,7 +197,7 @@ func TestMemoryNoncesProperty(t *testing.T) {
 // TestMemoryNoncesConcurrent: of many callers presenting one nonce at
 // once, exactly one consumes it.
 func TestMemoryNoncesConcurrent(t *testing.T) {
-	m := mrtr.NewMemoryNonces(100, 100).WithClock(func() time.Time { return t0 })
+	m := mrtr.NewMemoryNonces(100, 100, func() time.Time { return t0 })
 	var ok, replayed atomic.Int32
 	var wg sync.WaitGroup
 	for range 16 {

@@ -6,25 +6,33 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wopneg/wopneg/internal/strictjson"
-	"github.com/wopneg/wopneg/negotiate"
 )
 
-// Errors of [Sealer.Open]. Each refusal wraps exactly one of them, so a
-// server can tell a replay from a forgery with errors.Is; all of them are
-// answered to the client the same way (the reference host uses JSON-RPC
-// -32602), so that the answer says nothing about which check failed.
+// Errors of [Sealer.Open]. Each refusal wraps exactly one of them, or is
+// the mcp_mrtr_rounds_exceeded error of a round past the Sealer's bound,
+// or the error of the [NonceStore] ([ErrNonceStoreFull], a database's),
+// so a server can tell a replay from a forgery with errors.Is; all of them
+// are answered to the client the same way (the reference host uses
+// JSON-RPC -32602), so that the answer says nothing about which check
+// failed.
 var (
 	// ErrMalformed: not two parts, too long, or claims that are not the
-	// closed claims object.
+	// closed claims object of version 1, with a nonce and a round of at
+	// least 1.
 	ErrMalformed = errors.New("mrtr: requestState is malformed")
 	// ErrSignature: the second part is not, byte for byte, the unpadded
 	// base64url MAC of the first made by a key the Sealer holds.
@@ -32,27 +40,20 @@ var (
 	// ErrExpired: the state is past its expiry.
 	ErrExpired = errors.New("mrtr: requestState has expired")
 	// ErrBinding: the state was issued for another principal, tenant, run,
-	// interrupt or request; [BindingError] names which.
+	// interrupt or request; the refusal's text names which ("mrtr:
+	// requestState is bound to another principal"), and nothing of its
+	// value.
 	ErrBinding = errors.New("mrtr: requestState is bound to another request")
-	// ErrRound: the state's round is outside 1 to the Sealer's maxRounds.
-	ErrRound = errors.New("mrtr: requestState names a round out of bounds")
 	// ErrReplayed: the state was opened before.
 	ErrReplayed = errors.New("mrtr: requestState was used before")
 )
 
-// BindingError names the claim that does not match.
-type BindingError struct {
-	// Claim is "principal", "tenant", "run", "interrupt" or "request".
-	Claim string
-}
+// bindingError is the refusal of a state bound to another principal,
+// tenant, run, interrupt or request: it names the claim.
+type bindingError string
 
-// Error names the claim, and nothing of its value.
-func (e *BindingError) Error() string {
-	return "mrtr: requestState is bound to another " + e.Claim
-}
-
-// Unwrap returns ErrBinding.
-func (e *BindingError) Unwrap() error { return ErrBinding }
+func (e bindingError) Error() string { return "mrtr: requestState is bound to another " + string(e) }
+func (bindingError) Unwrap() error   { return ErrBinding }
 
 // Binding is what a requestState is bound to: who asked, in which tenant,
 // for which run and interrupt, and which request.
@@ -98,36 +99,39 @@ type Claims struct {
 // host's, with the tenant kept apart from the principal and the round
 // added.
 type claimsJSON struct {
-	V int    `json:"v"`
+	V int64  `json:"v"`
 	P string `json:"p"`
 	T string `json:"t"`
 	R string `json:"r"`
 	I string `json:"i"`
 	D string `json:"d"`
-	N int    `json:"n"`
+	N int64  `json:"n"`
 	E int64  `json:"e"`
 	J string `json:"j"`
 }
 
 // Key is one HMAC key of a Sealer.
 type Key struct {
-	// ID names the key in logs; the state does not carry it.
+	// ID names the key in errors; the state does not carry it.
 	ID string
-	// Secret is at least MinKeyBytes random bytes.
+	// Secret is at least 32 random bytes (the output size of SHA-256,
+	// below which HMAC-SHA-256 is weaker than it needs to be).
 	Secret []byte
 }
 
-// MinKeyBytes is the shortest key a Sealer accepts: the output size of
-// SHA-256, below which HMAC-SHA-256 is weaker than it needs to be.
-const MinKeyBytes = 32
-
-// DefaultTTL is how long a requestState opens when SealerOptions.TTL is
-// zero: ten minutes, as the reference host.
-const DefaultTTL = 10 * time.Minute
-
-// MaxStateBytes bounds a requestState that Open reads; a longer one is
-// malformed before any work is spent on it.
-const MaxStateBytes = 4096
+const (
+	// minKeyBytes is the shortest Key.Secret a Sealer accepts.
+	minKeyBytes = 32
+	// defaultTTL is how long a requestState opens when SealerOptions.TTL
+	// is zero: ten minutes, as the reference host.
+	defaultTTL = 10 * time.Minute
+	// maxStateBytes bounds a requestState that Open reads; a longer one is
+	// malformed before any work is spent on it.
+	maxStateBytes = 4096
+	// macBytes is the length of a state's second part: the unpadded
+	// base64url of an HMAC-SHA-256.
+	macBytes = 43
+)
 
 // SealerOptions configures a [Sealer].
 type SealerOptions struct {
@@ -137,27 +141,37 @@ type SealerOptions struct {
 	// MaxRounds is the facet's mcp.mrtr.maxRounds, 1 to 16: the Sealer
 	// seals no later round.
 	MaxRounds int
-	// TTL is how long a state opens; zero means DefaultTTL.
+	// TTL is how long a state opens; zero means ten minutes.
 	TTL time.Duration
-	// Nonces keeps the nonces of opened states. Nil means a
-	// NewMemoryNonces(DefaultNonceCapacity, 0) of the Sealer's own, on the
-	// Sealer's clock; a host with several replicas gives them a shared
-	// store.
+	// Nonces keeps the nonces of opened states. Nil means a store of the
+	// Sealer's own, in memory, on the Sealer's clock and bounded by
+	// NonceCapacity and NoncesPerPrincipal; a host with several replicas
+	// gives them a shared store.
 	Nonces NonceStore
+	// NonceCapacity bounds the Sealer's own store (when Nonces is nil):
+	// how many unexpired nonces it holds before it refuses new states with
+	// ErrNonceStoreFull. Zero or less means 100,000.
+	NonceCapacity int
+	// NoncesPerPrincipal is how many of those one principal may hold, so
+	// that one caller cannot fill the store for everyone. Zero or less
+	// means a hundredth of NonceCapacity; it is at least 1 and at most
+	// NonceCapacity.
+	NoncesPerPrincipal int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnRefuse, when set, is called with the error of every state Open
 	// refuses, before Open returns it: the metrics hook through which a
-	// host counts refusals by kind (errors.Is against the Err values and
-	// [ErrReplayed]), since a burst of ErrSignature after a key rotation
-	// or of ErrReplayed across replicas is what an operator must see. It
-	// runs on the request path: keep it to a counter increment.
+	// host counts refusals by kind (errors.Is against the Err values),
+	// since a burst of ErrSignature after a key rotation or of ErrReplayed
+	// across replicas is what an operator must see. It runs on the request
+	// path: keep it to a counter increment.
 	OnRefuse func(error)
 }
 
 // Sealer seals and opens requestStates. It is safe for concurrent use.
+// The zero Sealer seals nothing and opens nothing.
 type Sealer struct {
-	keys      atomic.Pointer[[]Key]
+	keys      atomic.Pointer[[]*sealKey]
 	maxRounds int
 	ttl       time.Duration
 	nonces    NonceStore
@@ -165,17 +179,44 @@ type Sealer struct {
 	onRefuse  func(error)
 }
 
+// sealKey is a Key's secret with the HMAC states made from it, reused from
+// one MAC to the next.
+type sealKey struct {
+	macs sync.Pool // of *macState
+}
+
+type macState struct {
+	h   hash.Hash
+	sum [sha256.Size]byte
+}
+
+func newSealKey(secret []byte) *sealKey {
+	secret = bytes.Clone(secret)
+	k := &sealKey{}
+	k.macs.New = func() any { return &macState{h: hmac.New(sha256.New, secret)} }
+	return k
+}
+
+// mac writes into dst the unpadded base64url HMAC-SHA-256 of head.
+func (k *sealKey) mac(dst *[macBytes]byte, head []byte) {
+	m := k.macs.Get().(*macState)
+	m.h.Reset()
+	m.h.Write(head)
+	base64.RawURLEncoding.Encode(dst[:], m.h.Sum(m.sum[:0]))
+	k.macs.Put(m)
+}
+
 // NewSealer checks opts and returns a Sealer.
 func NewSealer(opts SealerOptions) (*Sealer, error) {
-	if opts.MaxRounds < negotiate.MinRounds || opts.MaxRounds > negotiate.MaxRounds {
-		return nil, fmt.Errorf("mrtr: SealerOptions.MaxRounds %d is outside %d–%d", opts.MaxRounds, negotiate.MinRounds, negotiate.MaxRounds)
+	if err := inRange("SealerOptions.MaxRounds", opts.MaxRounds); err != nil {
+		return nil, err
 	}
 	if opts.TTL < 0 {
 		return nil, fmt.Errorf("mrtr: SealerOptions.TTL %v is negative", opts.TTL)
 	}
 	s := &Sealer{maxRounds: opts.MaxRounds, ttl: opts.TTL, nonces: opts.Nonces, now: opts.Now, onRefuse: opts.OnRefuse}
 	if s.ttl == 0 {
-		s.ttl = DefaultTTL
+		s.ttl = defaultTTL
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -183,7 +224,7 @@ func NewSealer(opts SealerOptions) (*Sealer, error) {
 	if s.nonces == nil {
 		// One clock: a store that judged expiry by another could forget a
 		// nonce whose state this Sealer still opens.
-		s.nonces = NewMemoryNonces(DefaultNonceCapacity, 0).WithClock(s.now)
+		s.nonces = newMemoryNonces(opts.NonceCapacity, opts.NoncesPerPrincipal, s.now)
 	}
 	if err := s.SetKeys(opts.Keys); err != nil {
 		return nil, err
@@ -198,29 +239,27 @@ func (s *Sealer) SetKeys(keys []Key) error {
 	if len(keys) == 0 {
 		return errors.New("mrtr: no keys; a Sealer needs one to seal with")
 	}
-	own := make([]Key, len(keys))
+	own := make([]*sealKey, len(keys))
 	seen := make(map[string]bool, len(keys))
 	for i, k := range keys {
-		if len(k.Secret) < MinKeyBytes {
-			return fmt.Errorf("mrtr: key %q has %d bytes; want at least %d", k.ID, len(k.Secret), MinKeyBytes)
+		if len(k.Secret) < minKeyBytes {
+			return fmt.Errorf("mrtr: key %q has %d bytes; want at least %d", k.ID, len(k.Secret), minKeyBytes)
 		}
 		if seen[k.ID] {
 			return fmt.Errorf("mrtr: key id %q appears twice", k.ID)
 		}
 		seen[k.ID] = true
-		own[i] = Key{ID: k.ID, Secret: bytes.Clone(k.Secret)}
+		own[i] = newSealKey(k.Secret)
 	}
 	s.keys.Store(&own)
 	return nil
 }
 
-// MaxRounds returns the Sealer's bound.
-func (s *Sealer) MaxRounds() int { return s.maxRounds }
-
-// Seal issues the requestState of round round of the invocation b names.
-// Round maxRounds+1 is refused with mcp_mrtr_rounds_exceeded (HTTP 422,
-// details {rounds, maxRounds}): the server answers that instead of another
-// input_required result.
+// Seal issues the requestState of round round of the invocation b names:
+// round 1 for its first input_required result, and the opened state's
+// Round+1 for each after. Round maxRounds+1 is refused with
+// mcp_mrtr_rounds_exceeded (HTTP 422, details {rounds, maxRounds}): the
+// server answers that instead of another input_required result.
 func (s *Sealer) Seal(b Binding, round int) (string, error) {
 	if err := b.check(); err != nil {
 		return "", err
@@ -235,36 +274,24 @@ func (s *Sealer) Seal(b Binding, round int) (string, error) {
 	_, _ = rand.Read(nonce) // crypto/rand.Read never fails (Go 1.24+)
 	claims, err := json.Marshal(claimsJSON{
 		V: 1, P: b.Principal, T: b.Tenant, R: b.RunID, I: b.InterruptID, D: b.RequestDigest,
-		N: round, E: s.now().Add(s.ttl).UnixMilli(), J: base64.RawURLEncoding.EncodeToString(nonce),
+		N: int64(round), E: s.now().Add(s.ttl).UnixMilli(), J: base64.RawURLEncoding.EncodeToString(nonce),
 	})
 	if err != nil {
 		return "", err
 	}
-	head := base64.RawURLEncoding.EncodeToString(claims)
-	key := (*s.keys.Load())[0]
-	return head + "." + base64.RawURLEncoding.EncodeToString(mac(key.Secret, head)), nil
-}
-
-// Next returns the round after the one whose state was opened (round 1
-// when prev is nil, the first input_required of an invocation), or
-// mcp_mrtr_rounds_exceeded when that round is past the bound.
-func (s *Sealer) Next(prev *Claims) (int, error) {
-	round := 1
-	if prev != nil {
-		round = prev.Round + 1
-	}
-	if round > s.maxRounds {
-		return 0, roundsExceeded(round, s.maxRounds)
-	}
-	return round, nil
+	head := base64.RawURLEncoding.AppendEncode(nil, claims)
+	var sig [macBytes]byte
+	(*s.keys.Load())[0].mac(&sig, head)
+	return string(append(append(head, '.'), sig[:]...)), nil
 }
 
 // Open checks a requestState against the binding of the request that
 // echoed it, and consumes it. It checks, in order: the shape and size; the
 // MAC, in constant time, against every key; the claims, strictly; every
-// binding; the round; the expiry; and last the nonce, so that a refused
-// state is never consumed. Each refusal wraps one of the Err values, or is
-// the error of the NonceStore (ErrNonceStoreFull, a database's), which
+// binding; the round (one past the Sealer's bound, after the bound was
+// lowered, is mcp_mrtr_rounds_exceeded); the expiry; and last the nonce,
+// so that a refused state is never consumed. Each refusal wraps one of the
+// Err values, or is the rounds error or the error of the NonceStore, which
 // refuses the state as surely.
 func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, error) {
 	c, err := s.open(ctx, state, b)
@@ -274,36 +301,55 @@ func (s *Sealer) Open(ctx context.Context, state string, b Binding) (Claims, err
 	return c, err
 }
 
+// openBuf holds a state's bytes while Open reads them: its first part, to
+// MAC, and the claims it encodes.
+type openBuf struct{ head, claims []byte }
+
+var openBufs = sync.Pool{New: func() any { return new(openBuf) }}
+
+// strictBase64 refuses the non-zero padding bits that would give a claims
+// part a second spelling.
+var strictBase64 = base64.RawURLEncoding.Strict()
+
 func (s *Sealer) open(ctx context.Context, state string, b Binding) (Claims, error) {
 	if err := b.check(); err != nil {
 		return Claims{}, err
 	}
-	if len(state) > MaxStateBytes {
-		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, MaxStateBytes)
+	if len(state) > maxStateBytes {
+		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, maxStateBytes)
 	}
 	head, sig, ok := strings.Cut(state, ".")
 	if !ok || strings.Contains(sig, ".") {
 		return Claims{}, fmt.Errorf("%w: want two parts", ErrMalformed)
 	}
-	verified := false
-	for _, k := range *s.keys.Load() {
-		// The MAC is compared as written, so that exactly one spelling of
-		// a state opens (a base64 decoder would skip CR and LF). Every key
-		// is tried, found or not, so the time taken does not say which key
-		// (or whether any) matched.
-		if hmac.Equal([]byte(sig), []byte(base64.RawURLEncoding.EncodeToString(mac(k.Secret, head)))) {
-			verified = true
-		}
+	buf := openBufs.Get().(*openBuf)
+	defer openBufs.Put(buf)
+	buf.head = append(buf.head[:0], head...)
+	// The MAC is compared as written, so that exactly one spelling of a
+	// state opens (a base64 decoder would skip CR and LF). Every key is
+	// tried, found or not, so the time taken does not say which key (or
+	// whether any) matched.
+	var got, want [macBytes]byte
+	n := copy(got[:], sig)
+	verified := 0
+	keys := s.keys.Load()
+	if keys == nil {
+		return Claims{}, ErrSignature // the zero Sealer holds no key
 	}
-	if !verified {
+	for _, k := range *keys {
+		k.mac(&want, buf.head)
+		verified |= subtle.ConstantTimeCompare(got[:], want[:])
+	}
+	if verified == 0 || n != len(sig) || n != macBytes {
 		return Claims{}, ErrSignature
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(head)
+	buf.claims = slices.Grow(buf.claims[:0], strictBase64.DecodedLen(len(buf.head)))
+	n, err := strictBase64.Decode(buf.claims[:cap(buf.claims)], buf.head)
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: the claims are not base64url", ErrMalformed)
 	}
-	var c claimsJSON
-	if err := strictjson.Decode(raw, &c); err != nil || c.V != 1 {
+	c, err := readClaims(buf.claims[:n])
+	if err != nil || c.V != 1 {
 		return Claims{}, fmt.Errorf("%w: the claims are not version 1 claims", ErrMalformed)
 	}
 	for _, f := range [...]struct{ claim, got, want string }{
@@ -311,11 +357,14 @@ func (s *Sealer) open(ctx context.Context, state string, b Binding) (Claims, err
 		{"interrupt", c.I, b.InterruptID}, {"request", c.D, b.RequestDigest},
 	} {
 		if f.got != f.want {
-			return Claims{}, &BindingError{Claim: f.claim}
+			return Claims{}, bindingError(f.claim)
 		}
 	}
-	if c.N < 1 || c.N > s.maxRounds {
-		return Claims{}, fmt.Errorf("%w: round %d of at most %d", ErrRound, c.N, s.maxRounds)
+	if c.N < 1 {
+		return Claims{}, fmt.Errorf("%w: round %d", ErrMalformed, c.N)
+	}
+	if c.N > int64(s.maxRounds) {
+		return Claims{}, roundsExceeded(int(c.N), s.maxRounds)
 	}
 	expires := time.UnixMilli(c.E)
 	if !s.now().Before(expires) {
@@ -324,17 +373,50 @@ func (s *Sealer) open(ctx context.Context, state string, b Binding) (Claims, err
 	if c.J == "" {
 		return Claims{}, fmt.Errorf("%w: no nonce", ErrMalformed)
 	}
-	claims := Claims{Binding: b, Round: c.N, ExpiresAt: expires.UTC(), Nonce: c.J}
+	claims := Claims{Binding: b, Round: int(c.N), ExpiresAt: expires.UTC(), Nonce: c.J}
 	if err := s.nonces.Consume(ctx, claims); err != nil {
 		return Claims{}, err
 	}
 	return claims, nil
 }
 
-func mac(key []byte, head string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(head))
-	return m.Sum(nil)
+// readClaims reads the claims strictly, in one walk: an object of the
+// claimsJSON keys, each at most once and of its type (strings, and
+// integers as encoding/json reads them into an int), and nothing else.
+func readClaims(data []byte) (claimsJSON, error) {
+	var c claimsJSON
+	strs := [...]struct {
+		key string
+		to  *string
+	}{{"p", &c.P}, {"t", &c.T}, {"r", &c.R}, {"i", &c.I}, {"d", &c.D}, {"j", &c.J}}
+	ints := [...]struct {
+		key string
+		to  *int64
+	}{{"v", &c.V}, {"n", &c.N}, {"e", &c.E}}
+	r := strictjson.NewReader(data, 1)
+	err := r.Object(func(key string) error {
+		for _, f := range strs {
+			if f.key == key {
+				v, err := r.String()
+				*f.to = v
+				return err
+			}
+		}
+		for _, f := range ints {
+			if f.key == key {
+				v, err := r.Number()
+				if err == nil {
+					*f.to, err = strconv.ParseInt(string(v), 10, 64)
+				}
+				return err
+			}
+		}
+		return errors.New("unknown claim")
+	})
+	if err == nil {
+		err = r.End()
+	}
+	return c, err
 }
 
 // Digest is the request digest a requestState is bound to: base64url,

@@ -134,7 +134,7 @@ func FuzzObserve(f *testing.F) {
 				t.Fatalf("%q: resultType %s is not a string", result, raw)
 			}
 		}
-		if retry != (rt == mrtr.ResultInputRequired) || g.Rounds() != map[bool]int{true: 1}[retry] {
+		if retry != (rt == "input_required") || g.Rounds() != map[bool]int{true: 1}[retry] {
 			t.Fatalf("%q: retry %t, %d rounds", result, retry, g.Rounds())
 		}
 	})

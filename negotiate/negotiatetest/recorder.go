@@ -31,17 +31,17 @@ func (r *Recorder) Emit(ctx context.Context, e events.Event) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case r.closed:
+	if r.closed {
 		return events.ErrClosed
-	case r.err != nil:
+	}
+	if r.err != nil {
 		return r.err
 	}
-	if e.IsRun() {
+	if e.RunID != "" {
 		if r.next == nil {
 			r.next = make(map[string]int64)
 		}
-		e = e.WithSequence(r.next[e.RunID])
+		e.Sequence, e.HasSequence = r.next[e.RunID], true
 		r.next[e.RunID]++
 	}
 	r.events = append(r.events, e)

@@ -37,8 +37,7 @@ func ExampleRecorder() {
 	rec.Fail(errors.New("store down"))
 	o, _ := n.DecideAndRecord(context.Background(), &rec, run, nil, offer)
 	for _, e := range rec.Events() {
-		n, _ := e.Sequence()
-		fmt.Println(e.RunID, n, e.Payload.Outcome, e.Payload.Version)
+		fmt.Println(e.RunID, e.Sequence, e.Payload.Outcome, e.Payload.Version)
 	}
 	fmt.Println(o.Err())
 	// Output:

@@ -2,6 +2,7 @@ package negotiatetest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ type NewSinkFunc func(t *testing.T, fault error) (sink events.Sink, recorded fun
 //     order; an Emit may fail only with [events.ErrDropped], and then the
 //     event is not recorded;
 //   - Invalid: an event that fails [events.Event.Validate] is refused with
-//     an error wrapping [events.ErrInvalidEvent] and naming the field, and
+//     an error holding an [*events.FieldError] naming the field, and
 //     nothing is recorded;
 //   - CanceledContext: an Emit whose context is done returns an error
 //     matching ctx.Err() and records nothing;
@@ -75,7 +76,7 @@ var kitAt = time.Date(2026, 11, 29, 12, 0, 0, 250_000_000, time.UTC)
 
 func kitAccepted() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
+		Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.2",
 		Reason: events.ReasonOK, Floor: "1.1",
 		PeerDigest: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", At: kitAt,
 	}
@@ -83,7 +84,7 @@ func kitAccepted() events.NegotiationDecided {
 
 func kitRefused() events.NegotiationDecided {
 	return events.NegotiationDecided{
-		Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
+		Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18",
 		Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: kitAt,
 	}
 }
@@ -91,10 +92,10 @@ func kitRefused() events.NegotiationDecided {
 // kitRuns returns n run ids no other check (or earlier run of the kit
 // against a shared store) uses.
 func kitRuns(n int) []string {
-	tenant := "kit-" + strings.ToLower(events.NewEventID()[:8])
+	tenant := "kit-" + strings.ToLower(rand.Text()[:8])
 	runs := make([]string, n)
 	for i := range runs {
-		runs[i] = fmt.Sprintf("%s/run-%s-%02d", tenant, events.NewEventID()[:12], i)
+		runs[i] = fmt.Sprintf("%s/run-%s-%02d", tenant, rand.Text()[:12], i)
 	}
 	return runs
 }
@@ -152,8 +153,8 @@ func checkRunAndHostEvents(t *testing.T, newSink NewSinkFunc) {
 	runs := kitRuns(1)
 	run := kitRun(t, runs[0], kitAccepted())
 	run.NodeID = "node-7"
-	run.CausationID = events.NewEventID()
-	run = run.WithEngineVersion(3)
+	run.CausationID = rand.Text()
+	run.EngineVersion, run.HasEngineVersion = 3, true
 	host := kitHost(t, "workspace-1", kitRefused())
 	ctx := context.Background()
 	for _, e := range []events.Event{run, host} {
@@ -176,12 +177,12 @@ func checkRunAndHostEvents(t *testing.T, newSink NewSinkFunc) {
 		}
 	}
 	if e, ok := got[run.ID]; ok {
-		if n, has := e.Sequence(); !has || n != 0 {
+		if n, has := e.Sequence, e.HasSequence; !has || n != 0 {
 			t.Errorf("run event: sequence = %d (assigned %t), want 0: the first event of a run is sequence 0", n, has)
 		}
 	}
 	if e, ok := got[host.ID]; ok {
-		if n, has := e.Sequence(); has {
+		if n, has := e.Sequence, e.HasSequence; has {
 			t.Errorf("host event: sequence = %d; a host event never carries one", n)
 		}
 	}
@@ -223,18 +224,17 @@ func checkRuns(t *testing.T, got map[string]events.Event, ordered, unordered map
 	t.Helper()
 	byRun := make(map[string][]events.Event)
 	for _, e := range got {
-		if e.IsRun() {
+		if e.RunID != "" {
 			byRun[e.RunID] = append(byRun[e.RunID], e)
 		}
 	}
 	for run, es := range byRun {
 		slices.SortFunc(es, func(a, b events.Event) int {
-			x, _ := a.Sequence()
-			y, _ := b.Sequence()
+			x, y := a.Sequence, b.Sequence
 			return int(x - y)
 		})
 		for i, e := range es {
-			if n, ok := e.Sequence(); !ok || n != int64(i) {
+			if n, ok := e.Sequence, e.HasSequence; !ok || n != int64(i) {
 				t.Errorf("run %s: the event at position %d has sequence %d (assigned %t), want %d: sequences must run 0..n-1 with no gap or repeat", run, i, n, ok, i)
 				break
 			}
@@ -283,17 +283,19 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		failures  []error
 	)
 	// The events are built here: t.Fatal belongs to the test's goroutine.
+	// Each goroutine's batch cycles through ten: four on its own run, four
+	// on the shared one and two host events, interleaved.
+	ownEvent := func(g int) events.Event { return kitRun(t, runs[g], kitAccepted()) }
+	sharedEvent := func(int) events.Event { return kitRun(t, shared, kitRefused()) }
+	hostEvent := func(int) events.Event { return kitHost(t, "", kitAccepted()) }
+	cycle := []func(int) events.Event{
+		ownEvent, sharedEvent, ownEvent, sharedEvent, hostEvent,
+		sharedEvent, ownEvent, sharedEvent, ownEvent, hostEvent,
+	}
 	batches := make([][]events.Event, goroutines)
 	for g := range batches {
 		for i := range perGoroutine {
-			switch {
-			case i%5 == 4:
-				batches[g] = append(batches[g], kitHost(t, "", kitAccepted()))
-			case i%2 == 0:
-				batches[g] = append(batches[g], kitRun(t, runs[g], kitAccepted()))
-			default:
-				batches[g] = append(batches[g], kitRun(t, shared, kitRefused()))
-			}
+			batches[g] = append(batches[g], cycle[i%len(cycle)](g))
 		}
 	}
 	var wg sync.WaitGroup
@@ -303,16 +305,15 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 			for _, e := range batch {
 				err := sink.Emit(ctx, e)
 				mu.Lock()
-				switch {
-				case errors.Is(err, events.ErrDropped):
+				if errors.Is(err, events.ErrDropped) {
 					dropped[e.ID] = true
-				case err != nil:
+				} else if err != nil {
 					failures = append(failures, err)
-				case !e.IsRun():
+				} else if e.RunID == "" {
 					hostIDs[e.ID] = true
-				case e.RunID == shared:
+				} else if e.RunID == shared {
 					sharedIDs = append(sharedIDs, e.ID)
-				default:
+				} else {
 					own[e.RunID] = append(own[e.RunID], e.ID)
 				}
 				mu.Unlock()
@@ -343,12 +344,12 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		e, ok := got[id]
 		if !ok {
 			t.Errorf("host event %s was accepted but not recorded", id)
-		} else if _, has := e.Sequence(); has || e.IsRun() {
+		} else if e.HasSequence || e.RunID != "" {
 			t.Errorf("host event %s came back as a run event or with a sequence", id)
 		}
 	}
 	sharedRun := map[string][]string{}
-	if len(sharedIDs) > 0 { // a dropping sink may have recorded none of them
+	if sharedIDs != nil { // a dropping sink may have recorded none of them
 		sharedRun[shared] = sharedIDs
 	}
 	checkRuns(t, got, own, sharedRun)
@@ -361,10 +362,10 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 	badPayload.Payload.Protocol = "ftp"
 	badRun := kitRun(t, runs[0], kitAccepted())
 	badRun.RunID = "no-tenant-separator"
-	ephemeral := kitHost(t, "", kitAccepted())
-	ephemeral.Delivery = events.DeliveryEphemeral
+	hostSeq := kitHost(t, "", kitAccepted())
+	hostSeq.HasSequence = true
 	mixed := kitRun(t, runs[0], kitAccepted())
-	mixed.Delivery = events.DeliveryDurable
+	mixed.WorkspaceID = "ws"
 	badID := kitRun(t, runs[0], kitAccepted())
 	badID.ID = "short"
 	cases := []struct {
@@ -375,19 +376,18 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 		{"zero Event", events.Event{}, "eventId"},
 		{"payload protocol ftp", badPayload, "protocol"},
 		{"runId without a tenant", badRun, "runId"},
-		{"ephemeral negotiation.decided", ephemeral, "delivery"},
-		{"run event with a delivery", mixed, "delivery"},
+		{"host event with a sequence", hostSeq, "sequence"},
+		{"run event with a workspace", mixed, "workspaceId"},
 		{"eventId too short", badID, "eventId"},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
 		err := sink.Emit(ctx, c.e)
-		switch {
-		case err == nil:
+		if err == nil {
 			t.Errorf("%s: Emit returned nil, want it refused", c.name)
-		case !errors.Is(err, events.ErrInvalidEvent):
-			t.Errorf("%s: Emit error %q does not wrap events.ErrInvalidEvent", c.name, err)
-		case !strings.Contains(err.Error(), c.field):
+		} else if !errors.As(err, new(*events.FieldError)) {
+			t.Errorf("%s: Emit error %q holds no *events.FieldError", c.name, err)
+		} else if !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: Emit error %q does not name the field %s", c.name, err, c.field)
 		}
 	}
@@ -453,17 +453,16 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	runs := kitRuns(1)
 	ctx := context.Background()
-	var swallowed int
+	var swallowed []string // the kinds of event Emit accepted
 	for _, e := range []events.Event{kitRun(t, runs[0], kitAccepted()), kitHost(t, "", kitRefused())} {
 		err := sink.Emit(ctx, e)
-		switch {
-		case err == nil:
-			swallowed++
-		case !errors.Is(err, fault):
+		if err == nil {
+			swallowed = append(swallowed, kind(e))
+		} else if !errors.Is(err, fault) {
 			t.Errorf("Emit(%s event) = %v, want an error wrapping the storage fault", kind(e), err)
 		}
 	}
-	if swallowed == 0 {
+	if swallowed == nil {
 		if c, ok := sink.(io.Closer); ok {
 			_ = c.Close()
 		}
@@ -471,15 +470,15 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	c, ok := sink.(io.Closer)
 	if !ok {
-		t.Fatalf("%d Emits returned nil although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
+		t.Fatalf("Emit returned nil for %q although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
 	}
 	if err := c.Close(); !errors.Is(err, fault) {
-		t.Errorf("Emit accepted %d events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
+		t.Errorf("Emit accepted %q events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
 	}
 }
 
 func kind(e events.Event) string {
-	if e.IsRun() {
+	if e.RunID != "" {
 		return "run"
 	}
 	return "host"
@@ -491,9 +490,6 @@ func diffEvent(want, got events.Event) []string {
 	ne := func(field string, w, g any) { d = append(d, fmt.Sprintf("%s = %v, want %v", field, g, w)) }
 	if got.ID != want.ID {
 		ne("eventId", want.ID, got.ID)
-	}
-	if got.Type != want.Type {
-		ne("type", want.Type, got.Type)
 	}
 	if !got.Time.Equal(want.Time) {
 		ne("timestamp", want.Time, got.Time)
@@ -510,13 +506,8 @@ func diffEvent(want, got events.Event) []string {
 	if got.CausationID != want.CausationID {
 		ne("causationId", want.CausationID, got.CausationID)
 	}
-	wv, wok := want.EngineVersion()
-	gv, gok := got.EngineVersion()
-	if wv != gv || wok != gok {
-		ne("engineVersion", fmt.Sprint(wv, wok), fmt.Sprint(gv, gok))
-	}
-	if got.Delivery != want.Delivery {
-		ne("delivery", want.Delivery, got.Delivery)
+	if got.EngineVersion != want.EngineVersion || got.HasEngineVersion != want.HasEngineVersion {
+		ne("engineVersion", fmt.Sprint(want.EngineVersion, want.HasEngineVersion), fmt.Sprint(got.EngineVersion, got.HasEngineVersion))
 	}
 	if got.WorkspaceID != want.WorkspaceID {
 		ne("workspaceId", want.WorkspaceID, got.WorkspaceID)

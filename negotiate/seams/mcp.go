@@ -38,13 +38,17 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	if err != nil {
 		return nil, x.peerFailure(0, "no transport for the decided revision")
 	}
-	guard, _ := mrtr.GuardFor(set.MCP) // nil: the host advertises no rounds, so it runs none
+	var guard *mrtr.Guard // nil: the host advertises no rounds, so it runs none
+	if set.MCP.MRTR != nil {
+		guard, _ = mrtr.NewGuard(set.MCP.MRTR.MaxRounds) // nil for a bound out of range: none
+	}
 	header := func() http.Header {
 		return http.Header{mcphttp.HeaderMethod: {"tools/call"}, mcphttp.HeaderName: {x.req.Tool}}
 	}
 	meta := map[string]json.RawMessage{mcphttp.MetaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
 	var seen, retried, echoed bool
+	rounds := 0 // the input_required results the guard let through
 	for id := 2; ; id++ {
 		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, header())
 		if err != nil {
@@ -61,11 +65,12 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 			body := x.success(rep.Result)
 			if seen {
 				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": retried, "requestStateEchoed": echoed,
-					"rounds": guard.Rounds(), "result": rep.Result}
+					"rounds": rounds, "result": rep.Result}
 			}
 			return body, nil
 		}
 		seen = true
+		rounds++
 		var ir inputRequired
 		if err := json.Unmarshal(rep.Result, &ir); err != nil {
 			return nil, x.peerFailure(status, "an input_required result that cannot be read")
@@ -96,7 +101,7 @@ func (x *exchange) observe(guard *mrtr.Guard, result json.RawMessage) (bool, *ht
 		var r struct {
 			ResultType string `json:"resultType"`
 		}
-		if json.Unmarshal(result, &r) != nil || r.ResultType != mrtr.ResultInputRequired {
+		if json.Unmarshal(result, &r) != nil || r.ResultType != "input_required" {
 			return false, nil
 		}
 		return false, x.roundsExceeded(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,

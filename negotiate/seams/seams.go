@@ -54,6 +54,7 @@ package seams
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -198,7 +199,7 @@ func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
 	if fail := x.checkFields(proto); fail != nil {
 		return fail
 	}
-	x.runID = x.caller.Tenant + "/" + events.NewEventID()
+	x.runID = x.caller.Tenant + "/" + rand.Text()
 	x.client = &http.Client{
 		Transport: x.h.Transport,
 		Timeout:   x.timeout(),

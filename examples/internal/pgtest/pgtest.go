@@ -78,10 +78,10 @@ func Schema(t testing.TB, pool *pgxpool.Pool) string {
 func Payload(i int) events.NegotiationDecided {
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)
 	if i%3 == 0 {
-		return events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: events.Refused, Requested: "2025-06-18",
+		return events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18",
 			Reason: events.ReasonBelowFloor, Floor: "2025-11-25", At: at}
 	}
-	return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: events.Accepted, Version: "1.1", Requested: "1.2",
+	return events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.1", Requested: "1.2",
 		Reason: events.ReasonOK, Floor: "1.1", PeerDigest: strings.Repeat("ab", 32), At: at}
 }
 
@@ -115,8 +115,7 @@ func All(t testing.TB, pool *pgxpool.Pool, schema string) []events.Event {
 			if len(got) < page {
 				break
 			}
-			last, _ := got[len(got)-1].Sequence()
-			from = last + 1
+			from = got[len(got)-1].Sequence + 1
 		}
 	}
 	for after := int64(0); ; {

@@ -52,9 +52,9 @@ func TestAll(t *testing.T) {
 		}
 	}
 	for i, tc := range []struct {
-		outcome events.Outcome
+		outcome string
 		at      time.Duration
-	}{{events.Refused, 0}, {events.Accepted, time.Millisecond}, {events.Accepted, 2 * time.Millisecond}, {events.Refused, 3 * time.Millisecond}} {
+	}{{"refused", 0}, {"accepted", time.Millisecond}, {"accepted", 2 * time.Millisecond}, {"refused", 3 * time.Millisecond}} {
 		p := Payload(i)
 		if p.Outcome != tc.outcome || !p.At.Equal(Payload(0).At.Add(tc.at)) {
 			t.Errorf("Payload(%d) = %s at +%v, want %s at +%v", i, p.Outcome, p.At.Sub(Payload(0).At), tc.outcome, tc.at)

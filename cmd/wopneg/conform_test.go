@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestConformUsage(t *testing.T) {
+	for _, args := range [][]string{{"conform"}, {"conform", "a", "b"}, {"conform", "--nope", "http://x"}, {"conform", "ftp://x"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &errb); code != 2 || errb.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}
+
+// TestConformUnreachable: a host that is not there is reported, every row
+// blocked (or inapplicable), and that is no failure of the host.
+func TestConformUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	ln.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"conform", "--json", "--token", "t", base}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Base    string         `json:"base"`
+		Counts  map[string]int `json:"counts"`
+		Results []map[string]any
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Counts["pass"] != 0 || doc.Counts["blocked"] != len(doc.Results)-1 || doc.Counts["inapplicable"] != 1 {
+		t.Fatalf("%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"conform", base}, strings.NewReader(""), &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "SCENARIO") {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
+
+// TestConformFails: a failed row exits 1.
+func TestConformFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"protocolVersions":["2.0"],"preferredVersion":"2.0","supportedTransports":["grpc"]}`))
+	}))
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"conform", srv.URL}, strings.NewReader(""), &out, &errb); code != 1 || !strings.Contains(out.String(), "supportedTransports") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+}
