@@ -32,8 +32,9 @@
 //     and the server's Sealer of bound, single-use requestStates.
 //   - [github.com/wopneg/wopneg/events]: the negotiation.decided payload
 //     and the peer origin digest.
-//   - [github.com/wopneg/wopneg/negotiate/negotiatetest]: the test vectors
-//     as embedded data and Run, to check any host's decision against them.
+//   - [github.com/wopneg/wopneg/negotiate/negotiatetest]: RunWire, which
+//     checks a host's own HTTP handler against the wire vectors; Run, the
+//     decision vectors against any host's decision; TestSink, for sinks.
 //   - cmd/wopneg: `wopneg decide`, `wopneg demo` and `wopneg vectors`.
 //
 // Where the specification is ambiguous, each package takes the stricter

@@ -179,6 +179,23 @@ func TestNewHandlerRefuses(t *testing.T) {
 	}
 }
 
+// TestHandlerRunSchedule comes before TestHandlerRun, which waits on the
+// Refresher it gave: a Handler that ran another would hang it.
+func TestHandlerRunSchedule(t *testing.T) {
+	h, err := NewHandler(refDiscovery(), &Refresher{Interval: -time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run refuses the schedule before it looks at ctx, so it reads the
+	// Refresher it was given.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var v *Violation
+	if err := h.Run(ctx); !errors.As(err, &v) || v.Path != "Refresher.Interval" {
+		t.Errorf("Run = %v", err)
+	}
+}
+
 // upstreamSwitch is an Upstream a test turns on and off.
 type upstreamSwitch struct {
 	mu   sync.Mutex
@@ -264,21 +281,6 @@ func TestHandlerRun(t *testing.T) {
 
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Run = %v", err)
-	}
-}
-
-func TestHandlerRunSchedule(t *testing.T) {
-	h, err := NewHandler(refDiscovery(), &Refresher{Interval: -time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Run refuses the schedule before it looks at ctx, so it reads the
-	// Refresher it was given.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	var v *Violation
-	if err := h.Run(ctx); !errors.As(err, &v) || v.Path != "Refresher.Interval" {
 		t.Errorf("Run = %v", err)
 	}
 }

@@ -375,6 +375,23 @@ func TestReportSetSharesNothing(t *testing.T) {
 	}
 }
 
+// TestRefresherRunZero runs the zero Refresher through one check and into
+// its first wait, which time.After serves.
+func TestRefresherRunZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []Report
+	err := new(Refresher).run(ctx, refSet, func(rep Report, err error) {
+		if err != nil {
+			t.Errorf("check: %v", err)
+		}
+		got = append(got, rep)
+		cancel()
+	})
+	if !errors.Is(err, context.Canceled) || len(got) != 1 || !got[0].Passed() {
+		t.Errorf("run = %v after %d reports", err, len(got))
+	}
+}
+
 // fakeTimer hands run's waits to the test: each call of After is sent on
 // calls, and returns a channel the test fires.
 type fakeTimer struct {
@@ -459,23 +476,6 @@ func TestRefresherConcurrentChecks(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestRefresherRunZero runs the zero Refresher through one check and into
-// its first wait, which time.After serves.
-func TestRefresherRunZero(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var got []Report
-	err := new(Refresher).run(ctx, refSet, func(rep Report, err error) {
-		if err != nil {
-			t.Errorf("check: %v", err)
-		}
-		got = append(got, rep)
-		cancel()
-	})
-	if !errors.Is(err, context.Canceled) || len(got) != 1 || !got[0].Passed() {
-		t.Errorf("run = %v after %d reports", err, len(got))
-	}
 }
 
 // TestRefresherUpstreamSize checks the 1 MiB bound exactly: a list of

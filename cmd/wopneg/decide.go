@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	vec "github.com/wopneg/wopneg/internal/vectors"
 )
 
 // decideHelp is what `wopneg decide -h` prints: the shapes a host in
@@ -63,7 +63,7 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, 2, err)
 	}
-	req, err := negotiatetest.DecodeRequest(data)
+	req, err := vec.DecodeRequest(data)
 	if err != nil {
 		return fail(stderr, 2, err)
 	}

@@ -103,7 +103,7 @@ func FuzzDecide(f *testing.F) {
 			if out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "wopneg: ") {
 				t.Fatalf("exit 2 with stdout %q, stderr %q", out.String(), msg)
 			}
-			for _, goName := range []string{"Go struct", "Go value", "negotiate.", "negotiatetest.", "facets.", "time.Time", "cannot unmarshal"} {
+			for _, goName := range []string{"Go struct", "Go value", "negotiate.", "vectors.", "facets.", "time.Time", "cannot unmarshal"} {
 				if strings.Contains(msg, goName) {
 					t.Fatalf("stderr %q names Go (%s)", msg, goName)
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/facets"
+	vec "github.com/wopneg/wopneg/internal/vectors"
 )
 
 // lintRules are the rule ids lint reports, in the order of the table in
@@ -208,12 +209,9 @@ func parseNow(s string) (time.Time, error) {
 	if s == "" {
 		return time.Now(), nil
 	}
-	if d, err := time.Parse(time.DateOnly, s); err == nil {
-		return d, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := vec.ParseClock(s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--now %q is neither a date YYYY-MM-DD nor an RFC 3339 time", s)
+		return time.Time{}, fmt.Errorf("--now %w", err)
 	}
 	return t, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	vec "github.com/wopneg/wopneg/internal/vectors"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -269,7 +269,7 @@ func TestDecideStrictJSON(t *testing.T) {
 			if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.mention) {
 				t.Errorf("stderr = %q, want one line naming %s", stderr, tt.mention)
 			}
-			for _, goName := range []string{"Go struct", "negotiate.", "negotiatetest.", "[]string", "cannot unmarshal", "time.Time"} {
+			for _, goName := range []string{"Go struct", "negotiate.", "vectors.", "[]string", "cannot unmarshal", "time.Time"} {
 				if strings.Contains(stderr, goName) {
 					t.Errorf("stderr %q names Go (%s)", stderr, goName)
 				}
@@ -282,7 +282,7 @@ func TestDecideStrictJSON(t *testing.T) {
 // command: a vector the library does not meet is listed with what each
 // decider got wrong, counted, and makes the exit code 1.
 func TestVectorsReportsFailures(t *testing.T) {
-	vs, err := negotiatetest.Vectors()
+	vs, err := vec.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestVectorsReportsFailures(t *testing.T) {
 	bad.Name, bad.Source = "made/wrong", "this test"
 	bad.Want.Rule = "nonsense"
 	var out bytes.Buffer
-	if code := checkVectors([]negotiatetest.Vector{good, bad}, true, &out); code != 1 {
+	if code := checkVectors([]vec.Vector{good, bad}, true, &out); code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
 	want := "ok    " + good.Name + "\nFAIL  made/wrong (this test)\n      Decide: "

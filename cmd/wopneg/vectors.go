@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	vec "github.com/wopneg/wopneg/internal/vectors"
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 )
 
 // vectors runs every shipped vector through the pure and the compiled
@@ -18,7 +18,7 @@ func vectors(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	vs, err := negotiatetest.Vectors()
+	vs, err := vec.Shipped()
 	if err != nil {
 		return fail(stderr, 2, err)
 	}
@@ -27,11 +27,11 @@ func vectors(args []string, stdout, stderr io.Writer) int {
 
 // checkVectors runs vs and reports them on stdout: exit 0 when every one
 // passes, 1 otherwise.
-func checkVectors(vs []negotiatetest.Vector, verbose bool, stdout io.Writer) int {
+func checkVectors(vs []vec.Vector, verbose bool, stdout io.Writer) int {
 	deciders := []struct {
 		name   string
-		decide negotiatetest.DecideFunc
-	}{{"Decide", negotiate.Decide}, {"Negotiator", negotiatetest.Compiled}}
+		decide vec.DecideFunc
+	}{{"Decide", negotiate.Decide}, {"Negotiator", vec.Compiled}}
 	passed, failed := 0, 0
 	for _, v := range vs {
 		var problems []string

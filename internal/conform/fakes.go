@@ -266,8 +266,8 @@ func mcpToolCall(id any, h http.Header, params map[string]any) (int, map[string]
 		return http.StatusBadRequest, rpcError(id, -32021, "needs_input_loop requires the elicitation client capability", nil)
 	}
 	wanted := 1
-	if n, ok := args["rounds"].(float64); ok && n >= 1 {
-		wanted = int(min(n, maxLoopRounds))
+	if n, ok := args["rounds"].(float64); ok {
+		wanted = int(max(1, min(n, maxLoopRounds)))
 	}
 	served := 0
 	if st, ok := params["requestState"]; ok {

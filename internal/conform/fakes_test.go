@@ -99,7 +99,13 @@ func TestMCPServer(t *testing.T) {
 		{"unknown tool", mcpHeaders("2026-07-28", "tools/call", ""), rpcCall("tools/call", map[string]any{"name": "nope"}), 200, -32602, nil},
 		{"loop without elicitation", mcpHeaders("2026-07-28", "tools/call", ""), rpcCall("tools/call", map[string]any{"name": loopTool}), 400, -32021, nil},
 		{"loop round 1", mcpHeaders("2026-07-28", "tools/call", ""), loopParams(nil, 2), 200, 0,
-			func(m map[string]any) bool { return obj(m, "result")["requestState"] == "mrtr:needs_input_loop:1" }},
+			func(m map[string]any) bool {
+				return obj(m, "result")["requestState"] == "mrtr:needs_input_loop:1" && strings.Contains(string(mustJSON(m)), `"message":"round 1 of 2"`)
+			}},
+		{"loop rounds below 1", mcpHeaders("2026-07-28", "tools/call", ""), loopParams("mrtr:needs_input_loop:1", 0), 200, 0,
+			func(m map[string]any) bool { return obj(m, "result")["resultType"] == "complete" }},
+		{"loop rounds capped", mcpHeaders("2026-07-28", "tools/call", ""), loopParams("mrtr:needs_input_loop:64", 1000), 200, 0,
+			func(m map[string]any) bool { return obj(m, "result")["resultType"] == "complete" }},
 		{"loop round 2", mcpHeaders("2026-07-28", "tools/call", ""), loopParams("mrtr:needs_input_loop:1", 2), 200, 0,
 			func(m map[string]any) bool { return obj(m, "result")["requestState"] == "mrtr:needs_input_loop:2" }},
 		{"loop done", mcpHeaders("2026-07-28", "tools/call", ""), loopParams("mrtr:needs_input_loop:2", 2), 200, 0,

@@ -1,76 +1,62 @@
 package negotiatetest_test
 
 import (
-	"fmt"
-	"slices"
+	"net/http"
 	"testing"
 
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
 )
 
-// ExampleVectors lists how many shipped vectors there are of each kind.
-func ExampleVectors() {
-	vs, err := negotiatetest.Vectors()
-	if err != nil {
-		fmt.Println(err)
-		return
+// ExampleRunWire checks a host's handler on the wire. The function below
+// is a test: put it in a _test.go file of the host, and build the handler
+// as the host deploys it — here a mux with both adapters over stand-in
+// servers, and a bearer check standing for the host's authentication.
+func ExampleRunWire() {
+	TestNegotiationOnTheWire := func(t *testing.T) {
+		negotiatetest.RunWire(t, func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+			n, err := negotiate.Compile(set, p)
+			if err != nil {
+				return nil, err
+			}
+			// The host's authentication, told to trust the kit's token.
+			subject := func(r *http.Request) *negotiate.Subject {
+				if r.Header.Get("Authorization") != "Bearer negotiatetest" {
+					return nil
+				}
+				return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "kit-user", Tenant: "acme",
+					Lane: policy.LaneOIDC, Kind: policy.KindUser}
+			}
+			a, err := a2ahttp.New(n, a2ahttp.Options{Sink: sink, Subject: subject})
+			if err != nil {
+				return nil, err
+			}
+			m, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: subject})
+			if err != nil {
+				return nil, err
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/a2a", a.Wrap(a2aServer)) // the host's A2A SDK handler
+			mux.Handle("/mcp", m.Wrap(mcpServer)) // the host's MCP SDK handler
+			return mux, nil
+		})
 	}
-	count := map[string]int{}
-	for _, v := range vs {
-		kind := v.Kind
-		if kind == "" {
-			kind = negotiatetest.KindDecide
-		}
-		count[kind]++
-	}
-	kinds := make([]string, 0, len(count))
-	for k := range count {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
-		fmt.Printf("%-8s %3d\n", k, count[k])
-	}
-	fmt.Printf("%-8s %3d\n", "total", len(vs))
-	// Output:
-	// decide   138
-	// digest    61
-	// refresh   21
-	// rounds     8
-	// subject   44
-	// total    272
+	_ = TestNegotiationOnTheWire
 }
 
-// ExampleRun shows how a host runs every shipped vector against its own
-// decision from a test of its own. The function below is a test: put it in
-// a _test.go file of the host and pass the host's DecideFunc (here the
-// library's, negotiate.Decide).
+var a2aServer, mcpServer http.Handler = rpcServer, rpcServer
+
+// ExampleRun runs every decision vector against a host's own decision.
+// The function below is a test: put it in a _test.go file of the host and
+// pass the host's wrapper of negotiate.Decide (here the library's own).
 func ExampleRun() {
 	TestNegotiationVectors := func(t *testing.T) {
 		negotiatetest.Run(t, negotiate.Decide)
 	}
 	_ = TestNegotiationVectors
-}
-
-// ExampleVector_Check runs one vector by hand, against a decide function
-// that is not the library's: a host's middleware, say.
-func ExampleVector_Check() {
-	vs, err := negotiatetest.Vectors()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, v := range vs {
-		if v.Name != "table-c/C3-unauthenticated-downgrade" {
-			continue
-		}
-		fmt.Println(v.Name, "-", v.Source)
-		fmt.Println("library:", v.Check(negotiate.Decide) == nil)
-		fmt.Println("compiled:", v.Check(negotiatetest.Compiled) == nil)
-	}
-	// Output:
-	// table-c/C3-unauthenticated-downgrade - digest table C3 (offers [1.1], unauthenticated: refused unauthenticated)
-	// library: true
-	// compiled: true
 }

@@ -31,10 +31,10 @@ func (r *Recorder) Emit(ctx context.Context, e events.Event) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case r.closed:
+	if r.closed {
 		return events.ErrClosed
-	case r.err != nil:
+	}
+	if r.err != nil {
 		return r.err
 	}
 	if e.RunID != "" {

@@ -1,50 +1,57 @@
 // Package negotiatetest is a fixtures kit for hosts built on negotiate, in
-// the spirit of net/http/httptest: the test vectors of the OpenWOP v2
-// negotiation contract as embedded JSON data, and [Run], which runs all of
-// them against any decide function from a host's own tests.
+// the spirit of net/http/httptest and testing/slogtest. It has three
+// checks, each run from a host's own tests:
 //
-// A host that wraps the decision (in middleware, or with its own policy
-// plumbing) exposes it as a [DecideFunc] and runs:
+//   - [RunWire] drives the host's own http.Handler — its authentication,
+//     router and SDK in front, the module's middleware inside — with the
+//     A2A and MCP requests of the wire vectors, and checks the answer on
+//     the wire (HTTP status, JSON-RPC error code, version header) and the
+//     negotiation.decided event the host recorded;
+//   - [Run] runs the decision vectors (tables A and C of the conformance
+//     digest, every rule of the decision from both sides of its boundary,
+//     counter-offers, the refresh SLA, peer origin digests and Subjects)
+//     against a function shaped like [negotiate.Decide], for a host that
+//     wraps the decision itself;
+//   - [TestSink] checks that a custom events.Sink keeps the Sink contract,
+//     as testing/slogtest checks a slog.Handler.
 //
-//	func TestNegotiationVectors(t *testing.T) {
-//		negotiatetest.Run(t, myhost.Decide)
-//	}
+// [Recorder] is an in-memory events.Sink that numbers run events as a
+// store does and can be told to fail, so that a test can check a host
+// fails closed.
 //
-// The vectors cover tables A and C of the conformance digest, every rule of
-// the decision from both sides of its boundary, counter-offers, the refresh
-// SLA, peer origin digests and Subjects. Each one states what it expects;
-// a vector whose expectation is empty is a failure, never a silent pass.
-// The same data drives `wopneg vectors`, for hosts in other languages.
+// The vectors are embedded JSON whose format is not part of the API: each
+// states what it expects, and one whose expectation is empty is refused
+// when it is loaded, never passed. The decision vectors also drive
+// `wopneg vectors`, for hosts in other languages.
 //
-// # Sinks
-//
-// For hosts that record decisions (Negotiator.DecideAndRecord), the kit has
-// a [Recorder], an in-memory events.Sink that numbers run events as a store
-// does and can be told to fail, so that a test can check a host fails
-// closed; and [TestSink], which checks that any custom events.Sink keeps
-// the Sink contract, as testing/slogtest checks a slog.Handler:
-//
-//	func TestMySink(t *testing.T) {
-//		negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
-//			store := mystore.Open(t.TempDir(), fault) // failing with fault when it is set
-//			return store, store.ReadAll
+//	func TestNegotiationOnTheWire(t *testing.T) {
+//		negotiatetest.RunWire(t, func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+//			return myhost.NewHandler(myhost.Config{Facets: set, Policy: p, Audit: sink,
+//				Tokens: map[string]string{"negotiatetest": "kit-user"}})
 //		})
 //	}
-//
-// TestSink checks a run and a host event field for field, per-run
-// numbering and order, eight concurrent writers, refusal of invalid events
-// and of done contexts, Close, and that a storage fault reaches the caller.
 package negotiatetest
 
-import "testing"
+import (
+	"testing"
 
-// Run runs every shipped vector against decide, one subtest each. A nil
-// decide means [negotiate.Decide].
-func Run(t *testing.T, decide DecideFunc) {
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/vectors"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// Run runs every shipped decision vector against decide, one subtest each.
+// decide has the shape of [negotiate.Decide], which a nil decide means: a
+// host that wraps the decision (with its own policy plumbing, say) passes
+// its wrapper. Each vector states what it expects; a failure names the
+// vector, where its expectation comes from, and every difference.
+func Run(t *testing.T, decide func(*negotiate.Subject, facets.Set, negotiate.Offer, policy.Policy) (negotiate.Outcome, events.NegotiationDecided)) {
 	t.Helper()
-	vs, err := Vectors()
+	vs, err := vectors.Shipped()
 	if err != nil {
-		t.Fatalf("loading vectors: %v", err)
+		t.Fatalf("negotiatetest: loading the vectors: %v", err)
 	}
 	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {

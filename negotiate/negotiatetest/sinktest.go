@@ -283,17 +283,19 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		failures  []error
 	)
 	// The events are built here: t.Fatal belongs to the test's goroutine.
+	// Each goroutine's batch cycles through ten: four on its own run, four
+	// on the shared one and two host events, interleaved.
+	ownEvent := func(g int) events.Event { return kitRun(t, runs[g], kitAccepted()) }
+	sharedEvent := func(int) events.Event { return kitRun(t, shared, kitRefused()) }
+	hostEvent := func(int) events.Event { return kitHost(t, "", kitAccepted()) }
+	cycle := []func(int) events.Event{
+		ownEvent, sharedEvent, ownEvent, sharedEvent, hostEvent,
+		sharedEvent, ownEvent, sharedEvent, ownEvent, hostEvent,
+	}
 	batches := make([][]events.Event, goroutines)
 	for g := range batches {
 		for i := range perGoroutine {
-			switch {
-			case i%5 == 4:
-				batches[g] = append(batches[g], kitHost(t, "", kitAccepted()))
-			case i%2 == 0:
-				batches[g] = append(batches[g], kitRun(t, runs[g], kitAccepted()))
-			default:
-				batches[g] = append(batches[g], kitRun(t, shared, kitRefused()))
-			}
+			batches[g] = append(batches[g], cycle[i%len(cycle)](g))
 		}
 	}
 	var wg sync.WaitGroup
@@ -303,16 +305,15 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 			for _, e := range batch {
 				err := sink.Emit(ctx, e)
 				mu.Lock()
-				switch {
-				case errors.Is(err, events.ErrDropped):
+				if errors.Is(err, events.ErrDropped) {
 					dropped[e.ID] = true
-				case err != nil:
+				} else if err != nil {
 					failures = append(failures, err)
-				case e.RunID == "":
+				} else if e.RunID == "" {
 					hostIDs[e.ID] = true
-				case e.RunID == shared:
+				} else if e.RunID == shared {
 					sharedIDs = append(sharedIDs, e.ID)
-				default:
+				} else {
 					own[e.RunID] = append(own[e.RunID], e.ID)
 				}
 				mu.Unlock()
@@ -348,7 +349,7 @@ func checkConcurrent(t *testing.T, newSink NewSinkFunc) {
 		}
 	}
 	sharedRun := map[string][]string{}
-	if len(sharedIDs) > 0 { // a dropping sink may have recorded none of them
+	if sharedIDs != nil { // a dropping sink may have recorded none of them
 		sharedRun[shared] = sharedIDs
 	}
 	checkRuns(t, got, own, sharedRun)
@@ -382,12 +383,11 @@ func checkInvalid(t *testing.T, newSink NewSinkFunc) {
 	ctx := context.Background()
 	for _, c := range cases {
 		err := sink.Emit(ctx, c.e)
-		switch {
-		case err == nil:
+		if err == nil {
 			t.Errorf("%s: Emit returned nil, want it refused", c.name)
-		case !errors.As(err, new(*events.FieldError)):
+		} else if !errors.As(err, new(*events.FieldError)) {
 			t.Errorf("%s: Emit error %q holds no *events.FieldError", c.name, err)
-		case !strings.Contains(err.Error(), c.field):
+		} else if !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: Emit error %q does not name the field %s", c.name, err, c.field)
 		}
 	}
@@ -453,17 +453,16 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	runs := kitRuns(1)
 	ctx := context.Background()
-	var swallowed int
+	var swallowed []string // the kinds of event Emit accepted
 	for _, e := range []events.Event{kitRun(t, runs[0], kitAccepted()), kitHost(t, "", kitRefused())} {
 		err := sink.Emit(ctx, e)
-		switch {
-		case err == nil:
-			swallowed++
-		case !errors.Is(err, fault):
+		if err == nil {
+			swallowed = append(swallowed, kind(e))
+		} else if !errors.Is(err, fault) {
 			t.Errorf("Emit(%s event) = %v, want an error wrapping the storage fault", kind(e), err)
 		}
 	}
-	if swallowed == 0 {
+	if swallowed == nil {
 		if c, ok := sink.(io.Closer); ok {
 			_ = c.Close()
 		}
@@ -471,10 +470,10 @@ func checkFault(t *testing.T, newSink NewSinkFunc) {
 	}
 	c, ok := sink.(io.Closer)
 	if !ok {
-		t.Fatalf("%d Emits returned nil although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
+		t.Fatalf("Emit returned nil for %q although the storage failed, and %T has no Close to report it: the failure was swallowed", swallowed, sink)
 	}
 	if err := c.Close(); !errors.Is(err, fault) {
-		t.Errorf("Emit accepted %d events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
+		t.Errorf("Emit accepted %q events the storage could not record, and Close returned %v, want an error wrapping the storage fault", swallowed, err)
 	}
 }
 

@@ -137,3 +137,16 @@ func TestRecorderPassesTheKit(t *testing.T) {
 		return r, r.Events
 	})
 }
+
+// A buffering sink passes the kit too: events.NewAsync over a Recorder
+// accepts every Emit and reports a storage fault from Close, which the
+// Fault check takes as reported, not swallowed.
+func TestBufferingSinkPassesTheKit(t *testing.T) {
+	negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
+		r := &negotiatetest.Recorder{}
+		if fault != nil {
+			r.Fail(fault)
+		}
+		return events.NewAsync(r, events.AsyncOptions{}), r.Events
+	})
+}

@@ -1,4 +1,4 @@
-package negotiatetest_test
+package vectors_test
 
 import (
 	"errors"
@@ -10,26 +10,41 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/vectors"
 	"github.com/wopneg/wopneg/negotiate"
-	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
 )
 
 // TestVectorsPure runs every shipped vector against the pure decision.
 func TestVectorsPure(t *testing.T) {
-	negotiatetest.Run(t, negotiate.Decide)
+	runAll(t, negotiate.Decide)
 }
 
 // TestVectorsCompiled runs every shipped vector against the compiled
 // Negotiator, which must give the answers of the pure decision.
 func TestVectorsCompiled(t *testing.T) {
-	negotiatetest.Run(t, negotiatetest.Compiled)
+	runAll(t, vectors.Compiled)
+}
+
+func runAll(t *testing.T, decide vectors.DecideFunc) {
+	t.Helper()
+	vs, err := vectors.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			if err := v.Check(decide); err != nil {
+				t.Errorf("%s (%s):\n%v", v.Name, v.Source, err)
+			}
+		})
+	}
 }
 
 // TestVectorsShipped checks the shipped data itself: enough of it, every
 // kind present, every vector sourced.
 func TestVectorsShipped(t *testing.T) {
-	vs, err := negotiatetest.Vectors()
+	vs, err := vectors.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,33 +55,33 @@ func TestVectorsShipped(t *testing.T) {
 	for _, v := range vs {
 		kind := v.Kind
 		if kind == "" {
-			kind = negotiatetest.KindDecide
+			kind = vectors.KindDecide
 		}
 		kinds[kind]++
 		if strings.TrimSpace(v.Source) == "" {
 			t.Errorf("%s: no source", v.Name)
 		}
 	}
-	for _, k := range []string{negotiatetest.KindDecide, negotiatetest.KindDigest, negotiatetest.KindSubject,
-		negotiatetest.KindRefresh, negotiatetest.KindRounds} {
+	for _, k := range []string{vectors.KindDecide, vectors.KindDigest, vectors.KindSubject,
+		vectors.KindRefresh, vectors.KindRounds} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s vectors shipped", k)
 		}
 	}
-	if kinds[negotiatetest.KindDigest] < 20 {
-		t.Errorf("%d digest vectors, want at least 20", kinds[negotiatetest.KindDigest])
+	if kinds[vectors.KindDigest] < 20 {
+		t.Errorf("%d digest vectors, want at least 20", kinds[vectors.KindDigest])
 	}
 }
 
 const loadFacets = `"facets": {"ref": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}}`
 
-func loadOne(t *testing.T, files map[string]string) ([]negotiatetest.Vector, error) {
+func loadOne(t *testing.T, files map[string]string) ([]vectors.Vector, error) {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, data := range files {
 		fsys["v/"+name] = &fstest.MapFile{Data: []byte(data)}
 	}
-	return negotiatetest.LoadVectors(fsys, "v")
+	return vectors.Load(fsys, "v")
 }
 
 func TestLoadVectors(t *testing.T) {
@@ -157,7 +172,7 @@ func TestLoadVectors(t *testing.T) {
 	})
 }
 
-func names(vs []negotiatetest.Vector) []string {
+func names(vs []vectors.Vector) []string {
 	var ns []string
 	for _, v := range vs {
 		ns = append(ns, v.Name)
@@ -250,38 +265,38 @@ func leaksMalformedRequested(s *negotiate.Subject, set facets.Set, offer negotia
 }
 
 func TestVectorsCanFail(t *testing.T) {
-	vs, err := negotiatetest.Vectors()
+	vs, err := vectors.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name   string
-		decide negotiatetest.DecideFunc
+		decide vectors.DecideFunc
 		// mustFail selects vectors that this breakage must fail, each one.
-		mustFail func(v negotiatetest.Vector) bool
+		mustFail func(v vectors.Vector) bool
 	}{
-		{"always accepts at preferred", alwaysPreferred, func(v negotiatetest.Vector) bool {
+		{"always accepts at preferred", alwaysPreferred, func(v vectors.Vector) bool {
 			return isDecide(v) && v.Want.Outcome != "accepted" ||
-				v.Kind == negotiatetest.KindSubject && !*v.Want.Authenticated
+				v.Kind == vectors.KindSubject && !*v.Want.Authenticated
 		}},
-		{"below-floor reported as unsupported", belowFloorIsUnsupported, func(v negotiatetest.Vector) bool {
+		{"below-floor reported as unsupported", belowFloorIsUnsupported, func(v vectors.Vector) bool {
 			return isDecide(v) && v.Want.Reason == string(events.ReasonBelowFloor)
 		}},
-		{"drops peerDigest", noPeerDigest, func(v negotiatetest.Vector) bool {
-			return v.Kind == negotiatetest.KindDigest && !v.Want.Error ||
+		{"drops peerDigest", noPeerDigest, func(v vectors.Vector) bool {
+			return v.Kind == vectors.KindDigest && !v.Want.Error ||
 				isDecide(v) && v.Offer.Peer != "" && v.Want.Rule != "input"
 		}},
-		{"ignores authentication", ignoresAuthentication, func(v negotiatetest.Vector) bool {
+		{"ignores authentication", ignoresAuthentication, func(v vectors.Vector) bool {
 			return isDecide(v) && v.Want.Reason == string(events.ReasonUnauthenticated) && !v.Want.CounterOffered ||
-				v.Kind == negotiatetest.KindSubject && !*v.Want.Authenticated
+				v.Kind == vectors.KindSubject && !*v.Want.Authenticated
 		}},
-		{"records a wrong floor", wrongFloor, func(v negotiatetest.Vector) bool {
+		{"records a wrong floor", wrongFloor, func(v vectors.Vector) bool {
 			return isDecide(v) && v.Want.Rule != "input"
 		}},
-		{"records an event the schema refuses", invalidEvent, func(v negotiatetest.Vector) bool {
+		{"records an event the schema refuses", invalidEvent, func(v vectors.Vector) bool {
 			return isDecide(v) && v.Want.Rule == "input" && v.Offer.Protocol.Valid()
 		}},
-		{"records malformed requested", leaksMalformedRequested, func(v negotiatetest.Vector) bool {
+		{"records malformed requested", leaksMalformedRequested, func(v vectors.Vector) bool {
 			if !isDecide(v) || v.Offer.Requested == "" || v.Want.Rule == "input" {
 				return false
 			}
@@ -312,13 +327,13 @@ func TestVectorsCanFail(t *testing.T) {
 	}
 }
 
-func isDecide(v negotiatetest.Vector) bool {
-	return v.Kind == "" || v.Kind == negotiatetest.KindDecide
+func isDecide(v vectors.Vector) bool {
+	return v.Kind == "" || v.Kind == vectors.KindDecide
 }
 
 func TestDecodeRequest(t *testing.T) {
 	t.Run("protocol inferred from the only facet", func(t *testing.T) {
-		r, err := negotiatetest.DecodeRequest([]byte(`{
+		r, err := vectors.DecodeRequest([]byte(`{
 			"subject": null,
 			"facet": {"mcp": {"revisions": ["2026-07-28"], "preferredVersion": "2026-07-28", "minimumRevision": "2026-07-28", "refreshedAt": "2026-11-01"}},
 			"offer": {"peerVersions": ["2026-07-28"]},
@@ -338,7 +353,7 @@ func TestDecodeRequest(t *testing.T) {
 		}
 	})
 	t.Run("no inference with two facets", func(t *testing.T) {
-		r, err := negotiatetest.DecodeRequest([]byte(`{
+		r, err := vectors.DecodeRequest([]byte(`{
 			"facet": {
 				"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"},
 				"mcp": {"revisions": ["2026-07-28"], "preferredVersion": "2026-07-28", "minimumRevision": "2026-07-28", "refreshedAt": "2026-11-01"}},
@@ -355,7 +370,7 @@ func TestDecodeRequest(t *testing.T) {
 		}
 	})
 	t.Run("explicit protocol kept", func(t *testing.T) {
-		r, err := negotiatetest.DecodeRequest([]byte(`{
+		r, err := vectors.DecodeRequest([]byte(`{
 			"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
 			"offer": {"protocol": "mcp", "peerVersions": ["1.0"]},
 			"now": "2026-11-29T12:00:00Z"}`))
@@ -374,7 +389,7 @@ func TestDecodeRequest(t *testing.T) {
 		{"unknown facet key", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01", "floor": "1.0"}}}`, "floor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := negotiatetest.DecodeRequest([]byte(tc.data))
+			_, err := vectors.DecodeRequest([]byte(tc.data))
 			if err == nil {
 				t.Fatal("DecodeRequest accepted an unknown key")
 			}
@@ -384,12 +399,12 @@ func TestDecodeRequest(t *testing.T) {
 		})
 	}
 	t.Run("two values", func(t *testing.T) {
-		if _, err := negotiatetest.DecodeRequest([]byte(`{} {}`)); err == nil {
+		if _, err := vectors.DecodeRequest([]byte(`{} {}`)); err == nil {
 			t.Error("DecodeRequest accepted two JSON values")
 		}
 	})
 	t.Run("not JSON", func(t *testing.T) {
-		if _, err := negotiatetest.DecodeRequest([]byte(`{"offer":`)); err == nil {
+		if _, err := vectors.DecodeRequest([]byte(`{"offer":`)); err == nil {
 			t.Error("DecodeRequest accepted truncated JSON")
 		}
 	})
@@ -401,7 +416,7 @@ func TestDecodeRequest(t *testing.T) {
 		{"malformed now", `{"now": "2026-11-31"}`, "now"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := negotiatetest.DecodeRequest([]byte(tc.data))
+			_, err := vectors.DecodeRequest([]byte(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.mention) {
 				t.Errorf("DecodeRequest = %v, want an error naming %s", err, tc.mention)
 			}
@@ -428,7 +443,7 @@ func TestDecodeRequestInbound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := negotiatetest.DecodeRequest([]byte(`{` + a2a + `, "offer": ` + tt.offer + `, "now": "2026-11-29"}`))
+			r, err := vectors.DecodeRequest([]byte(`{` + a2a + `, "offer": ` + tt.offer + `, "now": "2026-11-29"}`))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +458,7 @@ func TestDecodeRequestInbound(t *testing.T) {
 }
 
 func TestRequestValidate(t *testing.T) {
-	r, err := negotiatetest.DecodeRequest([]byte(`{
+	r, err := vectors.DecodeRequest([]byte(`{
 		"subject": {"issuer": "https://idp.example", "subjectId": "u/1", "tenant": "acme", "lane": "oidc", "kind": "user"},
 		"facet": {"a2a": {"versions": ["1.0", "1.1"], "preferredVersion": "1.0", "minimumVersion": "1.1", "refreshedAt": "2026-11-01"}},
 		"offer": {"peerVersions": ["1.0"]}}`))
@@ -469,7 +484,7 @@ func TestRequestValidate(t *testing.T) {
 
 	t.Run("peer without origin", func(t *testing.T) {
 		for _, peer := range []string{"ftp://peer.example", "/peer", "peer.example"} {
-			r, err := negotiatetest.DecodeRequest([]byte(`{
+			r, err := vectors.DecodeRequest([]byte(`{
 				"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
 				"offer": {"peer": "` + peer + `"}, "now": "2026-11-29"}`))
 			if err != nil {
@@ -482,7 +497,7 @@ func TestRequestValidate(t *testing.T) {
 		}
 	})
 	t.Run("null subject is fine", func(t *testing.T) {
-		r, err := negotiatetest.DecodeRequest([]byte(`{
+		r, err := vectors.DecodeRequest([]byte(`{
 			"subject": null,
 			"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
 			"offer": {"peerVersions": ["1.0"]},
@@ -495,7 +510,7 @@ func TestRequestValidate(t *testing.T) {
 		}
 	})
 	t.Run("empty facet", func(t *testing.T) {
-		r, err := negotiatetest.DecodeRequest([]byte(`{"facet": {}, "offer": {"protocol": "a2a", "peerVersions": []}, "now": "2026-11-29T12:00:00Z"}`))
+		r, err := vectors.DecodeRequest([]byte(`{"facet": {}, "offer": {"protocol": "a2a", "peerVersions": []}, "now": "2026-11-29T12:00:00Z"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,7 +535,7 @@ func TestRoundsVectorCatchesWrongLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		allowed := tt.allowed
-		v := negotiatetest.Vector{Name: "r", Kind: negotiatetest.KindRounds, MaxRounds: tt.maxRounds, Want: negotiatetest.Want{Allowed: &allowed}}
+		v := vectors.Vector{Name: "r", Kind: vectors.KindRounds, MaxRounds: tt.maxRounds, Want: vectors.Want{Allowed: &allowed}}
 		if err := v.Check(nil); err == nil || !strings.Contains(err.Error(), tt.mention) {
 			t.Errorf("maxRounds %d, want.allowed %d: Check = %v, want an error naming %q", tt.maxRounds, tt.allowed, err, tt.mention)
 		}

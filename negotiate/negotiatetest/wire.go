@@ -1,0 +1,338 @@
+package negotiatetest
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/vectors"
+	"github.com/wopneg/wopneg/policy"
+)
+
+//go:embed wire/*.json
+var wireFiles embed.FS
+
+// wireSource is where RunWire reads the wire vectors: the embedded files,
+// or in the package's own tests a set that does not load.
+var wireSource fs.FS = wireFiles
+
+// wireBearer is the credential of an authenticated wire vector's request:
+// "Authorization: Bearer negotiatetest", as RunWire documents.
+const wireBearer = "Bearer negotiatetest"
+
+// wireNow is the clock of the policy RunWire hands the builder.
+var wireNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// maxWireAnswer bounds how much of an answer the kit reads for JSON-RPC
+// error codes: a handler under test is outside input too.
+const maxWireAnswer = 1 << 20
+
+// RunWire checks a host's own HTTP handler against the wire vectors: A2A
+// JSON-RPC and MCP streamable-HTTP requests, each sent the way
+// net/http/httptest sends one (in process, no network), with the answer
+// the wire must carry and the negotiation.decided event the host must
+// have recorded. On each protocol they cover the preferred version
+// accepted, an authenticated downgrade served, an anonymous one refused,
+// a version below the floor, one not offered, and no version header (A2A
+// reads it as 0.3, A2A §3.6.2; MCP as 2025-03-26); on MCP also a header
+// that disagrees with the body and JSON-RPC batches, which only 2025-03-26
+// has.
+//
+// For every vector, RunWire calls build with a copy of the facet set the
+// vector names (each set advertises both a2a and mcp), a policy whose
+// clock is fixed (otherwise the zero Policy: the reference rules), and a
+// fresh events.Sink; build returns the host's handler as it is deployed —
+// its authentication, router and SDK, with the module's middleware inside,
+// compiled from the set and policy and recording to the sink. RunWire
+// then sends the vector's request to it:
+//
+//   - A2A requests are POSTs to /a2a (the JSON-RPC binding) and MCP
+//     requests POSTs to /mcp, so the handler must route those paths to
+//     its endpoints (an http.ServeMux in the test can map them);
+//   - a vector's caller is authenticated or anonymous. An authenticated
+//     request carries "Authorization: Bearer negotiatetest" and nothing
+//     else identifies it; the handler's authentication must resolve that
+//     token, and only that one, to a valid Subject (any issuer, tenant
+//     and id the host likes) that its policy counts as authenticated, and
+//     a request without it to no Subject. A host whose callers prove
+//     themselves another way (a client certificate, a session) maps the
+//     token in the test's configuration of that layer.
+//
+// and checks, reporting every difference with the vector's name:
+//
+//   - the HTTP status;
+//   - the version header the vector names (A2A-Version on A2A), exactly;
+//   - the JSON-RPC error code of a refusal (-32009 on A2A; -32022,
+//     -32020 or -32600 on MCP); an acceptance must carry none of these
+//     (an answer the kit reads as JSON, or as an event stream of JSON);
+//   - exactly one event recorded, whose protocol, outcome, version,
+//     requested version, reason and floor are the vector's.
+//
+// With a *testing.T every vector is a subtest named after it; with any
+// other testing.TB the vectors run in turn and every failure is reported
+// through t.Errorf, prefixed with the vector's name. A build error fails
+// the vector.
+func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error)) {
+	t.Helper()
+	vs, err := loadWire(wireSource, "wire")
+	if err != nil {
+		t.Errorf("negotiatetest: loading the wire vectors: %v", err)
+		return
+	}
+	tt, sub := t.(*testing.T)
+	for _, v := range vs {
+		if sub {
+			tt.Run(v.Name, func(t *testing.T) {
+				if err := v.check(build); err != nil {
+					t.Errorf("%s (%s):\n%v", v.Name, v.Source, err)
+				}
+			})
+			continue
+		}
+		if err := v.check(build); err != nil {
+			t.Errorf("%s (%s):\n%v", v.Name, v.Source, err)
+		}
+	}
+}
+
+// wireFile is one file of wire vectors: the facet sets its vectors name,
+// and the vectors.
+type wireFile struct {
+	Facets  map[string]facets.Set `json:"facets"`
+	Vectors []wireVector          `json:"vectors"`
+}
+
+// wireVector is one request and what the host must answer and record.
+type wireVector struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Facets names the facet set the handler is built from.
+	Facets string `json:"facets"`
+	// Protocol is a2a or mcp: where the request goes, and the event's
+	// protocol.
+	Protocol facets.Protocol `json:"protocol"`
+	// Authenticated sends the kit's bearer token.
+	Authenticated bool `json:"authenticated,omitzero"`
+	// Header holds the request's headers, one value each.
+	Header map[string]string `json:"header,omitzero"`
+	// Body is the request's JSON body.
+	Body json.RawMessage `json:"body"`
+	Want wireWant        `json:"want"`
+
+	set facets.Set
+}
+
+// wireWant is what a wire vector expects.
+type wireWant struct {
+	// Status is the HTTP status of the answer.
+	Status int `json:"status"`
+	// Error is the JSON-RPC error code of a refusal; 0 for an acceptance,
+	// whose answer must carry no refusal code.
+	Error int `json:"error,omitzero"`
+	// Header holds response headers to match exactly, one value each.
+	Header map[string]string `json:"header,omitzero"`
+	// Event is the one negotiation.decided the host must record.
+	Event *wireEvent `json:"event"`
+}
+
+// wireEvent is the recorded payload a vector expects; the floor is the
+// facet's own, and the protocol the vector's.
+type wireEvent struct {
+	Outcome   string `json:"outcome"`
+	Version   string `json:"version,omitzero"`
+	Requested string `json:"requested,omitzero"`
+	Reason    string `json:"reason"`
+}
+
+// refusalCodes are the JSON-RPC codes of a version refusal, per protocol:
+// an accepted request's answer must carry none of them. Each is written as
+// errors/wire.go writes them, ^n being -n-1.
+var refusalCodes = map[facets.Protocol][]int{
+	facets.ProtocolA2A: {^32008},                 // -32009
+	facets.ProtocolMCP: {^32021, ^32019, ^32599}, // -32022, -32020, -32600
+}
+
+// endpoints are the paths the kit sends each protocol's requests to.
+var endpoints = map[facets.Protocol]string{facets.ProtocolA2A: "/a2a", facets.ProtocolMCP: "/mcp"}
+
+// loadWire reads every *.json file of wire vectors in dir of fsys, each
+// vector named "file/name", and refuses a vector that could not fail.
+func loadWire(fsys fs.FS, dir string) ([]wireVector, error) {
+	return vectors.LoadFiles(fsys, dir,
+		func(f *wireFile) []wireVector { return f.Vectors },
+		func(v *wireVector) *string { return &v.Name },
+		func(f *wireFile, v *wireVector) error {
+			set, ok := f.Facets[v.Facets]
+			if !ok {
+				return fmt.Errorf("no facet set named %q", v.Facets)
+			}
+			v.set = set
+			return v.complete()
+		})
+}
+
+// complete refuses a vector that asserts nothing, or less than its kind
+// needs: every vector names a status and an event; a refusal names its
+// JSON-RPC code and an acceptance its version.
+func (v *wireVector) complete() error {
+	var missing []string
+	need := func(ok bool, what string) {
+		if !ok {
+			missing = append(missing, what)
+		}
+	}
+	need(endpoints[v.Protocol] != "", "protocol a2a or mcp")
+	_, advertised := v.set.Lookup(v.Protocol)
+	need(advertised, "a facet set advertising the protocol")
+	need(json.Valid(v.Body), "a JSON body")
+	need(v.Want.Status != 0, "want.status")
+	need(v.Want.Event != nil, "want.event")
+	if e := v.Want.Event; e != nil {
+		refused := e.Outcome == "refused"
+		need(refused || e.Outcome == "accepted", "want.event.outcome accepted or refused")
+		need(e.Reason != "", "want.event.reason")
+		need(refused == (e.Version == ""), "want.event.version exactly when accepted")
+		need(refused == (v.Want.Error != 0), "want.error exactly when refused")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("vacuous or inconsistent: needs %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// check builds the handler, sends the request and returns every way the
+// answer and the record differ from the vector's; nil when they match.
+func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (http.Handler, error)) error {
+	rec := &Recorder{}
+	h, err := build(v.set.Clone(), policy.Policy{Now: func() time.Time { return wireNow }}, rec)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if h == nil {
+		return errors.New("build returned a nil handler")
+	}
+	r := httptest.NewRequest(http.MethodPost, endpoints[v.Protocol], bytes.NewReader(v.Body))
+	r.Header.Set("Content-Type", "application/json")
+	for k, val := range v.Header {
+		r.Header.Set(k, val)
+	}
+	if v.Authenticated {
+		r.Header.Set("Authorization", wireBearer)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+
+	c := &wireChecker{}
+	want := v.Want
+	c.eq("status", w.Code, want.Status)
+	for k, val := range want.Header {
+		c.eq("header "+k, strings.Join(w.Header().Values(k), ", "), val)
+	}
+	codes := rpcErrorCodes(w.Body.Bytes())
+	if want.Error != 0 {
+		if !slices.Contains(codes, want.Error) {
+			c.failf("JSON-RPC error codes %v, want %d", codes, want.Error)
+		}
+	} else {
+		for _, code := range codes {
+			if slices.Contains(refusalCodes[v.Protocol], code) {
+				c.failf("accepted, but the answer carries the refusal code %d", code)
+			}
+		}
+	}
+	v.checkEvent(c, rec.Events())
+	if len(c.errs) > 0 {
+		c.errs = append(c.errs, fmt.Errorf("answer: %d %s", w.Code, truncateAnswer(w.Body.Bytes())))
+	}
+	return errors.Join(c.errs...)
+}
+
+// checkEvent checks that exactly the vector's event was recorded.
+func (v *wireVector) checkEvent(c *wireChecker, recorded []events.Event) {
+	if len(recorded) != 1 {
+		c.failf("recorded %d events, want exactly one", len(recorded))
+		if len(recorded) == 0 {
+			return
+		}
+	}
+	got, want := recorded[0].Payload, v.Want.Event
+	adv, _ := v.set.Lookup(v.Protocol)
+	c.eq("event.protocol", got.Protocol, v.Protocol)
+	c.eq("event.outcome", got.Outcome, want.Outcome)
+	c.eq("event.version", got.Version, want.Version)
+	c.eq("event.requested", got.Requested, want.Requested)
+	c.eq("event.reason", got.Reason, want.Reason)
+	c.eq("event.floor", got.Floor, adv.Floor)
+}
+
+// wireChecker gathers the differences of one vector.
+type wireChecker struct{ errs []error }
+
+func (c *wireChecker) eq(what string, got, want any) {
+	if got != want {
+		c.errs = append(c.errs, fmt.Errorf("%s = %#v, want %#v", what, got, want))
+	}
+}
+
+func (c *wireChecker) failf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf(format, args...))
+}
+
+// rpcErrorCodes returns the error codes of the JSON-RPC responses in an
+// answer: a JSON object or batch array, or an event stream whose data
+// lines hold them. What it cannot read holds no code.
+func rpcErrorCodes(body []byte) []int {
+	body = body[:min(len(body), maxWireAnswer)]
+	var codes []int
+	for _, msg := range rpcMessages(body) {
+		var m struct {
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(msg, &m) == nil && m.Error != nil {
+			codes = append(codes, m.Error.Code)
+		}
+	}
+	return codes
+}
+
+// rpcMessages splits an answer into JSON-RPC messages: the members of a
+// batch, the object itself, or the data lines of an event stream.
+func rpcMessages(body []byte) []json.RawMessage {
+	body = bytes.TrimSpace(body)
+	if !json.Valid(body) {
+		var msgs []json.RawMessage
+		for line := range bytes.Lines(body) {
+			if data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+				msgs = append(msgs, rpcMessages(data)...)
+			}
+		}
+		return msgs
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(body, &batch) == nil {
+		return batch
+	}
+	return []json.RawMessage{body}
+}
+
+// truncateAnswer shows the head of an answer in a failure.
+func truncateAnswer(body []byte) string {
+	const max = 512
+	if len(body) > max {
+		return string(body[:max]) + "..."
+	}
+	return string(body)
+}

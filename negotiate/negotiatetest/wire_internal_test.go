@@ -1,0 +1,339 @@
+package negotiatetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/policy"
+)
+
+const wireFacets = `"facets": {
+	"both": {"a2a": {"versions": ["0.3", "1.0"], "preferredVersion": "1.0", "minimumVersion": "0.3", "refreshedAt": "2026-11-01"},
+		"mcp": {"revisions": ["2025-11-25"], "preferredVersion": "2025-11-25", "minimumRevision": "2025-11-25", "refreshedAt": "2026-11-01"}},
+	"a2aOnly": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}}`
+
+// wireVectorJSON is one vector with its fields overridden.
+func wireVectorJSON(fields ...string) string {
+	f := map[string]string{
+		"name": `"v"`, "facets": `"both"`, "protocol": `"a2a"`, "body": `{}`,
+		"want": `{"status": 200, "event": {"outcome": "accepted", "version": "1.0", "requested": "1.0", "reason": "ok"}}`,
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		f[fields[i]] = fields[i+1]
+	}
+	var parts []string
+	for _, k := range []string{"name", "facets", "protocol", "body", "want"} {
+		if f[k] != "" {
+			parts = append(parts, fmt.Sprintf("%q: %s", k, f[k]))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func loadWireJSON(files map[string]string) ([]wireVector, error) {
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		fsys["w/"+name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return loadWire(fsys, "w")
+}
+
+func TestLoadWire(t *testing.T) {
+	good := `{` + wireFacets + `, "vectors": [` + wireVectorJSON() + `]}`
+	vs, err := loadWireJSON(map[string]string{"x.json": good})
+	if err != nil || len(vs) != 1 || vs[0].Name != "x/v" || vs[0].set.A2A == nil {
+		t.Fatalf("loaded %+v, %v", vs, err)
+	}
+	refusedWant := func(event string, extra string) string {
+		return `{"status": 200` + extra + `, "event": ` + event + `}`
+	}
+	for _, tc := range []struct {
+		name   string
+		vector string
+		err    string
+	}{
+		{"an unknown facet set", wireVectorJSON("facets", `"none"`), `no facet set named "none"`},
+		{"an unknown protocol", wireVectorJSON("protocol", `"grpc"`), "protocol a2a or mcp"},
+		{"a protocol the set does not advertise", wireVectorJSON("facets", `"a2aOnly"`, "protocol", `"mcp"`), "a facet set advertising the protocol"},
+		{"no body", wireVectorJSON("body", ""), "a JSON body"},
+		{"no status", wireVectorJSON("want", `{"event": {"outcome": "accepted", "version": "1.0", "reason": "ok"}}`), "want.status"},
+		{"no event", wireVectorJSON("want", `{"status": 200}`), "want.event"},
+		{"an unknown outcome", wireVectorJSON("want", refusedWant(`{"outcome": "downgraded", "version": "1.0", "reason": "ok"}`, "")), "outcome accepted or refused"},
+		{"no reason", wireVectorJSON("want", refusedWant(`{"outcome": "accepted", "version": "1.0"}`, "")), "want.event.reason"},
+		{"accepted without a version", wireVectorJSON("want", refusedWant(`{"outcome": "accepted", "reason": "ok"}`, "")), "version exactly when accepted"},
+		{"refused with a version", wireVectorJSON("want", refusedWant(`{"outcome": "refused", "version": "1.0", "reason": "unsupported"}`, `, "error": -32009`)), "version exactly when accepted"},
+		{"refused without a code", wireVectorJSON("want", refusedWant(`{"outcome": "refused", "reason": "unsupported"}`, "")), "want.error exactly when refused"},
+		{"accepted with a code", wireVectorJSON("want", refusedWant(`{"outcome": "accepted", "version": "1.0", "reason": "ok"}`, `, "error": -32009`)), "want.error exactly when refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadWireJSON(map[string]string{"x.json": `{` + wireFacets + `, "vectors": [` + tc.vector + `]}`})
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), `w/x.json: vector "x/v"`) {
+				t.Errorf("error %v, want one naming the file, the vector and %q", err, tc.err)
+			}
+		})
+	}
+	if _, err := loadWireJSON(map[string]string{"x.json": `{` + wireFacets + `, "vectors": [` + wireVectorJSON() + `, ` + wireVectorJSON() + `]}`}); err == nil || !strings.Contains(err.Error(), `duplicate vector name "x/v"`) {
+		t.Errorf("a duplicate loaded: %v", err)
+	}
+	if _, err := loadWireJSON(map[string]string{"x.json": `{` + wireFacets + `, "vectors": [], "extra": 1}`}); err == nil || !strings.Contains(err.Error(), "extra") {
+		t.Errorf("an unknown key loaded: %v", err)
+	}
+	if _, err := loadWireJSON(map[string]string{"x.json": `{` + wireFacets + `, "vectors": []}`}); err == nil || !strings.Contains(err.Error(), "no vectors in w") {
+		t.Errorf("no vectors loaded: %v", err)
+	}
+}
+
+// TestShippedWireVectors checks the shipped data: every rule the kit
+// promises, on both protocols.
+func TestShippedWireVectors(t *testing.T) {
+	vs, err := loadWire(wireFiles, "wire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+		if v.Source == "" {
+			t.Errorf("%s: no source", v.Name)
+		}
+	}
+	for _, p := range []string{"a2a/", "mcp/"} {
+		for _, rule := range []string{"preferred-accepted", "authenticated-downgrade", "unauthenticated-downgrade-refused",
+			"below-floor-refused", "unsupported-refused", "no-header-anonymous-refused"} {
+			if !slices.Contains(names, p+rule) {
+				t.Errorf("no vector %s%s", p, rule)
+			}
+		}
+	}
+	for _, name := range []string{"mcp/header-body-mismatch", "mcp/batch-at-2025-03-26", "mcp/batch-at-2025-06-18-refused", "mcp/no-header-below-floor"} {
+		if !slices.Contains(names, name) {
+			t.Errorf("no vector %s", name)
+		}
+	}
+}
+
+// fakeTB keeps what the kit reports.
+type fakeTB struct {
+	testing.TB
+	errs []string
+}
+
+func (*fakeTB) Helper() {}
+
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+func TestRunWireLoadFailure(t *testing.T) {
+	defer func(fsys fs.FS) { wireSource = fsys }(wireSource)
+	wireSource = fstest.MapFS{"wire/x.json": &fstest.MapFile{Data: []byte(`{`)}}
+	tb := &fakeTB{}
+	RunWire(tb, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
+		t.Fatal("built a handler for vectors that did not load")
+		return nil, nil
+	})
+	if len(tb.errs) != 1 || !strings.Contains(tb.errs[0], "loading the wire vectors") {
+		t.Errorf("reported %q", tb.errs)
+	}
+}
+
+// answering returns a builder of a handler that answers status and body,
+// recording events e first.
+func answering(status int, body string, header http.Header, e ...events.Event) func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
+	return func(_ facets.Set, _ policy.Policy, sink events.Sink) (http.Handler, error) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, ev := range e {
+				if err := sink.Emit(r.Context(), ev); err != nil {
+					panic(err)
+				}
+			}
+			for k, v := range header {
+				w.Header()[http.CanonicalHeaderKey(k)] = v
+			}
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(body))
+		}), nil
+	}
+}
+
+func hostEvent(t *testing.T, p events.NegotiationDecided) events.Event {
+	t.Helper()
+	p.At = wireNow
+	e, err := events.NewHostEvent("", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestWireCheck(t *testing.T) {
+	set := facets.Set{A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"}}
+	accepted := wireVector{Name: "accepted", Protocol: facets.ProtocolA2A, set: set, Body: []byte(`{}`), Want: wireWant{
+		Status: 200, Header: map[string]string{"A2A-Version": "1.0"},
+		Event: &wireEvent{Outcome: "accepted", Version: "1.0", Requested: "1.0", Reason: events.ReasonOK},
+	}}
+	refused := wireVector{Name: "refused", Protocol: facets.ProtocolA2A, set: set, Body: []byte(`{}`), Want: wireWant{
+		Status: 200, Error: -32009,
+		Event: &wireEvent{Outcome: "refused", Requested: "0.2", Reason: events.ReasonBelowFloor},
+	}}
+	good := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.0", Requested: "1.0", Reason: events.ReasonOK, Floor: "0.3"})
+	goodRefusal := hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "0.2", Reason: events.ReasonBelowFloor, Floor: "0.3"})
+	v10 := http.Header{"A2A-Version": {"1.0"}}
+	long := `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 600) + `"}`
+	for _, tc := range []struct {
+		name  string
+		v     wireVector
+		build func(facets.Set, policy.Policy, events.Sink) (http.Handler, error)
+		errs  []string // each must be in the report; none means it passes
+	}{
+		{"accepted", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"result":{}}`, v10, good), nil},
+		{"accepted, an application error", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}`, v10, good), nil},
+		{"accepted, a refusal code", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009}}`, v10, good),
+			[]string{"accepted, but the answer carries the refusal code -32009"}},
+		{"accepted, wrong status", accepted, answering(201, `{}`, v10, good), []string{"status = 201, want 200", "answer: 201 {}"}},
+		{"accepted, no version header", accepted, answering(200, `{}`, nil, good), []string{`header A2A-Version = "", want "1.0"`}},
+		{"accepted, two version headers", accepted, answering(200, `{}`, http.Header{"A2A-Version": {"1.0", "0.3"}}, good), []string{`header A2A-Version = "1.0, 0.3"`}},
+		{"accepted, nothing recorded", accepted, answering(200, `{}`, v10), []string{"recorded 0 events, want exactly one"}},
+		{"accepted, recorded twice", accepted, answering(200, `{}`, v10, good, good), []string{"recorded 2 events, want exactly one"}},
+		{"accepted, the refusal recorded", accepted, answering(200, `{}`, v10, goodRefusal),
+			[]string{`event.outcome = "refused", want "accepted"`, `event.version = "", want "1.0"`, `event.requested = "0.2", want "1.0"`, `event.reason = "below-floor", want "ok"`}},
+		{"accepted, a long answer is cut", accepted, answering(500, long, v10, good), []string{"answer: 500 " + long[:512] + "..."}},
+		{"refused", refused, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009}}`, nil, goodRefusal), nil},
+		{"refused in a stream", refused, answering(200, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32009}}\n\n", nil, goodRefusal), nil},
+		{"refused in a batch", refused, answering(200, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32009}}]`, nil, goodRefusal), nil},
+		{"refused, another code", refused, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600}}`, nil, goodRefusal), []string{"JSON-RPC error codes [-32600], want -32009"}},
+		{"refused, no JSON", refused, answering(200, `refused`, nil, goodRefusal), []string{"JSON-RPC error codes [], want -32009"}},
+		{"refused, wrong floor and protocol", refused, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009}}`, nil,
+			hostEvent(t, events.NegotiationDecided{Protocol: facets.ProtocolMCP, Outcome: "refused", Requested: "2025-06-18", Reason: events.ReasonBelowFloor, Floor: "2025-11-25"})),
+			[]string{`event.protocol = "mcp", want "a2a"`, `event.floor = "2025-11-25", want "0.3"`, `event.requested = "2025-06-18", want "0.2"`}},
+		{"a build error", accepted, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) { return nil, errors.New("no db") }, []string{"build: no db"}},
+		{"a nil handler", accepted, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) { return nil, nil }, []string{"build returned a nil handler"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.v.check(tc.build)
+			if len(tc.errs) == 0 {
+				if err != nil {
+					t.Errorf("failed a correct answer: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("passed; want %q", tc.errs)
+			}
+			for _, want := range tc.errs {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("report\n%v\nlacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// The kit sends what the vector says: its path, headers, body and, for an
+// authenticated caller, the kit's bearer token.
+func TestWireRequest(t *testing.T) {
+	v := wireVector{Protocol: facets.ProtocolMCP, Authenticated: true, Header: map[string]string{"Mcp-Method": "tools/list"},
+		Body: []byte(`{"x":1}`), set: facets.Set{MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"}}}
+	var got *http.Request
+	var body string
+	_ = v.check(func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+		if set.MCP == v.set.MCP {
+			t.Error("the builder got the vector's own set, not a copy")
+		}
+		if !p.Time().Equal(wireNow) {
+			t.Errorf("policy clock %v", p.Time())
+		}
+		if sink == nil {
+			t.Error("no sink")
+		}
+		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			got = r
+			b := new(strings.Builder)
+			_, _ = fmt.Fprint(b, r.ContentLength)
+			body = b.String()
+		}), nil
+	})
+	if got == nil {
+		t.Fatal("no request sent")
+	}
+	if got.Method != http.MethodPost || got.URL.Path != "/mcp" || got.Header.Get("Authorization") != "Bearer negotiatetest" ||
+		got.Header.Get("Mcp-Method") != "tools/list" || got.Header.Get("Content-Type") != "application/json" || body != "7" {
+		t.Errorf("sent %s %s %v, length %s", got.Method, got.URL, got.Header, body)
+	}
+	v.Authenticated = false
+	_ = v.check(func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
+		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r }), nil
+	})
+	if got.Header.Get("Authorization") != "" {
+		t.Errorf("an anonymous vector sent %q", got.Header.Get("Authorization"))
+	}
+}
+
+func TestRPCErrorCodes(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}`, []int{-32022}},
+		{` {"jsonrpc":"2.0","id":1,"result":{}} `, nil},
+		{`[{"error":{"code":-32020}},{"result":1},{"error":{"code":-32600}}]`, []int{-32020, -32600}},
+		{"event: message\ndata: {\"error\":{\"code\":-32022}}\n\ndata:[{\"error\":{\"code\":1}}]\n", []int{-32022, 1}},
+		{"data: not json\n", nil},
+		{`{"error":"text"}`, nil},
+		{`"a string"`, nil},
+		{``, nil},
+		{`{"error":{"code":-32022}` + strings.Repeat(" ", maxWireAnswer) + `}`, nil}, // cut at the bound: not JSON
+	} {
+		if got := rpcErrorCodes([]byte(tc.body)); !slices.Equal(got, tc.want) {
+			t.Errorf("rpcErrorCodes(%.60q) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+func FuzzRPCErrorCodes(f *testing.F) {
+	for _, s := range []string{`{"error":{"code":-32009}}`, "data: {\"error\":{\"code\":1}}\n", `[{"error":{"code":2}}]`, "data: data: x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		codes := rpcErrorCodes(body)
+		if len(codes) > len(body) {
+			t.Errorf("%d codes from %d bytes", len(codes), len(body))
+		}
+	})
+}
+
+func TestTruncateAnswer(t *testing.T) {
+	exact := strings.Repeat("a", 512)
+	if got := truncateAnswer([]byte(exact)); got != exact {
+		t.Errorf("512 bytes cut to %q", got)
+	}
+	if got := truncateAnswer([]byte(exact + "b")); got != exact+"..." {
+		t.Errorf("513 bytes shown as %q", got)
+	}
+}
+
+// A vector's own set stays as loaded when a builder changes what it got.
+func TestBuilderCannotChangeTheExpectation(t *testing.T) {
+	vs, err := loadWire(wireFiles, "wire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := vs[0]
+	floor := v.set.A2A.MinimumVersion
+	_ = v.check(func(set facets.Set, _ policy.Policy, _ events.Sink) (http.Handler, error) {
+		set.A2A.MinimumVersion = "9.9"
+		return nil, context.Canceled
+	})
+	if v.set.A2A.MinimumVersion != floor {
+		t.Errorf("the builder changed the vector's floor to %s", v.set.A2A.MinimumVersion)
+	}
+}
