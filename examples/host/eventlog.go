@@ -9,13 +9,42 @@ import (
 )
 
 // hostMounts are the handlers a host with cfg serves beside MCP: A2A, the
-// event log, the discovery document, and the seams when cfg.Seams.
+// discovery document, the event log, and the seams when cfg.Seams.
 func hostMounts(cfg config, log events.Log) []Mount {
-	extra := append(mounts[:len(mounts):len(mounts)], mountEventLog(log), mountDiscovery(cfg.Seams))
+	extra := append(mounts[:len(mounts):len(mounts)], mountDiscovery(cfg.Seams), mountEventLog(log))
 	if cfg.Seams {
 		extra = append(extra, mountSeams)
 	}
 	return extra
+}
+
+// mountDiscovery serves the host's v2 discovery document at
+// /.well-known/openwop: its facets as stable, seam-gated records, with the
+// agent card and MCP endpoint it serves inbound (so hostEvents.types[]
+// lists negotiation.decided as durable), and conformance.seamsProfile
+// only when the seams are mounted.
+func mountDiscovery(withSeams bool) Mount {
+	return func(mux *http.ServeMux, env Env) error {
+		set := env.Negotiator.Facets()
+		record := facets.Record{Status: "stable", Since: "2.0", Witness: "seam-gated"}
+		d := facets.Discovery{ProtocolVersions: []string{"2.0"}, PreferredVersion: "2.0", Seams: withSeams}
+		if set.A2A != nil {
+			a := *set.A2A
+			a.Record, a.AgentCardURL = record, env.BaseURL+"/.well-known/agent-card.json"
+			d.A2A = &a
+		}
+		if set.MCP != nil {
+			m := *set.MCP
+			m.Record, m.ServerURLs = record, []string{env.BaseURL + "/mcp"}
+			d.MCP = &m
+		}
+		h, err := facets.NewHandler(d, nil)
+		if err != nil {
+			return err
+		}
+		mux.Handle(facets.WellKnownPath, h)
+		return nil
+	}
 }
 
 // mountEventLog serves log, tenant by tenant, to the host's callers:
@@ -36,29 +65,4 @@ func mountEventLog(log events.Log) Mount {
 func mountSeams(mux *http.ServeMux, env Env) error {
 	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: env.Negotiator, Sink: env.Sink, Subject: env.Subject})
 	return nil
-}
-
-// mountDiscovery serves the host's discovery document at
-// GET /.well-known/openwop (facets.Handler): its facets as v2 records,
-// with the URLs of its inbound A2A card and MCP endpoint, so that the
-// inbound negotiations are listed as durable host events, and the seams
-// profile when the seams are mounted.
-func mountDiscovery(withSeams bool) Mount {
-	return func(mux *http.ServeMux, env Env) error {
-		set := env.Negotiator.Facets()
-		rec := facets.Record{Status: "experimental", Since: "2.0", Until: "2.1", Witness: "seam-gated"}
-		if set.A2A != nil {
-			set.A2A.Record, set.A2A.AgentCardURL = rec, env.BaseURL+"/.well-known/agent-card.json"
-		}
-		if set.MCP != nil {
-			set.MCP.Record, set.MCP.ServerURLs = rec, []string{env.BaseURL + "/mcp"}
-		}
-		h, err := facets.NewHandler(facets.Discovery{ProtocolVersions: []string{"2.0"}, PreferredVersion: "2.0",
-			Seams: withSeams, A2A: set.A2A, MCP: set.MCP}, nil)
-		if err != nil {
-			return err
-		}
-		mux.Handle("GET /.well-known/openwop", h)
-		return nil
-	}
 }
