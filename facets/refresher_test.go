@@ -494,3 +494,9 @@ func TestRefresherUpstreamSize(t *testing.T) {
 		}
 	}
 }
+
+func TestReportPassedNeedsAFacet(t *testing.T) {
+	if (Report{}).Passed() {
+		t.Error("a report of no facet passed")
+	}
+}

@@ -4,17 +4,47 @@ import (
 	"net/http"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/seams"
 )
 
 // hostMounts are the handlers a host with cfg serves beside MCP: A2A, the
-// event log, and the seams when cfg.Seams.
+// discovery document, the event log, and the seams when cfg.Seams.
 func hostMounts(cfg config, log events.Log) []Mount {
-	extra := append(mounts[:len(mounts):len(mounts)], mountEventLog(log))
+	extra := append(mounts[:len(mounts):len(mounts)], mountDiscovery(cfg.Seams), mountEventLog(log))
 	if cfg.Seams {
 		extra = append(extra, mountSeams)
 	}
 	return extra
+}
+
+// mountDiscovery serves the host's v2 discovery document at
+// /.well-known/openwop: its facets as stable, seam-gated records, with the
+// agent card and MCP endpoint it serves inbound (so hostEvents.types[]
+// lists negotiation.decided as durable), and conformance.seamsProfile
+// only when the seams are mounted.
+func mountDiscovery(withSeams bool) Mount {
+	return func(mux *http.ServeMux, env Env) error {
+		set := env.Negotiator.Facets()
+		record := facets.Record{Status: "stable", Since: "2.0", Witness: "seam-gated"}
+		d := facets.Discovery{ProtocolVersions: []string{"2.0"}, PreferredVersion: "2.0", Seams: withSeams}
+		if set.A2A != nil {
+			a := *set.A2A
+			a.Record, a.AgentCardURL = record, env.BaseURL+"/.well-known/agent-card.json"
+			d.A2A = &a
+		}
+		if set.MCP != nil {
+			m := *set.MCP
+			m.Record, m.ServerURLs = record, []string{env.BaseURL + "/mcp"}
+			d.MCP = &m
+		}
+		h, err := facets.NewHandler(d, nil)
+		if err != nil {
+			return err
+		}
+		mux.Handle(facets.WellKnownPath, h)
+		return nil
+	}
 }
 
 // mountEventLog serves log, tenant by tenant, to the host's callers:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/seams"
 )
 
@@ -166,4 +167,35 @@ func TestHostEventsByTenant(t *testing.T) {
 		return
 	}
 	t.Fatalf("the stream ended: %v", sc.Err())
+}
+
+// TestDiscovery: the host advertises its real versions, its inbound
+// surfaces and negotiation.decided as a durable host event, and the seams
+// profile only with -seams.
+func TestDiscovery(t *testing.T) {
+	for _, withSeams := range []bool{false, true} {
+		s := startSurfaces(t, withSeams)
+		status, doc := s.do(t, "GET", "/.well-known/openwop", "", nil, nil)
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, doc)
+		}
+		raw, _ := json.Marshal(doc)
+		d, err := facets.ParseDiscovery(raw)
+		if err != nil {
+			t.Fatalf("the served document does not parse: %v\n%s", err, raw)
+		}
+		if d.Seams != withSeams {
+			t.Errorf("seams %v advertised as %v", withSeams, d.Seams)
+		}
+		if d.A2A == nil || strings.Join(d.A2A.Versions, ",") != "1.0" || d.A2A.MinimumVersion != "1.0" || d.A2A.AgentCardURL == "" {
+			t.Errorf("a2a %+v", d.A2A)
+		}
+		if d.MCP == nil || strings.Join(d.MCP.Revisions, ",") != "2025-11-25,2026-07-28" || d.MCP.MinimumRevision != "2025-11-25" ||
+			d.MCP.PreferredVersion != "2026-07-28" || len(d.MCP.ServerURLs) != 1 {
+			t.Errorf("mcp %+v", d.MCP)
+		}
+		if !strings.Contains(string(raw), `{"delivery":"durable","type":"negotiation.decided"}`) {
+			t.Errorf("hostEvents: %s", raw)
+		}
+	}
 }

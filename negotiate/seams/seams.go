@@ -22,6 +22,9 @@
 // byte. Round maxRounds+1 is refused with mcp_mrtr_rounds_exceeded (422)
 // and its retry is never sent.
 //
+// A host that mounts the seams advertises them: facets.Discovery.Seams puts
+// facets.SeamsProfile in conformance.seamsProfile.
+//
 // Each exchange opens an audit run in the caller's tenant,
 // <tenant>/<26 characters of base32 from crypto/rand>, and its
 // negotiation.decided event is that run's event 0, readable through
@@ -68,10 +71,6 @@ import (
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
-
-// Profile is the value of conformance.seamsProfile in a discovery document
-// whose host mounts the seams, and only then.
-const Profile = "openwop-conformance-seams-v2"
 
 // Prefix is the path under which a [Handler] serves its two routes; mount
 // it at Prefix + "/".
