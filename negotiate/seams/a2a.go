@@ -5,19 +5,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 )
 
 // scenarioPeerAuthority is the §22 scenario in which the peer's answer
 // asserts authority it does not have.
 const scenarioPeerAuthority = "peer-asserts-authority"
-
-// a2aVersionNotSupported is A2A's VersionNotSupportedError code.
-const a2aVersionNotSupported = -32009
 
 // card is what the seam reads of an agent card besides its offers: where
 // its JSON-RPC interface is.
@@ -30,27 +27,33 @@ type card struct {
 	} `json:"supportedInterfaces"`
 }
 
-// a2a runs the §22 seam: the agent card, the decision, one SendMessage.
+// a2a runs the §22 seam: the agent card and the decision (a2ahttp.Negotiate),
+// then one SendMessage through the stamping transport.
 func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 	adv, ok := x.h.Negotiator.Facets().Lookup(facets.ProtocolA2A)
 	if !ok {
 		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise a2a", nil)
 	}
-	raw := x.fetchCard(ctx, adv.Preferred)
-	offers, _ := adapter.CardOffers(raw) // a card that offers nothing is refused by the decision
-	if fail := x.decide(ctx, facets.ProtocolA2A, offers); fail != nil {
+	tap := x.discoveryTap()
+	o, _, err := a2ahttp.Negotiate(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: tap.client(x.client), Requested: x.req.RequestVersion,
+	})
+	if fail := x.decided(o, err); fail != nil {
 		return nil, fail
 	}
 	t, err := a2ahttp.NewTransport(x.outcome, x.client.Transport)
 	if err != nil {
 		return nil, x.peerFailure(0, "no transport for the decided version")
 	}
-	message := map[string]any{"messageId": "wopneg-" + x.runID[len(x.caller.Tenant)+1:], "role": "ROLE_USER", "parts": []any{map[string]any{"text": "ping"}}}
+	_, id, _ := strings.Cut(x.runID, "/")
+	message := map[string]any{"messageId": "wopneg-" + id, "role": "ROLE_USER", "parts": []any{map[string]any{"text": "ping"}}}
+	method := "SendMessage"
 	if x.outcome.Version == "0.3" {
+		method = "message/send"
 		message = map[string]any{"kind": "message", "messageId": message["messageId"], "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "ping"}}}
 	}
-	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{"message": message}}
-	rep, status, err := x.post(ctx, t, x.interfaceURL(raw), rpc, http.Header{})
+	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": message}}
+	rep, status, err := x.post(ctx, t, x.interfaceURL(tap.body), rpc, http.Header{})
 	if err != nil {
 		return nil, x.peerFailure(status, "no JSON-RPC answer")
 	}
@@ -67,31 +70,6 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 		body["peerAuthority"] = map[string]bool{"approvalAdvanced": false, "scopesWidened": false, "referencedTaskDereferenced": false}
 	}
 	return body, nil
-}
-
-// fetchCard GETs the peer's agent card, asking for version, up to
-// 1 MiB, as a2ahttp.Negotiate reads it; nil when there is none to read.
-func (x *exchange) fetchCard(ctx context.Context, version string) []byte {
-	u, _ := url.Parse(x.peer) // checked by peerOf
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath("/.well-known/agent-card.json").String(), nil)
-	if err != nil {
-		return nil
-	}
-	req.Header.Set("A2A-Version", version)
-	req.Header.Set("Accept", "application/json")
-	resp, err := x.client.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil
-	}
-	body, err := readBounded(resp.Body, 1<<20)
-	if err != nil {
-		return nil
-	}
-	return body
 }
 
 // interfaceURL is where SendMessage goes: the card's JSON-RPC interface at

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -61,7 +62,7 @@ type rig struct {
 	log events.Log
 }
 
-func newRig(t *testing.T, set facets.Set) *rig {
+func newRig(t testing.TB, set facets.Set) *rig {
 	t.Helper()
 	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return now }})
 	if err != nil {
@@ -69,7 +70,7 @@ func newRig(t *testing.T, set facets.Set) *rig {
 	}
 	log := events.NewMemoryLog(0, 0)
 	mux := http.NewServeMux()
-	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: n, Sink: log, Subject: subjectOf, Timeout: 5 * time.Second})
+	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: n, Sink: log, Subject: subjectOf})
 	lh := &events.LogHandler{Log: log, Subject: subjectOf}
 	mux.Handle("/runs/", lh)
 	mux.Handle("/host/events", lh)
@@ -137,9 +138,10 @@ type fakeA2A struct {
 	answer   string // the result of SendMessage, JSON
 	mu       sync.Mutex
 	versions []string // A2A-Version of every non-GET call
+	methods  []string // and its JSON-RPC method
 }
 
-func newFakeA2A(t *testing.T, offers ...string) *fakeA2A {
+func newFakeA2A(t testing.TB, offers ...string) *fakeA2A {
 	t.Helper()
 	f := &fakeA2A{offers: offers, answer: `{"kind":"message","role":"agent","parts":[{"text":"pong"}]}`}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
@@ -158,8 +160,14 @@ func (f *fakeA2A) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := r.Header.Get("A2A-Version")
+	var msg struct {
+		Method string `json:"method"`
+	}
+	raw, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(raw, &msg)
 	f.mu.Lock()
 	f.versions = append(f.versions, v)
+	f.methods = append(f.methods, msg.Method)
 	answer := f.answer
 	f.mu.Unlock()
 	if !slices.Contains(f.offers, v) {
@@ -191,9 +199,11 @@ type mcpCall struct {
 	method, header, meta string
 	state                string
 	body                 []byte
+	id                   string
+	responses            map[string]any
 }
 
-func newFakeMCP(t *testing.T, offers ...string) *fakeMCP {
+func newFakeMCP(t testing.TB, offers ...string) *fakeMCP {
 	t.Helper()
 	s, err := mrtr.NewSealer(mrtr.SealerOptions{Keys: []mrtr.Key{{ID: "k", Secret: bytes.Repeat([]byte{7}, 32)}}, MaxRounds: 16})
 	if err != nil {
@@ -211,17 +221,18 @@ func (f *fakeMCP) serve(w http.ResponseWriter, r *http.Request) {
 		ID     any    `json:"id"`
 		Method string `json:"method"`
 		Params struct {
-			Name         string         `json:"name"`
-			Arguments    map[string]any `json:"arguments"`
-			Meta         map[string]any `json:"_meta"`
-			RequestState string         `json:"requestState"`
+			Name           string         `json:"name"`
+			Arguments      map[string]any `json:"arguments"`
+			Meta           map[string]any `json:"_meta"`
+			RequestState   string         `json:"requestState"`
+			InputResponses map[string]any `json:"inputResponses"`
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(raw, &msg)
 	meta, _ := msg.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
 	header := r.Header.Get("MCP-Protocol-Version")
 	f.mu.Lock()
-	f.calls = append(f.calls, mcpCall{method: msg.Method, header: header, meta: meta, state: msg.Params.RequestState, body: raw})
+	f.calls = append(f.calls, mcpCall{method: msg.Method, header: header, meta: meta, state: msg.Params.RequestState, body: raw, id: fmt.Sprint(msg.ID), responses: msg.Params.InputResponses})
 	f.mu.Unlock()
 	id, _ := json.Marshal(msg.ID)
 	reply := func(status int, member string) {
@@ -250,6 +261,14 @@ func (f *fakeMCP) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	want, _ := msg.Params.Arguments["rounds"].(float64)
+	if stateless, _ := msg.Params.Arguments["stateless"].(bool); stateless {
+		if msg.Params.InputResponses != nil {
+			reply(http.StatusOK, `"result":{"resultType":"complete","content":[]}`)
+			return
+		}
+		reply(http.StatusOK, `"result":{"resultType":"input_required","inputRequests":{"a":{},"b":{}}}`)
+		return
+	}
 	round := 1
 	if msg.Params.RequestState != "" {
 		c, err := f.sealer.Open(context.Background(), msg.Params.RequestState, f.binding())

@@ -9,12 +9,15 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
-const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+// The _meta keys of an MCP 2026-07-28 request.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
 
 // inputRequired is what the seam reads of an input_required result.
 type inputRequired struct {
@@ -31,8 +34,10 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	}
 	// A server that cannot be asked offers nothing, which the decision
 	// refuses.
-	offers, _ := adapter.Discover(ctx, x.client, x.peer, set.MCP.PreferredVersion)
-	if fail := x.decide(ctx, facets.ProtocolMCP, offers); fail != nil {
+	o, _, err := mcphttp.Negotiate(ctx, x.h.Negotiator, x.peer, mcphttp.OutboundOptions{
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: x.discoveryTap().client(x.client), Requested: x.req.RequestVersion,
+	})
+	if fail := x.decided(o, err); fail != nil {
 		return nil, fail
 	}
 	t, err := mcphttp.NewTransport(x.outcome, x.client.Transport)
@@ -46,7 +51,7 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	header := func() http.Header {
 		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 	}
-	meta := map[string]json.RawMessage{"io.modelcontextprotocol/protocolVersion": quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
+	meta := map[string]json.RawMessage{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
 	var seen, retried, echoed bool
 	rounds := 0 // the input_required results the guard let through
@@ -164,8 +169,7 @@ func (x *exchange) checkFields(proto facets.Protocol) *httpError {
 
 // isObject reports whether raw, one valid JSON value, is an object.
 func isObject(raw json.RawMessage) bool {
-	t := bytes.TrimLeft(raw, " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
+	return bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{"))
 }
 
 // quoteJSON is s as a JSON string.

@@ -11,8 +11,8 @@
 //	                                             tool?, arguments?, clientCapabilities?, elicitationAnswer?}
 //
 // and drives the module's own outbound path against the given peer: the
-// A2A agent card (read as [a2ahttp.Negotiate] reads it) or MCP
-// server/discover (as [mcphttp.Negotiate] reads it); the decision of the host's
+// A2A agent card (read as [a2ahttp.CardOffers] reads it) or MCP
+// server/discover ([mcphttp.Discover]); the decision of the host's
 // [negotiate.Negotiator], recorded before anything else is sent; then one
 // call at the decided version through the stamping transports
 // ([a2ahttp.NewTransport], [mcphttp.NewTransport]): an A2A SendMessage, or
@@ -33,6 +33,13 @@
 // runId, peerDigest, result, mrtr?} or a v2 error envelope whose
 // details.runId names the run (interop_version_unsupported 400 with
 // details {protocol, requested, supported, reason, runId}).
+//
+// A refused exchange sends nothing at the refused version: unlike the
+// reference host, the seam does not probe the peer with an unsupported
+// requestVersion, so details.supported lists the host's own versions. The
+// module keeps no run store: the audit run is its tenant-bound id and its
+// events, in the caller's tenant whether or not the exchange was decided
+// as authenticated, and the caller reads it back through the event log.
 //
 // authenticated:false decides the exchange as unauthenticated (no Subject),
 // so it never settles below the preferred version; otherwise the caller's
@@ -78,10 +85,11 @@ const Prefix = "/conformance/seams"
 
 // Bounds of a Handler whose fields leave them zero.
 const (
-	maxRequestBytes    = 64 << 10
-	maxPeerBytes       = 1 << 20
-	defaultPeerTimeout = 20 * time.Second
-	maxToolName        = 128
+	maxRequestBytes = 65536   // 64 KiB
+	maxPeerBytes    = 1048576 // 1 MiB
+	peerTimeout     = 20 * time.Second
+	maxExchange     = 2 * time.Minute // all of one exchange, MRTR rounds included
+	maxToolName     = 128
 )
 
 // Handler serves the invoke seams. The zero Handler refuses every request:
@@ -101,10 +109,9 @@ type Handler struct {
 	Policy policy.Policy
 	// Transport sends the requests to peers; nil is http.DefaultTransport.
 	// The seams wrap it in the stamping transports, and never follow a
-	// redirect.
+	// redirect. Each request to a peer is bounded to 20 seconds, as the
+	// reference host's, and a whole exchange to two minutes.
 	Transport http.RoundTripper
-	// Timeout bounds each request to a peer; zero is 20 seconds.
-	Timeout time.Duration
 }
 
 // request is the body of either seam.
@@ -163,7 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 4*x.timeout())
+	ctx, cancel := context.WithTimeout(r.Context(), maxExchange)
 	defer cancel()
 	var body map[string]any
 	var fail *httpError
@@ -201,19 +208,12 @@ func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
 	x.runID = x.caller.Tenant + "/" + rand.Text()
 	x.client = &http.Client{
 		Transport: x.h.Transport,
-		Timeout:   x.timeout(),
+		Timeout:   peerTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
 	}
 	return nil
-}
-
-func (x *exchange) timeout() time.Duration {
-	if x.h.Timeout > 0 {
-		return x.h.Timeout
-	}
-	return defaultPeerTimeout
 }
 
 // errPeerURL is why a peer URL is refused.
@@ -242,51 +242,44 @@ func peerOf(req request, proto facets.Protocol) (string, error) {
 	return peer, nil
 }
 
-// decide negotiates with the peer's offers and records the event on the
-// audit run, which is the first thing that happens once the offers are in.
-func (x *exchange) decide(ctx context.Context, proto facets.Protocol, offers []string) *httpError {
-	adv, _ := x.h.Negotiator.Facets().Lookup(proto)
-	if x.req.PeerOffersOnly != "" {
-		kept := offers[:0:0]
-		for _, v := range offers {
-			if v == x.req.PeerOffersOnly {
-				kept = append(kept, v)
-			}
-		}
-		offers = kept
-	}
-	requested := x.req.RequestVersion
-	if requested == "" {
-		requested = adv.Preferred
-	}
-	subject := x.caller
+// subject is the Subject the exchange is decided for: the caller's, or
+// none when the request says authenticated:false.
+func (x *exchange) subject() *negotiate.Subject {
 	if x.req.Authenticated != nil && !*x.req.Authenticated {
-		subject = nil
+		return nil
 	}
-	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: requested, PeerVersions: offers}
-	o, auditErr := x.h.Negotiator.DecideAndRecord(ctx, x.h.Sink, negotiate.Destination{RunID: x.runID}, subject, offer)
+	return x.caller
+}
+
+// destination is the exchange's audit run.
+func (x *exchange) destination() negotiate.Destination {
+	return negotiate.Destination{RunID: x.runID}
+}
+
+// decided takes the outcome of the adapter's Negotiate, which recorded it
+// on the audit run before anything was sent at its version: nil when it is
+// accepted and recorded, the answer otherwise.
+func (x *exchange) decided(o negotiate.Outcome, err error) *httpError {
 	x.outcome = o
-	if auditErr != nil {
+	var auditErr *negotiate.AuditError
+	if errors.As(err, &auditErr) {
 		// The seams exist to show the record: an exchange without one is
 		// answered as the failure it is, whatever the policy.
 		return envelope(http.StatusInternalServerError, "internal_error", "the negotiation could not be recorded; retry", map[string]any{"runId": x.runID})
 	}
-	if o.Err() != nil {
-		e := o.Error
-		if e == nil {
-			e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
-		}
-		return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+	if o.Err() == nil {
+		return nil
 	}
-	return nil
+	e := o.Error
+	if e == nil {
+		e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
+	}
+	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 }
 
 // success is the 200 body of an accepted exchange.
 func (x *exchange) success(result json.RawMessage) map[string]any {
 	digest, _ := events.PeerDigest(x.peer)
-	if len(result) == 0 {
-		result = json.RawMessage("null")
-	}
 	return map[string]any{
 		"negotiatedVersion": x.outcome.Version,
 		"protocol":          string(x.outcome.Protocol),

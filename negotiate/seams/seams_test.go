@@ -1,11 +1,15 @@
 package seams_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate/seams"
 )
 
 func TestA2A(t *testing.T) {
@@ -27,6 +31,8 @@ func TestA2A(t *testing.T) {
 		{name: "unauthenticated below floor", offers: []string{"0.3"}, body: map[string]any{"authenticated": false, "peerOffersOnly": "0.3"}, status: 400, reason: "below-floor", errCode: "interop_version_unsupported"},
 		{name: "requestVersion unsupported", offers: []string{"1.0", "1.1"}, body: map[string]any{"requestVersion": "99.0"}, status: 400, reason: "unsupported", errCode: "interop_version_unsupported"},
 		{name: "requestVersion explicit", offers: []string{"1.0", "1.1"}, body: map[string]any{"requestVersion": "1.0"}, status: 200, version: "1.0", reason: "ok", wire: []string{"1.0"}},
+		{name: "peerOffersOnly narrows to a downgrade", offers: []string{"1.0", "1.1"}, body: map[string]any{"peerOffersOnly": "1.0"}, status: 200, version: "1.0", reason: "ok", wire: []string{"1.0"}},
+		{name: "peerOffersOnly offered nowhere", offers: []string{"1.0", "1.1"}, body: map[string]any{"peerOffersOnly": "2.0"}, status: 400, reason: "below-floor", errCode: "interop_version_unsupported"},
 		{name: "peer asserts authority", offers: []string{"1.1"}, body: map[string]any{"scenario": "peer-asserts-authority"}, status: 200, version: "1.1", reason: "ok", wire: []string{"1.1"}, authorityQ: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +101,9 @@ func TestMCP(t *testing.T) {
 		{name: "below floor offered, unauthenticated", offers: []string{"2025-06-18"}, body: map[string]any{"authenticated": false}, status: 400, reason: "below-floor", errCode: "interop_version_unsupported"},
 		{name: "unauthenticated downgrade refused", offers: []string{"2025-11-25"}, body: map[string]any{"authenticated": false}, status: 400, reason: "unauthenticated", errCode: "interop_version_unsupported"},
 		{name: "authenticated downgrade", offers: []string{"2025-11-25"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
+		{name: "peerOffersOnly over SSE", offers: []string{"2025-11-25", "2026-07-28"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, sse: true, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
+		{name: "peerOffersOnly from a -32022", offers: []string{"2025-06-18", "2025-11-25"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
+		{name: "peerOffersOnly below the floor", offers: []string{"2025-06-18", "2026-07-28"}, body: map[string]any{"peerOffersOnly": "2025-06-18"}, status: 400, reason: "below-floor", errCode: "interop_version_unsupported"},
 		{name: "mrtr within the ceiling", offers: []string{"2026-07-28"}, body: map[string]any{"tool": "needs_input_loop", "arguments": map[string]any{"rounds": 2}, "clientCapabilities": map[string]any{"elicitation": map[string]any{}}, "elicitationAnswer": map[string]any{"name": "Ada"}}, status: 200, version: "2026-07-28", reason: "ok", calls: 3, rounds: 2},
 		{name: "mrtr past the ceiling", offers: []string{"2026-07-28"}, body: map[string]any{"tool": "needs_input_loop", "arguments": map[string]any{"rounds": 3}, "elicitationAnswer": map[string]any{"name": "Ada"}}, status: 422, version: "2026-07-28", reason: "ok", errCode: "mcp_mrtr_rounds_exceeded", calls: 3},
 		{name: "mrtr declined", offers: []string{"2026-07-28"}, body: map[string]any{"tool": "needs_input_loop", "arguments": map[string]any{"rounds": 1}}, status: 200, version: "2026-07-28", reason: "ok", calls: 2, rounds: 1},
@@ -191,5 +200,116 @@ func TestReplayedRequestState(t *testing.T) {
 	}
 	if err := jsonDecode(resp, &out); err != nil || out.Error == nil || out.Error.Code != -32602 {
 		t.Fatalf("the replayed requestState was not refused: %+v %v", out, err)
+	}
+}
+
+// TestPeerOffersOnlyLegacyCard: an A2A 0.3 card names its version at the
+// top; peerOffersOnly keeps it (an authenticated downgrade to 0.3, for a
+// host that still offers it) or drops it (nothing offered).
+func TestPeerOffersOnlyLegacyCard(t *testing.T) {
+	set := testFacets()
+	set.A2A = &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"}
+	for _, tc := range []struct {
+		only   string
+		status int
+		reason string
+	}{{"0.3", 200, "ok"}, {"1.0", 400, "below-floor"}} {
+		peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				_, _ = w.Write([]byte(`{"protocolVersion":"0.3.0","url":"http://` + r.Host + `/rpc"}`))
+				return
+			}
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}))
+		r := newRig(t, set)
+		status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL, "peerOffersOnly": tc.only})
+		peer.Close()
+		if status != tc.status {
+			t.Errorf("only %s: %d %v", tc.only, status, body)
+		}
+		if ev := r.lastEvent(t, runOf(body), "acme"); ev["reason"] != tc.reason {
+			t.Errorf("only %s: %v", tc.only, ev)
+		}
+	}
+}
+
+// TestMRTRRetries: each retry is a new JSON-RPC id and answers every input
+// request (accept with the answer, decline without one); a result without
+// requestState is retried without one.
+func TestMRTRRetries(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer any
+		action string
+	}{
+		{"accept", map[string]any{"name": "Ada"}, "accept"},
+		{"decline", nil, "decline"},
+		{"null is no answer", "null", "decline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, testFacets())
+			server := newFakeMCP(t, "2026-07-28")
+			body := map[string]any{"serverUrl": server.srv.URL, "tool": "needs_input_loop", "arguments": map[string]any{"stateless": true}}
+			if tc.answer != nil {
+				body["elicitationAnswer"] = tc.answer
+			}
+			raw, _ := json.Marshal(body)
+			if tc.answer == "null" {
+				raw = []byte(strings.Replace(string(raw), `"elicitationAnswer":"null"`, `"elicitationAnswer":null`, 1))
+			}
+			status, out := r.do(t, http.MethodPost, seams.Prefix+"/sample/mcp/invoke", "acme", raw)
+			if status != 200 {
+				t.Fatalf("%d %v", status, out)
+			}
+			m := out["mrtr"].(map[string]any)
+			if m["requestStateEchoed"] != false || m["rounds"] != 1.0 || m["retried"] != true || m["inputRequiredSeen"] != true {
+				t.Errorf("mrtr %v", m)
+			}
+			calls := server.log()
+			first, retry := calls[len(calls)-2], calls[len(calls)-1]
+			if first.id != "2" || retry.id != "3" || strings.Contains(string(retry.body), "requestState") {
+				t.Errorf("retry id %s after %s; body %s", retry.id, first.id, retry.body)
+			}
+			if len(retry.responses) != 2 {
+				t.Fatalf("the retry answers %v, want a and b", retry.responses)
+			}
+			for key, v := range retry.responses {
+				resp := v.(map[string]any)
+				if resp["action"] != tc.action {
+					t.Errorf("%s: %v, want %s", key, resp, tc.action)
+				}
+				if _, has := resp["content"]; has != (tc.action == "accept") {
+					t.Errorf("%s: %v", key, resp)
+				}
+			}
+		})
+	}
+}
+
+// TestToolNameBound: a tool name of 128 bytes is a tool name.
+func TestToolNameBound(t *testing.T) {
+	r := newRig(t, testFacets())
+	server := newFakeMCP(t, "2026-07-28")
+	if status, body := r.call(t, "mcp", "acme", map[string]any{"serverUrl": server.srv.URL, "tool": strings.Repeat("t", 128), "arguments": map[string]any{}}); status != 200 {
+		t.Errorf("%d %v", status, body)
+	}
+}
+
+// TestEventStreamAnswers: a response split over several data lines, with
+// CRLF line ends, after an event that is not a response, is read whole.
+func TestEventStreamAnswers(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Header.Get("Mcp-Method") == "server/discover" {
+			_, _ = w.Write([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":1,\r\ndata: \"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\r\n\r\ndata: {\"note\":2}\r\n\r\n"))
+			return
+		}
+		_, _ = w.Write([]byte("data: {\"note\":1}\n\ndata:{\"jsonrpc\":\"2.0\",\"id\":2,\ndata: \"result\":{\"resultType\":\"complete\"}}\n\ndata: {\"note\":3}\n\n"))
+	}))
+	defer server.Close()
+	r := newRig(t, testFacets())
+	status, body := r.call(t, "mcp", "acme", map[string]any{"serverUrl": server.URL})
+	if status != 200 || body["negotiatedVersion"] != "2026-07-28" {
+		t.Errorf("%d %v", status, body)
 	}
 }

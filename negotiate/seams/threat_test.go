@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/seams"
 	"github.com/wopneg/wopneg/policy"
@@ -150,6 +151,16 @@ func TestPeerAssertsAuthority(t *testing.T) {
 	}
 }
 
+// TestHTTPSPeer: an https peer URL is a peer URL; one that does not
+// answer offers nothing, which the decision refuses.
+func TestHTTPSPeer(t *testing.T) {
+	r := newRig(t, testFacets())
+	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": "https://127.0.0.1:1"})
+	if status != 400 || body["error"] != "interop_version_unsupported" || runOf(body) == "" {
+		t.Errorf("%d %v", status, body)
+	}
+}
+
 // TestNoRedirect: a peer that redirects is not followed to the new
 // location.
 func TestNoRedirect(t *testing.T) {
@@ -213,6 +224,16 @@ func TestPeerFailures(t *testing.T) {
 		{"a2a rpc error", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}`), 400, "validation_error"},
 		{"a2a version refused in ErrorInfo", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED"}]}}`), 400, "interop_version_unsupported"},
 		{"a2a version refused in bare data", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`), 400, "interop_version_unsupported"},
+		{"a2a version refused by code", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`), 400, "interop_version_unsupported"},
+		{"a2a HTTP 400 with a result", "a2a", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				a2aPeer("")(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}, 400, "validation_error"},
+		{"a2a other ErrorInfo", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"reason":"OTHER"}]}}`), 400, "validation_error"},
 		{"a2a not JSON", "a2a", a2aPeer(`<html>`), 400, "validation_error"},
 		{"a2a too large", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 1<<20) + `"}`), 400, "validation_error"},
 		{"a2a no card", "a2a", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, 400, "interop_version_unsupported"},
@@ -237,6 +258,9 @@ func TestPeerFailures(t *testing.T) {
 				key = "serverUrl"
 			}
 			status, body := r.call(t, tc.proto, "acme", map[string]any{key: peer.URL})
+			if msg, _ := body["message"].(string); tc.name == "mcp empty stream" && !strings.Contains(msg, "no JSON-RPC answer") {
+				t.Errorf("message %q", msg)
+			}
 			if status != tc.status || body["error"] != tc.code || runOf(body) == "" {
 				t.Errorf("%d %v, want %d %s with a runId", status, body, tc.status, tc.code)
 			}
@@ -308,5 +332,58 @@ func TestUnrecorded(t *testing.T) {
 	}
 	if len(peer.calls()) != 0 {
 		t.Errorf("an unrecorded exchange reached the peer: %v", peer.calls())
+	}
+}
+
+// TestCardInterfaceChoice: SendMessage goes to the card's JSON-RPC
+// interface at the decided version, else its first JSON-RPC interface,
+// never to another binding.
+func TestCardInterfaceChoice(t *testing.T) {
+	for _, tc := range []struct {
+		name, ifaces, want string
+	}{
+		{"at the decided version", `{"url":"OWN/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.1"},{"url":"OWN/old","protocolBinding":"JSONRPC","protocolVersion":"1.0"},{"url":"OWN/new","protocolBinding":"JSONRPC","protocolVersion":"1.1"}`, "/new"},
+		{"the first JSON-RPC one", `{"url":"OWN/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.1"},{"url":"OWN/jr","protocolBinding":"JSONRPC","protocolVersion":"1.0"}`, "/jr"},
+		{"the card's url", `{"url":"OWN/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.1"}],"url":"OWN/top","x":[`, "/top"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var paths []string
+			peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					_, _ = w.Write([]byte(`{"supportedInterfaces":[` + strings.ReplaceAll(tc.ifaces, "OWN", "http://"+r.Host) + `]}`))
+					return
+				}
+				paths = append(paths, r.URL.Path)
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+			}))
+			defer peer.Close()
+			r := newRig(t, testFacets())
+			if status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL}); status != 200 {
+				t.Fatalf("%d %v", status, body)
+			}
+			if len(paths) != 1 || paths[0] != tc.want {
+				t.Errorf("SendMessage went to %v, want %s", paths, tc.want)
+			}
+		})
+	}
+}
+
+// TestA2ALegacyMessage: a host whose facet still offers A2A 0.3 speaks
+// 0.3's message/send to a peer it settles at 0.3 with.
+func TestA2ALegacyMessage(t *testing.T) {
+	set := testFacets()
+	set.A2A = &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"}
+	r := newRig(t, set)
+	for _, tc := range []struct{ offer, method string }{{"0.3", "message/send"}, {"1.0", "SendMessage"}} {
+		peer := newFakeA2A(t, tc.offer)
+		if status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.srv.URL}); status != 200 || body["negotiatedVersion"] != tc.offer {
+			t.Fatalf("%d %v", status, body)
+		}
+		peer.mu.Lock()
+		got := peer.methods
+		peer.mu.Unlock()
+		if len(got) != 1 || got[0] != tc.method {
+			t.Errorf("at %s the peer got %v, want %s", tc.offer, got, tc.method)
+		}
 	}
 }

@@ -31,7 +31,7 @@ type rpcError struct {
 // by its code, or by the reason of an ErrorInfo in its data (an array of
 // details, or one bare object).
 func (e *rpcError) versionNotSupported() bool {
-	if e.Code == a2aVersionNotSupported {
+	if e.Code == -32009 { // A2A's VersionNotSupportedError
 		return true
 	}
 	type info struct {
