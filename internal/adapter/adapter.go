@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -68,15 +67,3 @@ func Sendable(pkg string, o negotiate.Outcome, p facets.Protocol) error {
 	}
 	return nil
 }
-
-// Discover asks the MCP server at serverURL which revisions it serves
-// (server/discover at revision) without deciding. negotiate/mcphttp sets it
-// when it is initialised, so that negotiate/seams, which imports mcphttp
-// and must restrict a peer's offers before the decision, reads a server as
-// mcphttp.Negotiate reads it.
-var Discover func(ctx context.Context, client *http.Client, serverURL, revision string) ([]string, error)
-
-// CardOffers returns the A2A versions an agent card offers, as
-// a2ahttp.Negotiate reads them; a2ahttp sets it when it is initialised, for
-// negotiate/seams.
-var CardOffers func(card []byte) ([]string, error)

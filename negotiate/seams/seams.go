@@ -11,8 +11,8 @@
 //	                                             tool?, arguments?, clientCapabilities?, elicitationAnswer?}
 //
 // and drives the module's own outbound path against the given peer: the
-// A2A agent card (read as [a2ahttp.CardOffers] reads it) or MCP
-// server/discover ([mcphttp.Discover]); the decision of the host's
+// A2A agent card or MCP server/discover, read and decided by
+// [a2ahttp.Negotiate] or [mcphttp.Negotiate] with the host's
 // [negotiate.Negotiator], recorded before anything else is sent; then one
 // call at the decided version through the stamping transports
 // ([a2ahttp.NewTransport], [mcphttp.NewTransport]): an A2A SendMessage, or
