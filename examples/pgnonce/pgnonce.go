@@ -55,10 +55,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/wopneg/wopneg/examples/internal/pgschema"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
 
@@ -112,18 +112,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) 
 	if opts.Batch == 0 {
 		opts.Batch = DefaultBatch
 	}
-	q := func(name string) string {
-		if opts.Schema == "" {
-			return pgx.Identifier{name}.Sanitize()
-		}
-		return pgx.Identifier{opts.Schema, name}.Sanitize()
-	}
+	q := pgschema.Qualifier(opts.Schema)
 	table, fresh := q("wopneg_mrtr_nonces"), q("wopneg_mrtr_nonce_fresh")
 	skew := fmt.Sprintf("'%d microseconds'", opts.Skew.Microseconds())
-	var ddl []string
-	if opts.Schema != "" {
-		ddl = append(ddl, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opts.Schema}.Sanitize())
-	}
+	ddl := pgschema.DDL(opts.Schema)
 	ddl = append(ddl,
 		`CREATE TABLE IF NOT EXISTS `+table+` (
 			nonce      text        PRIMARY KEY,

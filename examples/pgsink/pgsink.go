@@ -45,6 +45,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/pgschema"
 )
 
 // DefaultPollLimit is the page size of [Sink.Poll] and [Sink.AllHostEvents]
@@ -79,18 +80,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 	if pool == nil {
 		return nil, errors.New("pgsink: no pool")
 	}
-	q := func(table string) string {
-		if opts.Schema == "" {
-			return pgx.Identifier{table}.Sanitize()
-		}
-		return pgx.Identifier{opts.Schema, table}.Sanitize()
-	}
+	q := pgschema.Qualifier(opts.Schema)
 	runs, seqs, hosts, guard := q("wopneg_run_events"), q("wopneg_run_sequences"), q("wopneg_host_events"), q("wopneg_append_only")
 
-	var ddl []string
-	if opts.Schema != "" {
-		ddl = append(ddl, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opts.Schema}.Sanitize())
-	}
+	ddl := pgschema.DDL(opts.Schema)
 	ddl = append(ddl,
 		`CREATE TABLE IF NOT EXISTS `+runs+` (
 			run_id         text        NOT NULL,
