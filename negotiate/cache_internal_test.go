@@ -97,3 +97,14 @@ func TestDigestCacheOneSlot(t *testing.T) {
 		t.Fatalf("a failed or empty lookup changed the cache: %v", got)
 	}
 }
+
+// The table's length is size rounded up to a power of two, so that a slot
+// is picked with a mask, and every slot is reachable.
+func TestDigestCacheSizeIsAPowerOfTwo(t *testing.T) {
+	for _, tt := range []struct{ size, want int }{{0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4}, {5, 8}, {4096, 4096}, {4097, 8192}} {
+		c := newDigestCache(tt.size)
+		if len(c.slots) != tt.want || c.mask != uint64(tt.want-1) {
+			t.Errorf("newDigestCache(%d): %d slots, mask %d; want %d slots, mask %d", tt.size, len(c.slots), c.mask, tt.want, tt.want-1)
+		}
+	}
+}

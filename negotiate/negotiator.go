@@ -84,20 +84,27 @@ func (n *Negotiator) Decide(subject *Subject, offer Offer) (o Outcome, e events.
 // more SHA-256, never a wrong answer.
 type digestCache struct {
 	seed  maphash.Seed
+	mask  uint64 // len(slots)-1: the length is a power of two, so a slot is a mask, not a division
 	slots []atomic.Pointer[digestEntry]
 }
 
 type digestEntry struct{ peer, digest string }
 
+// newDigestCache returns a cache of size slots, rounded up to a power of
+// two.
 func newDigestCache(size int) digestCache {
-	return digestCache{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[digestEntry], size)}
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	return digestCache{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]atomic.Pointer[digestEntry], n)}
 }
 
 func (c *digestCache) get(peer string) (string, error) {
 	if peer == "" {
 		return "", nil
 	}
-	slot := &c.slots[maphash.String(c.seed, peer)%uint64(len(c.slots))]
+	slot := &c.slots[maphash.String(c.seed, peer)&c.mask]
 	if e := slot.Load(); e != nil && e.peer == peer {
 		return e.digest, nil
 	}
