@@ -70,6 +70,15 @@ type statements struct {
 	insertRun, insertHost, poll, hostEvents, last, tenantAfter, tenantPosition, tenantNewest string
 }
 
+// schemaCurrent is true when every table, column, index and trigger New
+// creates is there: the tables ($1 runs, $2 hosts, $3 sequences), the
+// tenant column and its index ($4), and the append-only trigger on both
+// event tables.
+const schemaCurrent = `SELECT to_regclass($3) IS NOT NULL
+	AND to_regclass($4) IS NOT NULL
+	AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2) AND attname = 'tenant' AND NOT attisdropped)
+	AND (SELECT count(*) FROM pg_trigger WHERE tgname = 'wopneg_append_only' AND tgrelid IN (to_regclass($1), to_regclass($2))) = 2`
+
 // migrationLock is the advisory lock key New holds while it creates the
 // tables, so that hosts starting together do not race on CREATE.
 const migrationLock = 0x776f706e6567 // "wopneg"
@@ -127,6 +136,16 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Sink, error) {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
 			return err
+		}
+		// A schema that is already current is left alone: its DDL would
+		// take ACCESS EXCLUSIVE and SHARE ROW EXCLUSIVE locks on tables
+		// that other replicas are writing, and deadlock with their batches.
+		var current bool
+		if err := tx.QueryRow(ctx, schemaCurrent, runs, hosts, seqs, q("wopneg_host_events_tenant")).Scan(&current); err != nil {
+			return err
+		}
+		if current {
+			return nil
 		}
 		for _, stmt := range ddl {
 			if _, err := tx.Exec(ctx, stmt); err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -306,5 +307,31 @@ func TestLogReadsByTenant(t *testing.T) {
 		if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(tc.want) {
 			t.Errorf("HostEvents(%q, %q, %d) = %v, %v; want %v", tc.tenant, tc.after, tc.limit, ids(got), err, tc.want)
 		}
+	}
+}
+
+// A replica that starts while others write takes no lock on the tables:
+// New on a current schema finishes while another transaction holds a lock
+// that any of its DDL (ALTER TABLE, CREATE OR REPLACE TRIGGER) would wait
+// on — the CI run in which two pgbatch replicas deadlocked in New.
+func TestNewOnACurrentSchemaTakesNoTableLock(t *testing.T) {
+	pool := pgtest.Connect(t, nil)
+	_, schema := newSink(t, pool)
+	tx, err := pool.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	for _, table := range []string{"wopneg_run_events", "wopneg_host_events"} {
+		if _, err := tx.Exec(context.Background(), "LOCK TABLE "+pgx.Identifier{schema, table}.Sanitize()+" IN ROW EXCLUSIVE MODE"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bound only keeps a regression from hanging the suite: with the
+	// lock held, DDL would wait for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := pgsink.New(ctx, pool, pgsink.Options{Schema: schema}); err != nil {
+		t.Fatalf("New on a current schema while the tables are in use: %v", err)
 	}
 }
