@@ -45,15 +45,8 @@ func TestA2A(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	serve(t, h)
+	ctx := t.Context()
 	// a2aEvents returns the events recorded since the last call.
 	var seen int
 	a2aEvents := func() []events.NegotiationDecided {

@@ -97,6 +97,14 @@ func startHost(t *testing.T, cfg config) *rig {
 		t.Fatal(err)
 	}
 	r.h = h
+	serve(t, h)
+	return r
+}
+
+// serve runs h until the test ends, and fails the test if Serve returns
+// an error when it is stopped.
+func serve(t *testing.T, h *host) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Serve(ctx) }()
@@ -106,7 +114,6 @@ func startHost(t *testing.T, cfg config) *rig {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return r
 }
 
 // decided is the part of a negotiation.decided payload the tests compare.

@@ -32,15 +32,7 @@ func startSurfaces(t *testing.T, withSeams bool) *surfaces {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	serve(t, h)
 	return &surfaces{h: h, log: log}
 }
 
