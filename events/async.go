@@ -3,8 +3,8 @@ package events
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -40,13 +40,30 @@ type AsyncOptions struct {
 	// accepted event the wrapped sink failed to record, so that a host can
 	// log or re-queue it; Close still returns the first such error.
 	OnError func(Event, error)
+	// Batch is the most events handed to a [BatchSink] in one EmitBatch;
+	// zero or less means 512. It does not apply to other sinks.
+	Batch int
 }
 
-// AsyncStats counts what an [Async] did with the events it was given.
-// Emitted = Accepted + Dropped + Rejected always holds, and once Close has
-// returned, Accepted = Recorded + Failed exactly; while events are in
-// flight the counters are read one after another, so Pending is
-// approximate.
+// asyncDefaultBatch is the Batch of an [Async] whose options name none.
+const asyncDefaultBatch = 512
+
+// BatchSink is a [Sink] that records several events at once, as a
+// database does in one transaction. An [Async] wrapping one hands it what
+// is queued, in the order accepted, up to AsyncOptions.Batch events at a
+// time. EmitBatch records all of batch or reports an error; the Async
+// then records that batch's events one by one with Emit, so that an event
+// the store refuses fails alone and the others are still recorded.
+// EmitBatch must not keep batch after it returns. Its context carries no
+// caller's values: a batch holds many callers' events.
+type BatchSink interface {
+	Sink
+	EmitBatch(ctx context.Context, batch []Event) error
+}
+
+// AsyncStats counts what an [Async] did with the events it was given, all
+// read at one instant: Emitted = Accepted + Dropped + Rejected and
+// Accepted = Recorded + Failed + Pending always hold.
 type AsyncStats struct {
 	// Emitted is the number of Emit calls that have returned.
 	Emitted uint64
@@ -70,12 +87,12 @@ type AsyncStats struct {
 }
 
 // Async takes events off the request path: Emit validates the event and
-// queues it on a buffered channel, and one goroutine records the queue, in
-// order, in the sink it wraps. Emit never waits longer than
+// queues it, and one goroutine records the queue, in order, in the sink it
+// wraps, a [BatchSink] a batch at a time. Emit never waits longer than
 // AsyncOptions.MaxWait (100 ms unless set, and not at all under Drop), and
-// with room in the buffer it allocates nothing. Every
-// event it does not queue is counted ([Async.Stats]) and refused with an
-// error, so that a policy requiring the audit fails closed on a drop.
+// with room in the buffer it allocates nothing. Every event it does not
+// queue is counted ([Async.Stats]) and refused with an error, so that a
+// policy requiring the audit fails closed on a drop.
 //
 // Emit validates the event, as every sink does, before queueing it: a
 // caller must learn of an invalid event from Emit, because one that failed
@@ -84,13 +101,17 @@ type AsyncStats struct {
 // [NewHostEvent], unchanged, is checked against its proof instead of being
 // validated again, which is what keeps Emit cheap.
 //
-// The recording goroutine emits with the caller's context stripped of its
-// cancellation (its values, such as a trace id, are kept): the request an
-// event came from is usually over by the time it is written. If the
-// wrapped sink stops that goroutine (runtime.Goexit, as testing.T.FailNow
-// does), the Async stops too: the event being recorded and those queued
-// behind it count as failed, later Emits are refused with an error that
-// wraps [ErrClosed], and Close reports it.
+// The recording goroutine takes everything queued at once and frees its
+// room in the buffer once that batch is recorded: an Emit touches the
+// recording goroutine only to wake it when it waits for work, so that a
+// busy host pays one wake-up per batch, not one per event. It emits with
+// the caller's context stripped of its cancellation (its values, such as a
+// trace id, are kept): the request an event came from is usually over by
+// the time it is written. If the wrapped sink stops that goroutine
+// (runtime.Goexit, as testing.T.FailNow does), the Async stops too: the
+// event being recorded and those queued behind it count as failed, later
+// Emits are refused with an error that wraps [ErrClosed], and Close
+// reports it.
 //
 // Close stops accepting events, records everything already accepted,
 // closes the wrapped sink when it is an io.Closer, and returns the first
@@ -98,40 +119,47 @@ type AsyncStats struct {
 // returns. A zero Async records nothing and refuses every event with
 // [ErrClosed]; use [NewAsync].
 type Async struct {
-	// The fields Emit writes come first, those of the recording goroutine
-	// last, so that the two do not share a cache line.
-	//
-	// mu makes closing queue safe: an Emit holds it for reading from its
-	// check of closed to the end of its send, and stopping takes it for
-	// writing to set closed, so no send is in flight once closed is set.
-	mu                          sync.RWMutex
-	accepted, dropped, rejected atomic.Uint64
-
-	closed  bool
 	next    Sink
+	batcher BatchSink // next, when it records batches
+	buffer  int
+	batch   int
 	maxWait time.Duration
 	drop    bool
 	onError func(Event, error)
-	queue   chan asyncItem
+
+	// mu guards everything below it but hand and the recording
+	// goroutine's tallies, which only that goroutine touches.
+	mu sync.Mutex
+	// queue and ctxs are the events accepted and not yet taken, in order,
+	// and the context each came with; spare and spareCtxs are empty
+	// slices the recording goroutine swaps in when it takes them, so
+	// that appending to the queue never allocates.
+	queue, spare       []Event
+	ctxs, spareCtxs    []context.Context
+	held               int  // accepted and not yet recorded or failed
+	idle               bool // the recording goroutine waits on wake
+	closed             bool
+	stopErr            error
+	room               chan struct{} // closed when room frees; nil while nobody waits for it
+	firstErr           error
+	accepted, dropped  uint64
+	rejected, recorded uint64
+	failed             uint64
+
+	wake chan struct{} // one token: the recording goroutine has work or must stop
 	// quit is closed when the Async stops accepting events, to release
-	// the Emits blocked for room; stopErr, set just before, is what they
-	// and every later Emit return.
-	quit     chan struct{}
-	stopErr  error
-	stopOnce sync.Once
+	// the Emits blocked for room.
+	quit chan struct{}
 	// done is closed when the recording goroutine has exited.
-	done chan struct{}
-
+	done      chan struct{}
 	closeOnce sync.Once
-	errMu     sync.Mutex
-	firstErr  error
 
-	recorded, failed atomic.Uint64
-}
-
-type asyncItem struct {
-	ctx context.Context
-	e   Event
+	// hand is the batch the recording goroutine took and ctxsInHand their
+	// contexts; taken of them are settled, and recN and failN count how.
+	hand        []Event
+	ctxsInHand  []context.Context
+	taken       int
+	recN, failN uint64
 }
 
 // errAsyncStopped is what an Async reports once the sink it wraps, or its
@@ -147,17 +175,23 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = asyncDefaultMaxWait
 	}
+	if opts.Batch <= 0 {
+		opts.Batch = asyncDefaultBatch
+	}
 	a := &Async{
 		next:    next,
+		buffer:  opts.Buffer,
+		batch:   opts.Batch,
 		maxWait: opts.MaxWait,
 		drop:    opts.Drop,
 		onError: opts.OnError,
-		// The recording goroutine holds the event it records outside the
-		// channel: that event is the Buffer's last slot.
-		queue: make(chan asyncItem, opts.Buffer-1),
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
+		queue:   make([]Event, 0, opts.Buffer),
+		ctxs:    make([]context.Context, 0, opts.Buffer),
+		wake:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
+	a.batcher, _ = next.(BatchSink)
 	go a.run()
 	return a
 }
@@ -170,36 +204,22 @@ func NewAsync(next Sink, opts AsyncOptions) *Async {
 // and when there is no sink to record into, and an error wrapping
 // ErrClosed once the recording goroutine was stopped.
 func (a *Async) Emit(ctx context.Context, e Event) error {
-	if a == nil || a.queue == nil {
+	if a == nil || a.wake == nil {
 		return ErrClosed
 	}
 	if err := a.check(ctx, &e); err != nil {
-		a.rejected.Add(1)
+		a.mu.Lock()
+		a.rejected++
+		a.mu.Unlock()
 		return err
 	}
 	// No defer: this is the request path, and each return unlocks.
-	a.mu.RLock()
-	if a.closed {
-		a.mu.RUnlock()
-		a.rejected.Add(1)
-		return a.stopErr
-	}
-	select {
-	case a.queue <- asyncItem{ctx, e}:
-		a.mu.RUnlock()
-		a.accepted.Add(1)
+	a.mu.Lock()
+	if a.held < a.buffer && !a.closed {
+		a.enqueue(ctx, &e)
 		return nil
-	default:
 	}
-	var err error
-	if a.drop {
-		a.dropped.Add(1)
-		err = ErrDropped
-	} else {
-		err = a.wait(ctx, &e)
-	}
-	a.mu.RUnlock()
-	return err
+	return a.full(ctx, &e)
 }
 
 // check is what Emit refuses before queueing.
@@ -214,110 +234,240 @@ func (a *Async) check(ctx context.Context, e *Event) error {
 	return e.check()
 }
 
-// wait is the slow path of a blocking Emit: the buffer is full. a.mu must
-// be held for reading.
-func (a *Async) wait(ctx context.Context, e *Event) error {
-	t := time.NewTimer(a.maxWait)
-	defer t.Stop()
-	select {
-	case a.queue <- asyncItem{ctx, *e}:
-		a.accepted.Add(1)
-		return nil
-	case <-ctx.Done():
-		a.dropped.Add(1)
-		return ctx.Err()
-	case <-t.C:
-		a.dropped.Add(1)
-		return ErrDropped
-	case <-a.quit:
-		a.rejected.Add(1)
-		return a.stopErr
+// enqueue accepts e, with a.mu held, and unlocks it.
+func (a *Async) enqueue(ctx context.Context, e *Event) {
+	a.queue = append(a.queue, *e)
+	a.ctxs = append(a.ctxs, ctx)
+	a.held++
+	a.accepted++
+	wake := a.idle
+	a.idle = false
+	a.mu.Unlock()
+	if wake {
+		a.wake <- struct{}{} // only the Emit that saw idle sends: never blocks
+	}
+}
+
+// full is the slow path of Emit, with a.mu held: the Async is closed or
+// its buffer is full. It waits for room unless the options say not to,
+// and unlocks a.mu before it returns.
+func (a *Async) full(ctx context.Context, e *Event) error {
+	var t *time.Timer
+	for {
+		if a.closed {
+			a.rejected++
+			err := a.stopErr
+			a.mu.Unlock()
+			return err
+		}
+		if a.held < a.buffer {
+			a.enqueue(ctx, e)
+			return nil
+		}
+		if a.drop {
+			a.dropped++
+			a.mu.Unlock()
+			return ErrDropped
+		}
+		if a.room == nil {
+			a.room = make(chan struct{})
+		}
+		room := a.room
+		a.mu.Unlock()
+		if t == nil {
+			t = time.NewTimer(a.maxWait)
+			defer t.Stop()
+		}
+		var err error
+		select {
+		case <-room:
+		case <-a.quit:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-t.C:
+			err = ErrDropped
+		}
+		a.mu.Lock()
+		if err != nil {
+			a.dropped++
+			a.mu.Unlock()
+			return err
+		}
 	}
 }
 
 // stop makes every later Emit, and every Emit blocked for room, return
-// err, and returns once no Emit is sending. Only the first call's err is
-// kept.
+// err, and wakes the recording goroutine so that it finishes. Only the
+// first call's err is kept.
 func (a *Async) stop(err error) {
-	a.stopOnce.Do(func() {
-		a.stopErr = err
-		close(a.quit)
-		a.mu.Lock()
-		a.closed = true
-		a.mu.Unlock()
-	})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	a.closed, a.stopErr = true, err
+	close(a.quit)
+	if a.idle {
+		a.idle = false
+		a.wake <- struct{}{}
+	}
 }
 
-// run records the queue until Close has closed it and it is empty. If the
-// wrapped sink (or OnError) ends the goroutine with runtime.Goexit, the
-// deferred call stops the Async and fails what was left, so that nothing
-// waits for a goroutine that is gone.
-//
-// It takes one event at a time; a store that writes in batches can be fed
-// from here by taking what is queued (len(a.queue)) at once, without a
-// change to Emit, since the buffer's bound and counting are the channel's.
+// run records the queue until the Async is closed and the queue is empty.
+// If the wrapped sink (or OnError) ends the goroutine with runtime.Goexit,
+// the deferred call stops the Async and fails what was left, so that
+// nothing waits for a goroutine that is gone.
 func (a *Async) run() {
 	defer close(a.done)
-	var it asyncItem
-	settled := true // whether it has been counted as recorded or failed
 	finished := false
 	defer func() {
-		if finished {
-			return
-		}
-		// Stop first: OnError, called below, may end the goroutine again,
-		// and Emits must not queue for nobody whatever it does.
-		a.stop(errAsyncStopped)
-		a.noteErr(errAsyncStopped)
-		if !settled {
-			a.fail(it.e, errAsyncStopped)
-		}
-		// No Emit is sending now, so what is queued is all there will be.
-		for {
-			select {
-			case it, ok := <-a.queue:
-				if !ok {
-					return
-				}
-				a.fail(it.e, errAsyncStopped)
-			default:
-				return
-			}
+		if !finished {
+			a.abandon()
 		}
 	}()
-	for it = range a.queue {
-		settled = false
-		ctx := it.ctx
-		if ctx.Done() != nil { // only a context that can be cancelled needs detaching
-			ctx = context.WithoutCancel(ctx)
-		}
-		err := emitSafely(ctx, a.next, it.e)
-		settled = true
-		if err == nil {
-			a.recorded.Add(1)
+	for a.take() {
+		if a.batcher != nil {
+			a.recordBatches()
 		} else {
-			a.noteErr(err)
-			a.fail(it.e, err)
+			a.recordEach(len(a.hand))
 		}
-		it = asyncItem{} // let the context and strings be collected
+		a.settle()
 	}
 	finished = true
 }
 
-// fail counts e as failed and hands it to OnError.
-func (a *Async) fail(e Event, err error) {
-	a.failed.Add(1)
+// take waits until events are queued and takes them all into hand. It
+// reports false once the Async is closed and nothing is left to take.
+func (a *Async) take() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.queue) == 0 {
+		if a.closed {
+			return false
+		}
+		a.idle = true
+		a.mu.Unlock()
+		<-a.wake
+		a.mu.Lock()
+	}
+	if a.spare == nil { // the first take: make the second buffer off the request path
+		a.spare, a.spareCtxs = make([]Event, 0, a.buffer), make([]context.Context, 0, a.buffer)
+	}
+	a.hand, a.ctxsInHand, a.taken = a.queue, a.ctxs, 0
+	a.queue, a.ctxs = a.spare, a.spareCtxs
+	a.spare, a.spareCtxs = nil, nil
+	return true
+}
+
+// recordBatches hands what is in hand to the BatchSink, a.batch events at
+// a time; a batch it fails is recorded one event at a time.
+func (a *Async) recordBatches() {
+	for a.taken < len(a.hand) {
+		end := min(len(a.hand), a.taken+a.batch)
+		if err := emitBatchSafely(a.batcher, a.hand[a.taken:end]); err == nil {
+			a.recN += uint64(end - a.taken)
+			a.taken = end
+			continue
+		}
+		a.recordEach(end)
+	}
+}
+
+// recordEach records the events in hand up to end, one Emit each.
+func (a *Async) recordEach(end int) {
+	for a.taken < end {
+		a.recordUntilPanic(end)
+	}
+}
+
+// recordUntilPanic records the events in hand up to end, one Emit each,
+// and returns early after one whose Emit panicked, which fails with a
+// [*PanicError]: one deferred recover serves a run of events rather than
+// each. A runtime.Goexit is no panic: it goes on to end the goroutine.
+func (a *Async) recordUntilPanic(end int) {
+	defer a.failPanicked()
+	for a.taken < end {
+		ctx := a.ctxsInHand[a.taken]
+		if ctx.Done() != nil { // only a context that can be cancelled needs detaching
+			ctx = context.WithoutCancel(ctx)
+		}
+		err := a.next.Emit(ctx, a.hand[a.taken])
+		a.taken++
+		if err == nil {
+			a.recN++
+		} else {
+			a.fail(&a.hand[a.taken-1], err)
+		}
+	}
+}
+
+// failPanicked, deferred, fails the event in hand whose Emit panicked.
+func (a *Async) failPanicked() {
+	if r := recover(); r != nil {
+		a.taken++
+		a.fail(&a.hand[a.taken-1], &PanicError{Value: r, Stack: debug.Stack()})
+	}
+}
+
+// fail counts e as failed, notes err, and hands both to OnError.
+func (a *Async) fail(e *Event, err error) {
+	a.failN++
+	a.noteErr(err)
 	if a.onError != nil {
-		a.callOnError(e, err)
+		a.callOnError(*e, err)
+	}
+}
+
+// settle counts what the recording goroutine did with the events in hand,
+// frees their room, and gives the emptied slices back to be the next
+// queue.
+func (a *Async) settle() {
+	clear(a.hand) // let the events' strings and contexts be collected
+	clear(a.ctxsInHand)
+	a.mu.Lock()
+	a.recorded += a.recN
+	a.failed += a.failN
+	a.held -= len(a.hand)
+	a.spare, a.spareCtxs = a.hand[:0], a.ctxsInHand[:0]
+	if a.room != nil {
+		close(a.room)
+		a.room = nil
+	}
+	a.mu.Unlock()
+	a.hand, a.ctxsInHand, a.recN, a.failN = nil, nil, 0, 0
+}
+
+// abandon is what is left to do when the recording goroutine was ended:
+// stop the Async, and fail the events in hand that were not settled and
+// everything queued behind them. It counts them all before it calls
+// OnError, which may end the goroutine again.
+func (a *Async) abandon() {
+	a.stop(errAsyncStopped)
+	a.noteErr(errAsyncStopped)
+	left := a.hand[a.taken:]
+	a.mu.Lock()
+	// No Emit can queue now, so what is queued is all there will be.
+	left = append(left[:len(left):len(left)], a.queue...)
+	a.queue, a.ctxs = nil, nil
+	a.recorded += a.recN
+	a.failed += a.failN + uint64(len(left))
+	a.held = 0
+	a.mu.Unlock()
+	a.hand, a.recN, a.failN = nil, 0, 0
+	if a.onError == nil {
+		return
+	}
+	for _, e := range left {
+		a.callOnError(e, errAsyncStopped)
 	}
 }
 
 func (a *Async) noteErr(err error) {
-	a.errMu.Lock()
+	a.mu.Lock()
 	if a.firstErr == nil {
 		a.firstErr = err
 	}
-	a.errMu.Unlock()
+	a.mu.Unlock()
 }
 
 // callOnError keeps a panicking OnError from killing the recording
@@ -334,37 +484,35 @@ func (a *Async) callOnError(e Event, err error) {
 // and returns the first error of all that. An Emit still blocked for room
 // returns ErrClosed. Later calls return the same error.
 func (a *Async) Close() error {
-	if a == nil || a.queue == nil {
+	if a == nil || a.wake == nil {
 		return nil
 	}
 	a.closeOnce.Do(func() {
 		a.stop(ErrClosed)
-		close(a.queue) // no Emit is sending, and none will
 		<-a.done
 		if err := closeIfCloser(a.next); err != nil {
 			a.noteErr(err)
 		}
 	})
-	a.errMu.Lock()
-	defer a.errMu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	return a.firstErr
 }
 
-// Stats returns the counts so far.
+// Stats returns the counts so far, read at one instant.
 func (a *Async) Stats() AsyncStats {
-	if a == nil {
+	if a == nil || a.wake == nil {
 		return AsyncStats{}
 	}
-	s := AsyncStats{
-		Accepted: a.accepted.Load(),
-		Dropped:  a.dropped.Load(),
-		Rejected: a.rejected.Load(),
-		Recorded: a.recorded.Load(),
-		Failed:   a.failed.Load(),
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return AsyncStats{
+		Emitted:  a.accepted + a.dropped + a.rejected,
+		Accepted: a.accepted,
+		Dropped:  a.dropped,
+		Rejected: a.rejected,
+		Recorded: a.recorded,
+		Failed:   a.failed,
+		Pending:  a.accepted - a.recorded - a.failed,
 	}
-	s.Emitted = s.Accepted + s.Dropped + s.Rejected
-	// The recording goroutine can finish an event before its Emit has
-	// counted it as accepted; Pending must not wrap below zero then.
-	s.Pending = s.Accepted - min(s.Accepted, s.Recorded+s.Failed)
-	return s
 }

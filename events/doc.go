@@ -63,7 +63,9 @@
 //     requiring the audit refuses the decision; it validates each event
 //     before queueing it, so that an invalid one is refused to its caller
 //     rather than failed later, and it stops, refusing later events, if
-//     its sink ends the recording goroutine with runtime.Goexit.
+//     its sink ends the recording goroutine with runtime.Goexit; a sink
+//     that is also a [BatchSink] is handed what is queued a batch at a
+//     time (examples/pgbatch writes each batch in one transaction).
 //
 // Sequences are assigned when an event is recorded, not when it is
 // decided, so that an event a buffer drops never takes a number. The

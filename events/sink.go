@@ -76,6 +76,13 @@ func emitSafely(ctx context.Context, s Sink, e Event) (err error) {
 	return s.Emit(ctx, e)
 }
 
+// emitBatchSafely is emitSafely for a batch, with a context of its own: a
+// batch holds many callers' events.
+func emitBatchSafely(s BatchSink, batch []Event) (err error) {
+	defer recoverInto(&err)
+	return s.EmitBatch(context.Background(), batch)
+}
+
 // recoverInto, deferred, turns a panic into a [*PanicError] in *err.
 func recoverInto(err *error) {
 	if r := recover(); r != nil {

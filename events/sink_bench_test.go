@@ -34,7 +34,7 @@ func BenchmarkEventValidatePayload(b *testing.B) {
 // BenchmarkAsyncEmit is the request path of the asynchronous sink: validate
 // and queue, with a store that keeps up and room in the buffer.
 func BenchmarkAsyncEmit(b *testing.B) {
-	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Drop: true})
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{})
 	defer a.Close()
 	e := sinkRun(sinkRunID(1), sinkAccepted())
 	ctx := context.Background()
@@ -51,7 +51,7 @@ func BenchmarkAsyncEmit(b *testing.B) {
 
 // BenchmarkAsyncEmitParallel is BenchmarkAsyncEmit from every P sinkAt once.
 func BenchmarkAsyncEmitParallel(b *testing.B) {
-	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{Buffer: 1 << 16, Drop: true})
+	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{})
 	defer a.Close()
 	e := sinkRun(sinkRunID(1), sinkAccepted())
 	ctx := context.Background()

@@ -124,15 +124,6 @@ func (f *facet) index(s string) int {
 	return -1
 }
 
-// verdict is what the rules settle, before it is written up.
-type verdict struct {
-	kind    Kind
-	rule    Rule
-	reason  string
-	version string
-	counter bool
-}
-
 // candidate applies rule 1: the candidate is the version the requesting
 // side named, or preferred. It returns the candidate's index in newest, or
 // -1 when the host does not offer it; named reports a well-formed request
@@ -150,19 +141,23 @@ func (f *facet) candidate(requested string) (i int, named, below bool) {
 }
 
 // rules applies rules 2 to 7 to a facet that compileFacet accepted, given
-// rule 1's candidate.
-func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidate int, below bool) verdict {
+// rule 1's candidate, and writes what they settle in o: its Kind, Rule,
+// Reason, Version and CounterOffered, which must be zero.
+func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidate int, below bool, o *Outcome) {
 	if candidate < 0 {
 		// Not offered. A malformed request is a version the host does not
 		// speak: it skips rule 2 and meets rule 3.
 		if below {
-			return verdict{rule: RuleFloor, reason: events.ReasonBelowFloor}
+			o.Rule, o.Reason = RuleFloor, events.ReasonBelowFloor
+			return
 		}
-		return f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported)
+		f.refuseOrCounter(offer, RuleOffered, events.ReasonUnsupported, o)
+		return
 	}
 	// Rule 2: never below the floor, counter-offer or not.
 	if candidate > f.low {
-		return verdict{rule: RuleFloor, reason: events.ReasonBelowFloor}
+		o.Rule, o.Reason = RuleFloor, events.ReasonBelowFloor
+		return
 	}
 	// Rule 4: the newest version both sides speak, between the floor and
 	// the candidate (rule 3 holds: the candidate is offered).
@@ -178,47 +173,52 @@ func (f *facet) rules(subject *Subject, offer *Offer, p *policy.Policy, candidat
 	if chosen < 0 {
 		for _, s := range offer.PeerVersions {
 			if v, err := facets.ParseVersion(f.adv.Protocol, s); err == nil && v.Compare(f.floor) >= 0 {
-				return verdict{rule: RuleCommon, reason: events.ReasonUnsupported}
+				o.Rule, o.Reason = RuleCommon, events.ReasonUnsupported
+				return
 			}
 		}
-		return verdict{rule: RuleCommon, reason: events.ReasonBelowFloor}
+		o.Rule, o.Reason = RuleCommon, events.ReasonBelowFloor
+		return
 	}
 	if chosen <= f.pref {
-		return verdict{kind: Accepted, rule: RuleAccept, reason: events.ReasonOK, version: f.texts[chosen]}
+		o.Kind, o.Rule, o.Reason, o.Version = Accepted, RuleAccept, events.ReasonOK, f.texts[chosen]
+		return
 	}
 	// Rule 5: an unauthenticated exchange never settles below preferred.
 	if !p.IsAuthenticated(subject) {
-		return f.refuseOrCounter(offer, RuleAuthenticated, events.ReasonUnauthenticated)
+		f.refuseOrCounter(offer, RuleAuthenticated, events.ReasonUnauthenticated, o)
+		return
 	}
 	// Rule 6: the host may deny a downgrade an authenticated caller could have.
 	if p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: f.texts[chosen]}) {
-		return f.refuseOrCounter(offer, RulePolicy, events.ReasonUnsupported)
+		f.refuseOrCounter(offer, RulePolicy, events.ReasonUnsupported, o)
+		return
 	}
 	// Rule 7.
-	return verdict{kind: Downgraded, rule: RuleAccept, reason: events.ReasonOK, version: f.texts[chosen]}
+	o.Kind, o.Rule, o.Reason, o.Version = Downgraded, RuleAccept, events.ReasonOK, f.texts[chosen]
 }
 
 // refuseOrCounter refuses, unless the protocol lets the host answer with
 // its preferred version instead.
-func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason string) verdict {
+func (f *facet) refuseOrCounter(offer *Offer, rule Rule, reason string, o *Outcome) {
 	if offer.CounterOffer {
-		return verdict{kind: Accepted, rule: rule, reason: events.ReasonOK, version: f.adv.Preferred, counter: true}
+		o.Kind, o.Rule, o.Reason, o.Version, o.CounterOffered = Accepted, rule, events.ReasonOK, f.adv.Preferred, true
+		return
 	}
-	return verdict{rule: rule, reason: reason}
+	o.Rule, o.Reason = rule, reason
 }
 
 // decide applies the rules and writes up the Outcome and its event in o
 // and e, which must be zero.
 func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest string, now time.Time, o *Outcome, e *events.NegotiationDecided) {
 	candidate, named, below := f.candidate(offer.Requested)
-	v := f.rules(subject, offer, p, candidate, below)
-	o.Kind, o.Protocol, o.Version, o.Requested = v.kind, f.adv.Protocol, v.version, offer.Requested
-	o.Reason, o.Rule, o.CounterOffered = v.reason, v.rule, v.counter
-	e.Protocol, e.Outcome, e.Version, e.Reason = f.adv.Protocol, "accepted", v.version, v.reason
+	f.rules(subject, offer, p, candidate, below, o)
+	o.Protocol, o.Requested = f.adv.Protocol, offer.Requested
+	e.Protocol, e.Outcome, e.Version, e.Reason = f.adv.Protocol, "accepted", o.Version, o.Reason
 	e.Floor, e.PeerDigest, e.At = f.adv.Floor, digest, now
-	if v.kind == Refused {
+	if o.Kind == Refused {
 		e.Outcome = "refused"
-		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, v.reason)
+		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, o.Reason)
 	}
 	if named {
 		e.Requested = offer.Requested

@@ -59,6 +59,14 @@ func (n *Negotiator) RequiresAudit() bool { return n.policy.RequireAudit }
 
 // Decide is [Decide] with n's facets and policy.
 func (n *Negotiator) Decide(subject *Subject, offer Offer) (o Outcome, e events.NegotiationDecided) {
+	// Small enough to be inlined: the caller's variables receive the
+	// decision, rather than a copy of it.
+	n.decide(subject, &offer, &o, &e)
+	return o, e
+}
+
+// decide is Decide, writing into o and e, which must be zero.
+func (n *Negotiator) decide(subject *Subject, offer *Offer, o *Outcome, e *events.NegotiationDecided) {
 	now := n.policy.Time()
 	f := n.mcp
 	if offer.Protocol == facets.ProtocolA2A {
@@ -67,14 +75,15 @@ func (n *Negotiator) Decide(subject *Subject, offer Offer) (o Outcome, e events.
 		f = nil
 	}
 	if f == nil {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
+		*o, *e = refuseInput(*offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
+		return
 	}
 	digest, err := n.digests.get(offer.Peer)
 	if err != nil {
-		return refuseInput(offer, &f.adv, err, now)
+		*o, *e = refuseInput(*offer, &f.adv, err, now)
+		return
 	}
-	f.decide(subject, &offer, &n.policy, digest, now, &o, &e)
-	return o, e
+	f.decide(subject, offer, &n.policy, digest, now, o, e)
 }
 
 // digestCache remembers the digests of peer URLs in a fixed table of
