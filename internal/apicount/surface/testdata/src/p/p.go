@@ -1,6 +1,6 @@
 package p
 
-// Exported names: T, T.M, I, I.Do, F, V, C, G, G.N (9).
+// Exported names: T, T.M, I, I.Do, J, J.Run, G, G.N, P, P.Get, F, V, C (13).
 type T struct{ Field int }
 
 func (T) M()          {}
@@ -14,9 +14,18 @@ type I interface {
 	hide()
 }
 
+type J interface {
+	I
+	Run()
+}
+
 type G[X any] struct{}
 
 func (*G[X]) N() {}
+
+type P[K comparable, V any] struct{}
+
+func (P[K, V]) Get() {}
 
 func F() {}
 func f() {}

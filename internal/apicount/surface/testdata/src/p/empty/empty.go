@@ -1,0 +1,3 @@
+package empty
+
+func hidden() {}
