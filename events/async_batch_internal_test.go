@@ -24,6 +24,11 @@ type batchStore struct {
 }
 
 func (s *batchStore) EmitBatch(ctx context.Context, batch []Event) error {
+	if len(batch) == 0 {
+		// A bug in Async: ending its goroutine fails the test at once,
+		// where returning would let it hand over empty batches forever.
+		runtime.Goexit()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ids := make([]string, len(batch))
