@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -92,7 +92,7 @@ func FuzzDecide(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out, errOut bytes.Buffer
-		code := run([]string{"decide"}, bytes.NewReader(data), &out, &errOut)
+		code := Main([]string{"decide"}, bytes.NewReader(data), &out, &errOut)
 		switch code {
 		case 0:
 			if !json.Valid(out.Bytes()) || errOut.Len() != 0 {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os/exec"
@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestLinksNoTesting checks that the command does not link the testing
-// package: the vector and request formats it shares with
+// TestLinksNoTesting checks that the command, cmd/wopneg, does not link
+// the testing package: the vector and request formats it shares with
 // negotiate/negotiatetest live in internal/vectors, which imports no
 // testing, so a test kit's flags never reach the binary.
 func TestLinksNoTesting(t *testing.T) {
@@ -16,13 +16,15 @@ func TestLinksNoTesting(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
+	out, err := exec.Command(goCmd, "list", "-deps", "github.com/wopneg/wopneg/cmd/wopneg").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "github.com/wopneg/wopneg/internal/vectors") {
-		t.Fatalf("go list -deps does not list internal/vectors, so it did not list this command:\n%s", out)
+	for _, want := range []string{"github.com/wopneg/wopneg/internal/cli", "github.com/wopneg/wopneg/internal/vectors"} {
+		if !slices.Contains(deps, want) {
+			t.Fatalf("go list -deps does not list %s, so it did not list the command:\n%s", want, out)
+		}
 	}
 	for _, banned := range []string{"testing", "github.com/wopneg/wopneg/negotiate/negotiatetest"} {
 		if slices.Contains(deps, banned) {

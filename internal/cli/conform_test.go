@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func TestConformUsage(t *testing.T) {
 	for _, args := range [][]string{{"conform"}, {"conform", "a", "b"}, {"conform", "--nope", "http://x"}, {"conform", "ftp://x"}} {
 		var out, errb bytes.Buffer
-		if code := run(args, strings.NewReader(""), &out, &errb); code != 2 || errb.Len() == 0 {
+		if code := Main(args, strings.NewReader(""), &out, &errb); code != 2 || errb.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
@@ -29,7 +29,7 @@ func TestConformUnreachable(t *testing.T) {
 	base := "http://" + ln.Addr().String()
 	ln.Close()
 	var out, errb bytes.Buffer
-	if code := run([]string{"conform", "--json", "--token", "t", base}, strings.NewReader(""), &out, &errb); code != 0 {
+	if code := Main([]string{"conform", "--json", "--token", "t", base}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	var doc struct {
@@ -44,7 +44,7 @@ func TestConformUnreachable(t *testing.T) {
 		t.Fatalf("%s", out.String())
 	}
 	out.Reset()
-	if code := run([]string{"conform", base}, strings.NewReader(""), &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "SCENARIO") {
+	if code := Main([]string{"conform", base}, strings.NewReader(""), &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "SCENARIO") {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 }
@@ -56,7 +56,7 @@ func TestConformFails(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errb bytes.Buffer
-	if code := run([]string{"conform", srv.URL}, strings.NewReader(""), &out, &errb); code != 1 || !strings.Contains(out.String(), "supportedTransports") {
+	if code := Main([]string{"conform", srv.URL}, strings.NewReader(""), &out, &errb); code != 1 || !strings.Contains(out.String(), "supportedTransports") {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ import (
 )
 
 // lintRules are the rule ids lint reports, in the order of the table in
-// the package documentation, which says what each means. They are stable:
-// scripts and CI filter on them. They are the rules of facets.Lint, which
-// lint reports as they are.
+// the command's documentation (cmd/wopneg), which says what each means.
+// They are stable: scripts and CI filter on them. They are the rules of
+// facets.Lint, which lint reports as they are.
 var lintRules = []string{
 	"supported-transports", "grpc-block", "root-profiles", "legacy-profile", "legacy-version", "pattern", "date",
 	"required", "type", "min-items", "duplicate", "duplicate-key", "unknown-field", "member",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func TestReadme(t *testing.T) {
 		t.Errorf("the README's demo output differs from demo's:\n%s\nwant\n%s", got, demoOut)
 	}
 
-	doc := "cmd/wopneg/testdata/discovery/v1-era.json"
+	doc := "internal/cli/testdata/discovery/v1-era.json"
 	code, stdout, stderr := runCLI(t, "", "lint", "--now", "2026-11-29", "testdata/discovery/v1-era.json")
 	want := fmt.Sprintf("%s%sexit status %d\n", stdout, stderr, code)
 	if got := shownOutput(t, blocks, "go run ./cmd/wopneg lint --now 2026-11-29 "+doc); got != want {
