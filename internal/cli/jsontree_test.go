@@ -121,3 +121,23 @@ func TestSpliceRefusesOverlap(t *testing.T) {
 		t.Errorf("splice = %q, %v", out, err)
 	}
 }
+
+// TestSpliceBounds checks splice at the ends of the data: an edit may
+// replace or append at the very end, but one reaching past it is refused.
+func TestSpliceBounds(t *testing.T) {
+	for _, tt := range []struct {
+		edits []edit
+		want  string
+	}{
+		{[]edit{{4, 6, "EF"}}, "abcdEF"},
+		{[]edit{{6, 6, "!"}}, "abcdef!"},
+		{[]edit{{0, 6, ""}}, ""},
+	} {
+		if out, err := splice([]byte("abcdef"), tt.edits); err != nil || string(out) != tt.want {
+			t.Errorf("splice(%v) = %q, %v; want %q", tt.edits, out, err, tt.want)
+		}
+	}
+	if out, err := splice([]byte("abcdef"), []edit{{5, 7, "x"}}); err == nil {
+		t.Errorf("an edit past the end was applied: %q", out)
+	}
+}
