@@ -71,6 +71,57 @@ func runEvent(t testing.TB, run string, i int) events.Event {
 	return e
 }
 
+// One EmitBatch numbers each run's events in the order of the batch,
+// following what earlier batches and single Emits reserved, and writes its
+// host events beside them. (First in the file: a Writer that numbers a
+// batch wrongly still passes the tests below, slowly, through the Async's
+// one-by-one fallback.)
+func TestEmitBatchNumbersInBatchOrder(t *testing.T) {
+	pool := pgtest.Connect(t, nil)
+	schema := pgtest.Schema(t, pool)
+	w := newWriter(t, pool, pgbatch.Options{Schema: schema})
+	ctx := context.Background()
+	a, b := "acme/batch-order-a-0123456789", "acme/batch-order-b-0123456789"
+	host, err := events.NewHostEvent("ws-1", pgtest.Payload(99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Emit(ctx, runEvent(t, b, 0)); err != nil {
+		t.Fatal(err)
+	}
+	batch := []events.Event{runEvent(t, a, 1), runEvent(t, b, 2), host, runEvent(t, a, 3), runEvent(t, b, 4), runEvent(t, a, 5)}
+	if err := w.EmitBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.EmitBatch(ctx, []events.Event{runEvent(t, a, 6)}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string][]int64)
+	hosts := 0
+	for _, e := range pgtest.All(t, pool, schema) {
+		if e.RunID == "" {
+			hosts++
+			if e.ID != host.ID {
+				t.Errorf("host event %s, want %s", e.ID, host.ID)
+			}
+			continue
+		}
+		got[e.RunID] = append(got[e.RunID], e.Sequence)
+		if want := slices.IndexFunc(batch, func(b events.Event) bool { return b.ID == e.ID }); want >= 0 && batch[want].RunID != e.RunID {
+			t.Errorf("event %s read back on run %s", e.ID, e.RunID)
+		}
+	}
+	if hosts != 1 {
+		t.Errorf("%d host events, want 1", hosts)
+	}
+	if !slices.Equal(got[a], []int64{0, 1, 2, 3}) || !slices.Equal(got[b], []int64{0, 1, 2}) {
+		t.Errorf("sequences %v, want a: 0…3 and b: 0…2", got)
+	}
+	if n := w.BatchErrors(); n != 0 {
+		t.Errorf("BatchErrors = %d after writes that succeeded", n)
+	}
+}
+
 // The Writer keeps the events.Sink contract of every sink, alone (each
 // Emit a transaction) and behind an events.Async (a batch at a time).
 func TestConformance(t *testing.T) {
@@ -275,55 +326,6 @@ func TestNewRefuses(t *testing.T) {
 	pool := pgtest.Connect(t, nil)
 	if _, err := pgbatch.New(context.Background(), pool, pgbatch.Options{Schema: "pg_catalog"}); err == nil {
 		t.Error("New in pg_catalog succeeded")
-	}
-}
-
-// One EmitBatch numbers each run's events in the order of the batch,
-// following what earlier batches and single Emits reserved, and writes its
-// host events beside them.
-func TestEmitBatchNumbersInBatchOrder(t *testing.T) {
-	pool := pgtest.Connect(t, nil)
-	schema := pgtest.Schema(t, pool)
-	w := newWriter(t, pool, pgbatch.Options{Schema: schema})
-	ctx := context.Background()
-	a, b := "acme/batch-order-a-0123456789", "acme/batch-order-b-0123456789"
-	host, err := events.NewHostEvent("ws-1", pgtest.Payload(99))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Emit(ctx, runEvent(t, b, 0)); err != nil {
-		t.Fatal(err)
-	}
-	batch := []events.Event{runEvent(t, a, 1), runEvent(t, b, 2), host, runEvent(t, a, 3), runEvent(t, b, 4), runEvent(t, a, 5)}
-	if err := w.EmitBatch(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.EmitBatch(ctx, []events.Event{runEvent(t, a, 6)}); err != nil {
-		t.Fatal(err)
-	}
-	got := make(map[string][]int64)
-	hosts := 0
-	for _, e := range pgtest.All(t, pool, schema) {
-		if e.RunID == "" {
-			hosts++
-			if e.ID != host.ID {
-				t.Errorf("host event %s, want %s", e.ID, host.ID)
-			}
-			continue
-		}
-		got[e.RunID] = append(got[e.RunID], e.Sequence)
-		if want := slices.IndexFunc(batch, func(b events.Event) bool { return b.ID == e.ID }); want >= 0 && batch[want].RunID != e.RunID {
-			t.Errorf("event %s read back on run %s", e.ID, e.RunID)
-		}
-	}
-	if hosts != 1 {
-		t.Errorf("%d host events, want 1", hosts)
-	}
-	if !slices.Equal(got[a], []int64{0, 1, 2, 3}) || !slices.Equal(got[b], []int64{0, 1, 2}) {
-		t.Errorf("sequences %v, want a: 0…3 and b: 0…2", got)
-	}
-	if n := w.BatchErrors(); n != 0 {
-		t.Errorf("BatchErrors = %d after writes that succeeded", n)
 	}
 }
 
