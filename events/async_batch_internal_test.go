@@ -21,6 +21,9 @@ type batchStore struct {
 	// batchFails and eventFails say what fails; nil fails nothing.
 	batchFails func(call int) error
 	eventFails func(id string) error
+	// held, when set, holds the first EmitBatch until it is closed, so
+	// that a test can queue events behind it.
+	held chan struct{}
 }
 
 func (s *batchStore) EmitBatch(ctx context.Context, batch []Event) error {
@@ -31,6 +34,11 @@ func (s *batchStore) EmitBatch(ctx context.Context, batch []Event) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held != nil && len(s.batches) == 0 {
+		s.mu.Unlock()
+		<-s.held
+		s.mu.Lock()
+	}
 	ids := make([]string, len(batch))
 	for i := range batch {
 		ids[i] = batch[i].ID
@@ -58,18 +66,32 @@ func (s *batchStore) Emit(_ context.Context, e Event) error {
 	return nil
 }
 
-// emitN emits n fresh host events into a, each with the context ctx, and
-// returns their ids in order.
-func emitN(t *testing.T, a *Async, ctx context.Context, n int) []string {
+// freshEvents returns n fresh host events and their ids.
+func freshEvents(t *testing.T, n int) ([]Event, []string) {
 	t.Helper()
-	ids := make([]string, n)
-	for i := range ids {
-		e := mutantHostEvent(t)
-		ids[i] = e.ID
+	es, ids := make([]Event, n), make([]string, n)
+	for i := range es {
+		es[i] = mutantHostEvent(t)
+		ids[i] = es[i].ID
+	}
+	return es, ids
+}
+
+// emitEach emits es into a, each with the context ctx.
+func emitEach(t *testing.T, a *Async, ctx context.Context, es []Event) {
+	t.Helper()
+	for _, e := range es {
 		if err := a.Emit(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// emitN emits n fresh host events into a and returns their ids in order.
+func emitN(t *testing.T, a *Async, ctx context.Context, n int) []string {
+	t.Helper()
+	es, ids := freshEvents(t, n)
+	emitEach(t, a, ctx, es)
 	return ids
 }
 
@@ -90,12 +112,13 @@ func TestAsyncHandsABatchSinkWhatIsQueued(t *testing.T) {
 		{"batch of 9", 9, []int{1, 9, 1}},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			s := &batchStore{}
+			s := &batchStore{held: make(chan struct{})}
 			a := NewAsync(s, AsyncOptions{Batch: tc.batch})
 			ctx := context.WithValue(t.Context(), mutantCtxKey{}, "trace-1")
 			want := emitN(t, a, ctx, 1)
-			synctest.Wait() // the first is recorded alone; the next ten queue together
+			synctest.Wait() // the first is held in the store alone; the next ten queue behind it
 			want = append(want, emitN(t, a, ctx, 10)...)
+			close(s.held)
 			if err := a.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -145,8 +168,9 @@ func TestAsyncRecordsAFailedBatchOneByOne(t *testing.T) {
 		}},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			var bad string
-			s := &batchStore{batchFails: tc.batchFails, eventFails: func(id string) error {
+			rest, ids := freshEvents(t, 5)
+			bad := ids[1] // in the second batch, which fails
+			s := &batchStore{held: make(chan struct{}), batchFails: tc.batchFails, eventFails: func(id string) error {
 				if id == bad {
 					return refused
 				}
@@ -160,10 +184,10 @@ func TestAsyncRecordsAFailedBatchOneByOne(t *testing.T) {
 				onError = append(onError, e.ID)
 			}})
 			want := emitN(t, a, t.Context(), 1)
-			synctest.Wait()
-			rest := emitN(t, a, t.Context(), 5)
-			bad = rest[1] // in the second batch, which fails
-			want = append(want, rest...)
+			synctest.Wait() // the first is held in the store; the rest queue behind it
+			emitEach(t, a, t.Context(), rest)
+			want = append(want, ids...)
+			close(s.held)
 			if err := a.Close(); err != refused {
 				t.Errorf("%s: Close = %v, want the refused event's error", tc.name, err)
 			}

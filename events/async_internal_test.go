@@ -350,14 +350,24 @@ func TestAsyncGoexitDuringClose(t *testing.T) {
 func TestAsyncGoexitInOnError(t *testing.T) {
 	defer verifyNoLeak(t)
 	for _, tc := range []struct {
-		name  string
-		store func() Sink // made in the bubble, so that its channels are the bubble's
+		name string
+		// store is made in the bubble, so that its channels are the
+		// bubble's; it holds each Emit until pass lets it through, so that
+		// both events are queued before the first one fails.
+		store func() (s Sink, pass chan struct{})
 	}{
-		{"after a store error", func() Sink { return &countingSink{fail: func(int) bool { return true }} }},
-		{"after the store ended the goroutine", func() Sink { return &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 1} }},
+		{"after a store error", func() (Sink, chan struct{}) {
+			g := &gatedSink{pass: make(chan struct{})}
+			g.fail = func(int) bool { return true }
+			return g, g.pass
+		}},
+		{"after the store ended the goroutine", func() (Sink, chan struct{}) {
+			g := &goexitOn{gatedSink: gatedSink{pass: make(chan struct{})}, at: 1}
+			return g, g.pass
+		}},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			store := tc.store()
+			store, pass := tc.store()
 			a := NewAsync(store, AsyncOptions{OnError: func(Event, error) { runtime.Goexit() }})
 			for range 2 {
 				if err := a.Emit(t.Context(), mutantHostEvent(t)); err != nil {
@@ -365,10 +375,8 @@ func TestAsyncGoexitInOnError(t *testing.T) {
 				}
 			}
 			synctest.Wait()
-			if g, ok := store.(*goexitOn); ok {
-				g.pass <- struct{}{}
-				synctest.Wait()
-			}
+			pass <- struct{}{}
+			synctest.Wait()
 			if err := a.Emit(t.Context(), mutantHostEvent(t)); err != errAsyncStopped {
 				t.Errorf("%s: Emit after OnError ended the goroutine = %v, want %v", tc.name, err, errAsyncStopped)
 			}

@@ -202,8 +202,8 @@ func TestMemoryLogRefuses(t *testing.T) {
 	if err := l.Emit(ctx, hostEvent(t, "acme", 0)); !errors.Is(err, context.Canceled) {
 		t.Errorf("a canceled emit: %v", err)
 	}
-	if _, _, err := l.RunEvents(ctx, "acme", run("acme", 1), -1, 1); !errors.Is(err, context.Canceled) {
-		t.Errorf("a canceled read: %v", err)
+	if got, last, err := l.RunEvents(ctx, "acme", run("acme", 1), -1, 1); !errors.Is(err, context.Canceled) || got != nil || last != -1 {
+		t.Errorf("a canceled read: %v events, last %d, %v; want none, -1 and context.Canceled", got, last, err)
 	}
 	if _, err := l.HostEvents(ctx, "acme", "", 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("a canceled read: %v", err)

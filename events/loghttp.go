@@ -17,9 +17,9 @@ import (
 // The bounds of a [LogHandler] whose fields leave them zero.
 const (
 	defaultMaxEvents    = 1000
-	defaultPollInterval = 250 * time.Millisecond
+	defaultPollInterval = time.Duration(250_000_000) // 250 ms
 	defaultMaxStreams   = 64
-	keepAliveEvery      = 15 * time.Second
+	keepAliveEvery      = time.Duration(15_000_000_000) // 15 s
 	defaultPollTimeout  = 30
 )
 
@@ -176,12 +176,17 @@ func (h *LogHandler) waitRun(ctx context.Context, tenant, runID string, q pollQu
 	for {
 		select {
 		case <-ctx.Done():
-			// The wait is over; what the log holds now is the answer.
-			return h.Log.RunEvents(context.WithoutCancel(ctx), tenant, runID, q.after, limit)
 		case <-tick.C:
 		}
+		// A tick and the end of the wait can come together (the default
+		// interval divides every timeout): the end wins, and so does an
+		// end that came during a read, which the read then reports as its
+		// error. Either way what the log holds now is the answer.
+		if ctx.Err() != nil {
+			return h.Log.RunEvents(context.WithoutCancel(ctx), tenant, runID, q.after, limit)
+		}
 		evs, last, err := h.Log.RunEvents(ctx, tenant, runID, q.after, limit)
-		if err != nil || len(evs) > 0 {
+		if ctx.Err() == nil && (err != nil || len(evs) > 0) {
 			return evs, last, err
 		}
 	}

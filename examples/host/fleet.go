@@ -17,13 +17,15 @@ import (
 )
 
 // fleet is what one replica of a host shares with the others through
-// PostgreSQL: the audit log, written in batches (examples/pgbatch), and
+// PostgreSQL: the audit log, buffered by an events.Async and written in
+// batches (examples/pgbatch), and
 // the nonces of opened requestStates (examples/pgnonce); with the sealing
 // keys from configuration, so that a state sealed by one replica opens on
 // any, once. It serves its metrics at /metrics.
 type fleet struct {
 	pool   *pgxpool.Pool
 	writer *pgbatch.Writer
+	audit  *events.Async // in front of writer
 	sink   events.Sink
 	reg    *prometheus.Registry
 }
@@ -55,10 +57,11 @@ func openFleet(ctx context.Context, url, keys string, cfg *config) (_ *fleet, er
 	if f.writer, err = pgbatch.New(ctx, pool, pgbatch.Options{}); err != nil {
 		return nil, err
 	}
-	if f.sink, err = metrics.Decisions(f.reg, f.writer); err != nil {
+	f.audit = events.NewAsync(f.writer, events.AsyncOptions{Batch: 512})
+	if f.sink, err = metrics.Decisions(f.reg, f.audit); err != nil {
 		return nil, err
 	}
-	if err = metrics.Audit(f.reg, f.writer.Stats, f.writer.BatchErrors); err != nil {
+	if err = metrics.Audit(f.reg, f.audit.Stats, f.writer.BatchErrors); err != nil {
 		return nil, err
 	}
 	if cfg.OnRefuse, err = metrics.Refusals(f.reg); err != nil {
@@ -76,7 +79,7 @@ func (f *fleet) mount(mux *http.ServeMux, _ Env) error {
 // Close writes every audit event accepted, then closes the pool, and
 // returns the first error of a write that failed.
 func (f *fleet) Close() error {
-	err := f.writer.Close() // nil-safe: a nil Writer closes quietly
+	err := f.audit.Close() // nil-safe: a nil Async closes quietly
 	f.pool.Close()
 	return err
 }

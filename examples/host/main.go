@@ -96,7 +96,7 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 		// in flight: their events are accepted by then, and are written.
 		defer func() {
 			err = errors.Join(err, f.Close())
-			s := f.writer.Stats()
+			s := f.audit.Stats()
 			fmt.Fprintf(stderr, "host: audit flushed: %d recorded, %d failed, %d dropped\n", s.Recorded, s.Failed, s.Dropped)
 		}()
 		sink = f.sink

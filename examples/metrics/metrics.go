@@ -15,7 +15,7 @@
 //     failed, and so refused, too.
 //
 // The core imports no metrics library: the decisions are its events, the
-// audit counts are events.AsyncStats (or pgbatch.Writer.Stats), and the
+// audit counts are events.AsyncStats (an events.Async's Stats), and the
 // refusals come through a func-typed option, so any library can be wired
 // the way this package wires client_golang.
 package metrics
@@ -49,8 +49,9 @@ func Decisions(reg prometheus.Registerer, next events.Sink) (events.Sink, error)
 }
 
 // Audit registers the audit buffer's gauges and counters with reg, read
-// from stats (an events.Async's or a pgbatch.Writer's Stats) and
-// writeErrors (pgbatch.Writer.BatchErrors; nil for none) at each scrape.
+// from stats (an events.Async's Stats) and writeErrors (the failed writes
+// of the store behind it, such as pgbatch.Writer.BatchErrors; nil for
+// none) at each scrape.
 func Audit(reg prometheus.Registerer, stats func() events.AsyncStats, writeErrors func() uint64) error {
 	cs := []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{

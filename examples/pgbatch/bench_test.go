@@ -24,7 +24,7 @@ func benchEvents(b *testing.B) []events.Event {
 }
 
 // emitAll emits every event of es into s from one goroutine, then closes s
-// when it is a *pgbatch.Writer, and reports events written per second.
+// when it is an *events.Async, and reports events written per second.
 func emitAll(b *testing.B, s events.Sink, es []events.Event) {
 	ctx := context.Background()
 	b.ResetTimer()
@@ -34,8 +34,8 @@ func emitAll(b *testing.B, s events.Sink, es []events.Event) {
 			b.Fatal(err)
 		}
 	}
-	if w, ok := s.(*pgbatch.Writer); ok {
-		if err := w.Close(); err != nil {
+	if a, ok := s.(*events.Async); ok {
+		if err := a.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,33 +53,33 @@ func BenchmarkPerRow(b *testing.B) {
 	emitAll(b, s, benchEvents(b))
 }
 
-// BenchmarkBatch is the batching writer at batch sizes 1, 64 and 512: every
-// event emitted, then Close, which returns when all are written.
+// BenchmarkBatch is the batching writer behind an events.Async at batch
+// sizes 1, 64 and 512: every event emitted, then Close, which returns when
+// all are written.
 func BenchmarkBatch(b *testing.B) {
 	for _, size := range []int{1, 64, 512} {
 		b.Run(fmt.Sprint("batch=", size), func(b *testing.B) {
 			pool := pgtest.Connect(b, nil)
-			w, err := pgbatch.New(context.Background(), pool, pgbatch.Options{
-				Schema: pgtest.Schema(b, pool), Batch: size, Buffer: 4096, MaxWait: time.Minute})
+			w, err := pgbatch.New(context.Background(), pool, pgbatch.Options{Schema: pgtest.Schema(b, pool)})
 			if err != nil {
 				b.Fatal(err)
 			}
-			emitAll(b, w, benchEvents(b))
+			emitAll(b, events.NewAsync(w, events.AsyncOptions{Batch: size, Buffer: 4096, MaxWait: time.Minute}), benchEvents(b))
 		})
 	}
 }
 
 // BenchmarkEmitSaturated is the request path while the writer is
-// saturated: 8 goroutines emit as fast as they can into a writer of
-// batch 512 (blocking for room), and the p99 and max of one Emit are
-// reported.
+// saturated: 8 goroutines emit as fast as they can into an events.Async of
+// batch 512 in front of the writer (blocking for room), and the p99 and max
+// of one Emit are reported.
 func BenchmarkEmitSaturated(b *testing.B) {
 	pool := pgtest.Connect(b, nil)
-	w, err := pgbatch.New(context.Background(), pool, pgbatch.Options{
-		Schema: pgtest.Schema(b, pool), MaxWait: time.Minute})
+	pw, err := pgbatch.New(context.Background(), pool, pgbatch.Options{Schema: pgtest.Schema(b, pool)})
 	if err != nil {
 		b.Fatal(err)
 	}
+	w := events.NewAsync(pw, events.AsyncOptions{Batch: 512, MaxWait: time.Minute})
 	es := benchEvents(b)
 	const emitters = 8
 	lat := make([][]time.Duration, emitters)

@@ -31,7 +31,34 @@ func newWriter(t testing.TB, pool *pgxpool.Pool, opts pgbatch.Options) *pgbatch.
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = w.Close() })
+	return w
+}
+
+// newAsync is the pipeline of the package doc: an events.Async in front of
+// w, closed when the test ends.
+func newAsync(t testing.TB, w *pgbatch.Writer, opts events.AsyncOptions) *events.Async {
+	t.Helper()
+	a := events.NewAsync(w, opts)
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+// failing returns a pool on which every connection from now on fails
+// with fault, and a Writer on it whose tables were made before.
+func failing(t *testing.T, fault error, opts pgbatch.Options) *pgbatch.Writer {
+	t.Helper()
+	var fail atomic.Bool
+	pool := pgtest.Connect(t, func(context.Context, *pgx.Conn) (bool, error) {
+		if fail.Load() {
+			return true, fault
+		}
+		return true, nil
+	})
+	opts.Schema = pgtest.Schema(t, pool)
+	w := newWriter(t, pool, opts)
+	pool.Reset() // every connection from now on is a new one, which fails
+	fail.Store(true)
+	t.Cleanup(func() { fail.Store(false) })
 	return w
 }
 
@@ -44,29 +71,79 @@ func runEvent(t testing.TB, run string, i int) events.Event {
 	return e
 }
 
-// The writer keeps the events.Sink contract of every sink, buffering ones
-// included: the kit closes it before reading back.
+// One EmitBatch numbers each run's events in the order of the batch,
+// following what earlier batches and single Emits reserved, and writes its
+// host events beside them. (First in the file: a Writer that numbers a
+// batch wrongly still passes the tests below, slowly, through the Async's
+// one-by-one fallback.)
+func TestEmitBatchNumbersInBatchOrder(t *testing.T) {
+	pool := pgtest.Connect(t, nil)
+	schema := pgtest.Schema(t, pool)
+	w := newWriter(t, pool, pgbatch.Options{Schema: schema})
+	ctx := context.Background()
+	a, b := "acme/batch-order-a-0123456789", "acme/batch-order-b-0123456789"
+	host, err := events.NewHostEvent("ws-1", pgtest.Payload(99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Emit(ctx, runEvent(t, b, 0)); err != nil {
+		t.Fatal(err)
+	}
+	batch := []events.Event{runEvent(t, a, 1), runEvent(t, b, 2), host, runEvent(t, a, 3), runEvent(t, b, 4), runEvent(t, a, 5)}
+	if err := w.EmitBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.EmitBatch(ctx, []events.Event{runEvent(t, a, 6)}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string][]int64)
+	hosts := 0
+	for _, e := range pgtest.All(t, pool, schema) {
+		if e.RunID == "" {
+			hosts++
+			if e.ID != host.ID {
+				t.Errorf("host event %s, want %s", e.ID, host.ID)
+			}
+			continue
+		}
+		got[e.RunID] = append(got[e.RunID], e.Sequence)
+		if want := slices.IndexFunc(batch, func(b events.Event) bool { return b.ID == e.ID }); want >= 0 && batch[want].RunID != e.RunID {
+			t.Errorf("event %s read back on run %s", e.ID, e.RunID)
+		}
+	}
+	if hosts != 1 {
+		t.Errorf("%d host events, want 1", hosts)
+	}
+	if !slices.Equal(got[a], []int64{0, 1, 2, 3}) || !slices.Equal(got[b], []int64{0, 1, 2}) {
+		t.Errorf("sequences %v, want a: 0…3 and b: 0…2", got)
+	}
+	if n := w.BatchErrors(); n != 0 {
+		t.Errorf("BatchErrors = %d after writes that succeeded", n)
+	}
+}
+
+// The Writer keeps the events.Sink contract of every sink, alone (each
+// Emit a transaction) and behind an events.Async (a batch at a time).
 func TestConformance(t *testing.T) {
 	pool := pgtest.Connect(t, nil)
-	negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
-		if fault != nil {
-			var failing atomic.Bool
-			faulty := pgtest.Connect(t, func(context.Context, *pgx.Conn) (bool, error) {
-				if failing.Load() {
-					return true, fault
+	for _, async := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Writer", true: "Async"}[async], func(t *testing.T) {
+			negotiatetest.TestSink(t, func(t *testing.T, fault error) (events.Sink, func() []events.Event) {
+				var w *pgbatch.Writer
+				var read func() []events.Event
+				if fault != nil {
+					w = failing(t, fault, pgbatch.Options{Retries: 1})
+				} else {
+					schema := pgtest.Schema(t, pool)
+					w, read = newWriter(t, pool, pgbatch.Options{Schema: schema}), reader(t, pool, schema)
 				}
-				return true, nil
+				if async {
+					return newAsync(t, w, events.AsyncOptions{Batch: 5}), read
+				}
+				return w, read
 			})
-			schema := pgtest.Schema(t, faulty)
-			w := newWriter(t, faulty, pgbatch.Options{Schema: schema, Retries: 1})
-			faulty.Reset() // every connection from now on is a new one, which fails
-			failing.Store(true)
-			t.Cleanup(func() { failing.Store(false) })
-			return w, nil
-		}
-		schema := pgtest.Schema(t, pool)
-		return newWriter(t, pool, pgbatch.Options{Schema: schema}), reader(t, pool, schema)
-	})
+		})
+	}
 }
 
 // Three writers — three replicas — with small batches on the same ten runs:
@@ -84,7 +161,8 @@ func TestReplicasNumberEachRunWithoutGaps(t *testing.T) {
 	emitted := make([][]string, replicas)
 	var wg sync.WaitGroup
 	for r := range replicas {
-		w := newWriter(t, pgtest.Connect(t, nil), pgbatch.Options{Schema: schema, Batch: 7 + 50*r, MaxWait: time.Minute})
+		w := newAsync(t, newWriter(t, pgtest.Connect(t, nil), pgbatch.Options{Schema: schema}),
+			events.AsyncOptions{Batch: 7 + 50*r, MaxWait: time.Minute})
 		wg.Go(func() {
 			ctx := context.Background()
 			for i := range perReplica {
@@ -151,14 +229,16 @@ func TestReplicasNumberEachRunWithoutGaps(t *testing.T) {
 }
 
 // An event the database refuses (its id is already recorded) fails alone:
-// the rest of its batch is written, it is counted as failed, handed to
-// OnError, and Close reports it.
+// the Writer fails its batch, the Async writes the batch again one event
+// at a time, and the rest of the batch is written; the refused event is
+// counted as failed, handed to OnError, and Close reports it.
 func TestRefusedEventFailsAlone(t *testing.T) {
 	pool := pgtest.Connect(t, nil)
 	schema := pgtest.Schema(t, pool)
 	read := reader(t, pool, schema)
 	var handed []string
-	w := newWriter(t, pool, pgbatch.Options{Schema: schema, Retries: 1, OnError: func(e events.Event, err error) {
+	pw := newWriter(t, pool, pgbatch.Options{Schema: schema, Retries: 1})
+	w := newAsync(t, pw, events.AsyncOptions{OnError: func(e events.Event, err error) {
 		handed = append(handed, e.ID)
 		panic("OnError's panic must not stop the writer")
 	}})
@@ -187,8 +267,10 @@ func TestRefusedEventFailsAlone(t *testing.T) {
 	if !slices.Equal(handed, []string{first.ID}) {
 		t.Errorf("OnError got %v, want the repeated event alone", handed)
 	}
-	if w.BatchErrors() < 2 {
-		t.Errorf("BatchErrors = %d, want the failed batch and its retry counted", w.BatchErrors())
+	// Whatever batch the repeated event was taken in, that batch failed
+	// twice (its try and its one retry), and so did the event alone.
+	if n := pw.BatchErrors(); n != 4 {
+		t.Errorf("BatchErrors = %d, want 4: the failed batch and the refused event, each tried twice", n)
 	}
 	got := read()
 	if len(got) != 3 {
@@ -216,7 +298,8 @@ func TestFailedBatchIsRetried(t *testing.T) {
 	})
 	schema := pgtest.Schema(t, pool)
 	read := reader(t, pool, schema)
-	w := newWriter(t, pool, pgbatch.Options{Schema: schema, Retries: 3})
+	pw := newWriter(t, pool, pgbatch.Options{Schema: schema, Retries: 3})
+	w := newAsync(t, pw, events.AsyncOptions{})
 	pool.Reset()
 	fails.Store(2)
 	for i := range 5 {
@@ -230,130 +313,8 @@ func TestFailedBatchIsRetried(t *testing.T) {
 	if got := len(read()); got != 5 {
 		t.Errorf("read back %d events, want 5", got)
 	}
-	if n := w.BatchErrors(); n < 1 || n > 2 {
+	if n := pw.BatchErrors(); n < 1 || n > 2 {
 		t.Errorf("BatchErrors = %d, want the failed attempts counted", n)
-	}
-}
-
-// stalled returns a writer whose database does not answer until release is
-// called, with one event already taken by the writing goroutine and so a
-// buffer that is empty.
-func stalled(t *testing.T, opts pgbatch.Options) (w *pgbatch.Writer, release func()) {
-	t.Helper()
-	gate, entered := make(chan struct{}), make(chan struct{}, 1)
-	var stall atomic.Bool
-	pool := pgtest.Connect(t, func(ctx context.Context, _ *pgx.Conn) (bool, error) {
-		if stall.Load() {
-			select {
-			case entered <- struct{}{}:
-			default:
-			}
-			<-gate
-		}
-		return true, nil
-	})
-	opts.Schema = pgtest.Schema(t, pool)
-	w = newWriter(t, pool, opts)
-	pool.Reset()
-	stall.Store(true)
-	var once sync.Once
-	release = func() { once.Do(func() { close(gate) }) }
-	t.Cleanup(release)
-	if err := w.Emit(context.Background(), runEvent(t, "acme/batch-stall-0123456789", 0)); err != nil {
-		t.Fatal(err)
-	}
-	<-entered
-	return w, release
-}
-
-// With the buffer full, Drop refuses at once and Block waits at most
-// MaxWait or the context; every refusal is counted, and Close, once the
-// database answers, writes every event accepted.
-func TestFullBuffer(t *testing.T) {
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name     string
-		opts     pgbatch.Options
-		ctx      func() (context.Context, context.CancelFunc)
-		want     error
-		dropped  uint64
-		rejected uint64
-	}{
-		{"drop", pgbatch.Options{Buffer: 2, Drop: true}, nil, events.ErrDropped, 1, 0},
-		{"block", pgbatch.Options{Buffer: 2, MaxWait: 20 * time.Millisecond}, nil, events.ErrDropped, 1, 0},
-		{"block until the context ends", pgbatch.Options{Buffer: 2, MaxWait: time.Hour}, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(ctx, 20*time.Millisecond)
-		}, context.DeadlineExceeded, 1, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w, release := stalled(t, tc.opts)
-			for i := range 2 {
-				if err := w.Emit(ctx, runEvent(t, "acme/batch-full-0123456789", i)); err != nil {
-					t.Fatalf("Emit %d into a buffer with room: %v", i, err)
-				}
-			}
-			c, cancel := ctx, context.CancelFunc(func() {})
-			if tc.ctx != nil {
-				c, cancel = tc.ctx()
-			}
-			defer cancel()
-			if err := w.Emit(c, runEvent(t, "acme/batch-full-0123456789", 9)); !errors.Is(err, tc.want) {
-				t.Errorf("Emit into a full buffer = %v, want %v", err, tc.want)
-			}
-			release()
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if s := w.Stats(); s.Accepted != 3 || s.Recorded != 3 || s.Dropped != tc.dropped || s.Emitted != 4 || s.Pending != 0 {
-				t.Errorf("Stats = %+v", s)
-			}
-		})
-	}
-}
-
-// Close releases an Emit waiting for room with ErrClosed, and writes what
-// was accepted before it.
-func TestCloseReleasesWaitingEmit(t *testing.T) {
-	w, release := stalled(t, pgbatch.Options{Buffer: 1, MaxWait: time.Hour})
-	ctx := context.Background()
-	if err := w.Emit(ctx, runEvent(t, "acme/batch-close-0123456789", 1)); err != nil {
-		t.Fatal(err)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- w.Emit(ctx, runEvent(t, "acme/batch-close-0123456789", 2)) }()
-	for w.Stats().Emitted == 2 && len(errc) == 0 {
-		time.Sleep(time.Millisecond) // let the Emit reach its wait
-		break
-	}
-	closed := make(chan error, 1)
-	go func() { closed <- w.Close() }()
-	if err := <-errc; !errors.Is(err, events.ErrClosed) {
-		t.Errorf("the waiting Emit returned %v, want ErrClosed", err)
-	}
-	release()
-	if err := <-closed; err != nil {
-		t.Fatal(err)
-	}
-	if s := w.Stats(); s.Recorded != 2 || s.Rejected != 1 {
-		t.Errorf("Stats = %+v, want the 2 accepted events recorded and the waiting one rejected", s)
-	}
-	if err := w.Emit(ctx, runEvent(t, "acme/batch-close-0123456789", 3)); !errors.Is(err, events.ErrClosed) {
-		t.Errorf("Emit after Close = %v, want ErrClosed", err)
-	}
-}
-
-// A nil or zero Writer refuses every event and closes quietly.
-func TestZeroWriter(t *testing.T) {
-	for _, w := range []*pgbatch.Writer{nil, {}} {
-		if err := w.Emit(context.Background(), runEvent(t, "acme/batch-zero-0123456789", 0)); !errors.Is(err, events.ErrClosed) {
-			t.Errorf("Emit = %v, want ErrClosed", err)
-		}
-		if err := w.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-	}
-	if s := (*pgbatch.Writer)(nil).Stats(); s != (events.AsyncStats{}) {
-		t.Errorf("Stats of nil = %+v", s)
 	}
 }
 
@@ -365,5 +326,91 @@ func TestNewRefuses(t *testing.T) {
 	pool := pgtest.Connect(t, nil)
 	if _, err := pgbatch.New(context.Background(), pool, pgbatch.Options{Schema: "pg_catalog"}); err == nil {
 		t.Error("New in pg_catalog succeeded")
+	}
+}
+
+// A write that fails is tried again Options.Retries times (3 when zero),
+// after a pause that starts at 10 ms and doubles; every attempt counts in
+// BatchErrors, and the last one's error is returned.
+func TestRetries(t *testing.T) {
+	for _, tc := range []struct {
+		retries  int
+		attempts uint64
+		pauses   time.Duration
+	}{
+		{0, 4, (10 + 20 + 40) * time.Millisecond},
+		{4, 5, (10 + 20 + 40 + 80) * time.Millisecond},
+	} {
+		t.Run(fmt.Sprint("retries=", tc.retries), func(t *testing.T) {
+			fault := errors.New("injected: connection refused")
+			w := failing(t, fault, pgbatch.Options{Retries: tc.retries})
+			start := time.Now()
+			err := w.EmitBatch(context.Background(), []events.Event{runEvent(t, "acme/batch-retries-0123456789", 0)})
+			if !errors.Is(err, fault) {
+				t.Errorf("EmitBatch = %v, want the fault", err)
+			}
+			if took := time.Since(start); took < tc.pauses {
+				t.Errorf("EmitBatch gave up after %v, want at least %v of pauses", took, tc.pauses)
+			}
+			if n := w.BatchErrors(); n != tc.attempts {
+				t.Errorf("BatchErrors = %d, want %d attempts", n, tc.attempts)
+			}
+		})
+	}
+}
+
+// A context that ends between attempts stops the retries, with the error
+// of the last attempt.
+func TestRetriesStopWithTheContext(t *testing.T) {
+	fault := errors.New("injected: connection refused")
+	w := failing(t, fault, pgbatch.Options{Retries: 30})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := w.Emit(ctx, runEvent(t, "acme/batch-ctx-0123456789", 0)); !errors.Is(err, fault) {
+		t.Errorf("Emit = %v, want the fault of the last attempt", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Emit returned after %v, long after its context ended", took)
+	}
+	if n := w.BatchErrors(); n < 1 || n > 10 {
+		t.Errorf("BatchErrors = %d, want the few attempts made before the context ended", n)
+	}
+}
+
+// What EmitBatch refuses it refuses without trying: a nil or zero Writer,
+// a context already done, a batch holding an invalid event (none of it is
+// written); an empty batch writes nothing and succeeds.
+func TestRefusedWithoutTrying(t *testing.T) {
+	ctx := context.Background()
+	run := "acme/batch-refuse-0123456789"
+	for _, w := range []*pgbatch.Writer{nil, {}} {
+		if err := w.Emit(ctx, runEvent(t, run, 0)); !errors.Is(err, events.ErrClosed) {
+			t.Errorf("Emit on %#v = %v, want ErrClosed", w, err)
+		}
+		if err := w.EmitBatch(ctx, nil); !errors.Is(err, events.ErrClosed) {
+			t.Errorf("EmitBatch on %#v = %v, want ErrClosed", w, err)
+		}
+	}
+	w := failing(t, errors.New("injected: the writer must not have tried"), pgbatch.Options{Retries: 1})
+	if err := w.EmitBatch(ctx, nil); err != nil {
+		t.Errorf("EmitBatch(empty) = %v, want nil", err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := w.Emit(done, runEvent(t, run, 1)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Emit with a done context = %v, want context.Canceled", err)
+	}
+	invalid := runEvent(t, run, 2)
+	invalid.ID = ""
+	var fe *events.FieldError
+	if err := w.EmitBatch(ctx, []events.Event{runEvent(t, run, 3), invalid}); !errors.As(err, &fe) {
+		t.Errorf("EmitBatch with an invalid event = %v, want its *events.FieldError", err)
+	}
+	if err := w.Emit(ctx, invalid); !errors.As(err, &fe) {
+		t.Errorf("Emit(invalid) = %v, want its *events.FieldError", err)
+	}
+	if n := w.BatchErrors(); n != 0 {
+		t.Errorf("BatchErrors = %d, want no attempt", n)
 	}
 }

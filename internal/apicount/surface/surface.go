@@ -27,10 +27,12 @@ import (
 // when -max is above 0 and the total is over it, 2 when args or a Go file
 // under the directory are not valid (the reason goes to stderr).
 func Main(args []string, stdout, stderr io.Writer) int {
+	var limit int
+	var verbose bool
 	flags := flag.NewFlagSet("apicount", flag.ContinueOnError)
+	flags.IntVar(&limit, "max", 0, "exit 1 when more than this many identifiers are exported (0: no limit)")
+	flags.BoolVar(&verbose, "v", false, "list every exported name")
 	flags.SetOutput(stderr)
-	limit := flags.Int("max", 0, "exit 1 when more than this many identifiers are exported (0: no limit)")
-	verbose := flags.Bool("v", false, "list every exported name")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -51,14 +53,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
 		fmt.Fprintf(stdout, "%-26s %3d\n", p, len(names[p]))
-		if *verbose {
+		if verbose {
 			sort.Strings(names[p])
 			fmt.Fprintf(stdout, "    %s\n", strings.Join(names[p], " "))
 		}
 	}
 	fmt.Fprintf(stdout, "%-26s %3d\n", "total", total)
-	if *limit > 0 && total > *limit {
-		fmt.Fprintf(stderr, "apicount: %d exported identifiers, more than %d\n", total, *limit)
+	if limit > 0 && total > limit {
+		fmt.Fprintf(stderr, "apicount: %d exported identifiers, more than %d\n", total, limit)
 		return 1
 	}
 	return 0
