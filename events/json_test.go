@@ -176,6 +176,8 @@ func TestUnmarshalRefuses(t *testing.T) {
 		{"short eventId", false, set("eventId", "abc"), "eventId"},
 		{"bad runId", true, set("runId", "acme"), "runId"},
 		{"ephemeral", false, set("delivery", "ephemeral"), "delivery"},
+		{"another run event type", true, set("type", "run.started"), "type"},
+		{"another host event type", false, set("type", "negotiation.requested"), "type"},
 		{"payload with an unknown key", false, func(m map[string]any) { m["payload"].(map[string]any)["peer"] = "x" }, "payload"},
 		{"payload refused as accepted without version", true, func(m map[string]any) { delete(m["payload"].(map[string]any), "version") }, "payload.version"},
 	}
