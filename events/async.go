@@ -21,10 +21,11 @@ const asyncDefaultMaxWait time.Duration = 100_000_000 // 100 ms
 // events that, when full, makes Emit wait at most 100 ms for room: losing
 // an audit record is something a host must ask for.
 type AsyncOptions struct {
-	// Buffer is how many accepted events may wait to be recorded, the one
+	// Buffer is how many accepted events may wait to be recorded, those
 	// being recorded included; zero or less means 1,024. A Buffer of 1
 	// queues nothing: an event is accepted only when the recording
-	// goroutine is free to take it.
+	// goroutine is free to take it. The Async keeps two slices of Buffer
+	// events, the one Emit fills and the one being recorded.
 	Buffer int
 	// MaxWait bounds how long Emit waits for room in a full buffer; zero
 	// or less means 100 ms. The context can only shorten the wait: an
