@@ -18,10 +18,10 @@ import (
 
 // fleet is what one replica of a host shares with the others through
 // PostgreSQL: the audit log, buffered by an events.Async and written in
-// batches (examples/pgbatch), and
-// the nonces of opened requestStates (examples/pgnonce); with the sealing
-// keys from configuration, so that a state sealed by one replica opens on
-// any, once. It serves its metrics at /metrics.
+// batches (examples/pgbatch), and the nonces of opened requestStates
+// (examples/pgnonce); with the sealing keys from configuration, so that a
+// state sealed by one replica opens on any, once. It serves its metrics at
+// /metrics.
 type fleet struct {
 	pool   *pgxpool.Pool
 	writer *pgbatch.Writer
