@@ -61,8 +61,10 @@ type Policy struct {
 	// with internal_error, failing closed.
 	RequireAudit bool `json:"requireAudit,omitzero"`
 
-	// Now is the clock the decision is stamped with. When nil, time.Now is
-	// used, as crypto/tls does for Config.Time.
+	// Now is the clock the decision is stamped with. When nil, the wall
+	// clock is read, as crypto/tls falls back to time.Now for Config.Time:
+	// on linux/amd64 alone and to the microsecond (time.Now also reads the
+	// monotonic clock, which a UTC stamp drops), elsewhere with time.Now.
 	Now func() time.Time `json:"-"`
 }
 
@@ -95,7 +97,7 @@ func (p Policy) DeniesDowngrade(d Downgrade) bool {
 // Time returns the current time from p's clock, in UTC.
 func (p Policy) Time() time.Time {
 	if p.Now == nil {
-		return time.Now().UTC()
+		return wallClock()
 	}
 	return p.Now().UTC()
 }
