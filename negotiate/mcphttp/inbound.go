@@ -569,9 +569,9 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		// one change the middleware makes to a body (see Options.ByteExact).
 		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
 	}
-	rec := &sessionRecorder{ResponseWriter: w, h: h, session: session{
+	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
-	}}
+	})}
 	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id), r, raw, &o, true)
 }
 
@@ -726,7 +726,7 @@ func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject 
 		return
 	}
 	if r.Method == http.MethodDelete && rh.session != "" {
-		w = &deleteRecorder{ResponseWriter: w, h: h, id: rh.session}
+		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 	}
 	h.serveDecided(w, r, subject, rh, nil, nil)
 }

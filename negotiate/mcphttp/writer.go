@@ -2,92 +2,72 @@ package mcphttp
 
 import "net/http"
 
-// sessionRecorder watches the wrapped handler's answer to an accepted
-// initialize: when the answer succeeds and names a session, the session's
-// negotiation is remembered before the header leaves, so that it is in
-// place before the client can send the session's next request.
-type sessionRecorder struct {
+// answerWatcher passes the wrapped handler's answer through and shows its
+// final status to seen once, before the status line leaves: what seen
+// changes is in place before the client can act on the answer.
+type answerWatcher struct {
 	http.ResponseWriter
-	h       *handler
-	session session
-	done    bool
-}
-
-func (s *sessionRecorder) WriteHeader(status int) {
-	s.observe(status)
-	s.ResponseWriter.WriteHeader(status)
-}
-
-func (s *sessionRecorder) Write(p []byte) (int, error) {
-	s.observe(http.StatusOK)
-	return s.ResponseWriter.Write(p)
-}
-
-// Flush sends what was written; server-sent events depend on it.
-func (s *sessionRecorder) Flush() {
-	s.observe(http.StatusOK)
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap gives http.ResponseController the writer underneath.
-func (s *sessionRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-func (s *sessionRecorder) observe(status int) {
-	if s.done || status < 200 {
-		return // informational answers come before the real one
-	}
-	s.done = true
-	if status > 299 {
-		return
-	}
-	vs := s.Header()[headerSessionID]
-	if len(vs) != 1 || vs[0] == "" {
-		return
-	}
-	// When the store cannot take it (full of identified callers' sessions
-	// and this one anonymous), the session's next request is answered 404
-	// and its client initializes again.
-	s.h.sessions.put(vs[0], s.session)
-}
-
-// deleteRecorder forgets a session once the wrapped handler has ended it.
-type deleteRecorder struct {
-	http.ResponseWriter
-	h    *handler
-	id   string
+	// seen is called with the answer's headers and a status of 200 or
+	// more; informational answers come before the real one.
+	seen func(header http.Header, status int)
 	done bool
 }
 
-func (d *deleteRecorder) WriteHeader(status int) {
-	d.observe(status)
-	d.ResponseWriter.WriteHeader(status)
+func (w *answerWatcher) WriteHeader(status int) {
+	w.observe(status)
+	w.ResponseWriter.WriteHeader(status)
 }
 
-func (d *deleteRecorder) Write(p []byte) (int, error) {
-	d.observe(http.StatusOK)
-	return d.ResponseWriter.Write(p)
+func (w *answerWatcher) Write(p []byte) (int, error) {
+	w.observe(http.StatusOK)
+	return w.ResponseWriter.Write(p)
 }
 
-// Flush sends what was written.
-func (d *deleteRecorder) Flush() {
-	d.observe(http.StatusOK)
-	if f, ok := d.ResponseWriter.(http.Flusher); ok {
+// Flush sends what was written; server-sent events depend on it.
+func (w *answerWatcher) Flush() {
+	w.observe(http.StatusOK)
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap gives http.ResponseController the writer underneath.
-func (d *deleteRecorder) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+func (w *answerWatcher) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (d *deleteRecorder) observe(status int) {
-	if d.done || status < 200 {
+func (w *answerWatcher) observe(status int) {
+	if w.done || status < 200 {
 		return
 	}
-	d.done = true
-	// 404 too: the server no longer knows the session.
-	if status >= 200 && status <= 299 || status == http.StatusNotFound {
-		d.h.sessions.remove(d.id)
+	w.done = true
+	w.seen(w.Header(), status)
+}
+
+// rememberSession returns the seen of an accepted initialize: when the
+// answer succeeds and names a session, s is remembered as that session's
+// negotiation.
+func (h *handler) rememberSession(s session) func(http.Header, int) {
+	return func(header http.Header, status int) {
+		if status > 299 {
+			return
+		}
+		vs := header[headerSessionID]
+		if len(vs) != 1 || vs[0] == "" {
+			return
+		}
+		// When the store cannot take it (full of identified callers'
+		// sessions and this one anonymous), the session's next request is
+		// answered 404 and its client initializes again.
+		h.sessions.put(vs[0], s)
+	}
+}
+
+// forgetSession returns the seen of a DELETE of session id: the session is
+// forgotten once the wrapped handler has ended it, or answered 404 because
+// it no longer knows it.
+func (h *handler) forgetSession(id string) func(http.Header, int) {
+	return func(_ http.Header, status int) {
+		if status <= 299 || status == http.StatusNotFound {
+			h.sessions.remove(id)
+		}
 	}
 }
