@@ -11,9 +11,9 @@ import (
 // Time's UTC drops the monotonic reading at once: half of the default
 // clock's cost went on a reading nothing used. On linux/amd64
 // syscall.Gettimeofday is the kernel's vDSO call, not a system call, and
-// reads the same CLOCK_REALTIME as time.Now, in about half the time. A
-// microsecond is finer than the negotiation.decided event needs: the
-// reference host stamps it to the millisecond.
+// reads the same CLOCK_REALTIME as time.Now, in about half the time. The
+// negotiation.decided schema's date-time sets no precision, and a
+// microsecond is finer than a JavaScript Date's millisecond.
 func wallClock() time.Time {
 	var tv syscall.Timeval
 	if err := syscall.Gettimeofday(&tv); err != nil {
