@@ -510,6 +510,12 @@ func TestBatch(t *testing.T) {
 			"2025-06-18",
 		},
 		{
+			// One member is a batch still, and refused before it is read.
+			"a batch of one at a later revision", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, "2025-06-18",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a JSON-RPC batch is not allowed at Mcp-Protocol-Version \"2025-06-18\"; MCP has batches only at 2025-03-26"}}`,
+			"2025-06-18",
+		},
+		{
 			"more members than the bound", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","method":"c"},{"jsonrpc":"2.0","method":"d"}]`, "",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch has more than 3 members"}}`,
 			"",
