@@ -701,3 +701,33 @@ func TestForwardedLength(t *testing.T) {
 		}
 	}
 }
+
+// closeCounter is a request body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestTransportClosesARefusedBody: a request the Transport refuses to
+// send has its body closed all the same, as http.RoundTripper requires,
+// and a refused request without a body is refused just as well.
+func TestTransportClosesARefusedBody(t *testing.T) {
+	tr, err := mcphttp.NewTransport(accepted("2026-07-28"), http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := &closeCounter{Reader: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
+	for _, b := range []io.ReadCloser{body, nil} {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1/", nil)
+		req.Body = b
+		req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-06-18")
+		if _, err := tr.RoundTrip(req); !errors.Is(err, mcphttp.ErrVersionConflict) {
+			t.Errorf("body %v: error %v, want a version conflict", b, err)
+		}
+	}
+	if body.closed != 1 {
+		t.Errorf("the refused body was closed %d times, want once", body.closed)
+	}
+}
