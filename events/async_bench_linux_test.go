@@ -41,7 +41,7 @@ func benchThreadCPU(b *testing.B, op func()) {
 // BenchmarkAsyncEmitCPU is BenchmarkAsyncEmit measured by the calling
 // thread's CPU time: the request path's cost, validation included.
 func BenchmarkAsyncEmitCPU(b *testing.B) {
-	a := events.NewAsync(events.SinkFunc(func(context.Context, events.Event) error { return nil }), events.AsyncOptions{})
+	a := events.NewAsync(keepUp{}, events.AsyncOptions{})
 	defer a.Close()
 	e := sinkRun(sinkRunID(1), sinkAccepted())
 	ctx := context.Background()
