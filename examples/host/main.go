@@ -51,30 +51,43 @@ import (
 var mounts = []Mount{mountA2A}
 
 func main() {
-	port := flag.Int("port", 8080, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
-	token := flag.String("token", "demo", "the bearer token that authenticates a caller as the demo user; empty authenticates nobody")
-	selftest := flag.Bool("selftest", false, "serve, negotiate with this host once as an MCP client, print the result and exit")
-	withSeams := flag.Bool("seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
-	pg := flag.String("pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
-	keys := flag.String("keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
-	flag.Parse()
-	if *selftest && !portSet() {
-		*port = 0 // a self-test needs no fixed port, and must not collide with one in use
+	cfg, selftest, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		os.Exit(2) // the flag package has said why
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := config{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), Token: *token, Facets: defaultFacets()}
-	cfg.PG, cfg.SharedKeys, cfg.Seams = *pg, *keys, *withSeams
-	if err := run(ctx, cfg, *selftest, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, cfg, selftest, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
 	}
 }
 
-func portSet() bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "port" })
-	return set
+// parseFlags reads the command line (without the program name) into the
+// host's config, and whether to run the self-test. A self-test without
+// -port listens on a free port, so that it never collides with one in use.
+func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err error) {
+	fs := flag.NewFlagSet("host", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 8080, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
+	fs.StringVar(&cfg.Token, "token", "demo", "the bearer token that authenticates a caller as the demo user; empty authenticates nobody")
+	fs.BoolVar(&selftest, "selftest", false, "serve, negotiate with this host once as an MCP client, print the result and exit")
+	fs.BoolVar(&cfg.Seams, "seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
+	fs.StringVar(&cfg.PG, "pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
+	fs.StringVar(&cfg.SharedKeys, "keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
+	if err := fs.Parse(args); err != nil {
+		return config{}, false, err
+	}
+	portSet := false
+	fs.Visit(func(f *flag.Flag) { portSet = portSet || f.Name == "port" })
+	if selftest && !portSet {
+		*port = 0
+	}
+	cfg.Addr, cfg.Facets = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), defaultFacets()
+	return cfg, selftest, nil
 }
 
 // run serves until ctx is done or, with selftest, until the self-test is
