@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -192,33 +193,27 @@ func (s *Subject) walk(report func(depth int, field, value, problem string) bool
 // mutation tester sees every condition as covered code.
 
 func issuerProblem(v string) string {
-	if v == "" {
-		return "is empty; the issuer is required"
-	}
-	if !utf8.ValidString(v) {
-		return "is not valid UTF-8"
-	}
-	if utf8.RuneCountInString(v) > 1024 {
-		return "is longer than 1024 characters"
-	}
-	if strings.IndexFunc(v, isSpace) >= 0 {
-		return "contains whitespace"
-	}
-	return ""
+	return textProblem(v, "issuer", 1024, isSpace, "whitespace")
 }
 
 func subjectIDProblem(v string) string {
+	return textProblem(v, "subjectId", 256, isSlashOrSpace, "whitespace or '/'")
+}
+
+// textProblem is the problem of a required field of text: v, at most max
+// characters, none of which may be bad (the characters named).
+func textProblem(v, field string, max int, bad func(rune) bool, named string) string {
 	if v == "" {
-		return "is empty; the subjectId is required"
+		return "is empty; the " + field + " is required"
 	}
 	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
 	}
-	if utf8.RuneCountInString(v) > 256 {
-		return "is longer than 256 characters"
+	if utf8.RuneCountInString(v) > max {
+		return "is longer than " + strconv.Itoa(max) + " characters"
 	}
-	if strings.IndexFunc(v, isSlashOrSpace) >= 0 {
-		return "contains whitespace or '/'"
+	if strings.IndexFunc(v, bad) >= 0 {
+		return "contains " + named
 	}
 	return ""
 }

@@ -103,17 +103,21 @@ func kitRuns(n int) []string {
 func kitRun(t *testing.T, runID string, p events.NegotiationDecided) events.Event {
 	t.Helper()
 	e, err := events.NewRunEvent(runID, p)
-	if err != nil {
-		t.Fatalf("negotiatetest: building a run event: %v", err)
-	}
-	return e
+	return kitMust(t, e, err)
 }
 
 func kitHost(t *testing.T, workspace string, p events.NegotiationDecided) events.Event {
 	t.Helper()
 	e, err := events.NewHostEvent(workspace, p)
+	return kitMust(t, e, err)
+}
+
+// kitMust returns e, or fails the test when building it failed: the
+// kit's own events are valid.
+func kitMust(t *testing.T, e events.Event, err error) events.Event {
+	t.Helper()
 	if err != nil {
-		t.Fatalf("negotiatetest: building a host event: %v", err)
+		t.Fatalf("negotiatetest: building an event: %v", err)
 	}
 	return e
 }
