@@ -84,6 +84,13 @@ var flaws = map[string][]string{
 	"swallows-faults":            {"Fault"},
 }
 
+// flawSays is what the kit's report of a flaw must say: which kind of
+// event it touched.
+var flawSays = map[string]string{
+	"leaves-sequence-unassigned": "run event: sequence = 0 (assigned false), want 0",
+	"swallows-faults":            `Emit returned nil for ["run" "host"] although the storage failed`,
+}
+
 // TestFlawedSinkChild runs the kit against the sink with the flaw named in
 // the environment. It is run by TestSinkKitCatchesFlaws in a child
 // process, because a failing kit fails the test that runs it.
@@ -122,6 +129,9 @@ func TestSinkKitCatchesFlaws(t *testing.T) {
 				if !strings.Contains(string(out), "--- FAIL: TestFlawedSinkChild/"+check+" ") {
 					t.Errorf("check %s did not catch a sink that %s:\n%s", check, flaw, out)
 				}
+			}
+			if says, ok := flawSays[flaw]; ok && !strings.Contains(string(out), says) {
+				t.Errorf("the kit's report of a sink that %s does not say %q:\n%s", flaw, says, out)
 			}
 		})
 	}
