@@ -205,10 +205,12 @@ func TestAsyncRecordsAFailedBatchOneByOne(t *testing.T) {
 	}
 }
 
-// goexitBatch ends the recording goroutine in its first EmitBatch.
+// goexitBatch ends the recording goroutine in its first EmitBatch, once
+// held is closed, so that a test can queue events behind that batch first.
 type goexitBatch struct{ batchStore }
 
 func (s *goexitBatch) EmitBatch(context.Context, []Event) error {
+	<-s.held
 	runtime.Goexit()
 	return nil
 }
@@ -218,10 +220,11 @@ func (s *goexitBatch) EmitBatch(context.Context, []Event) error {
 func TestAsyncBatchSinkGoexitFailsTheBatch(t *testing.T) {
 	defer verifyNoLeak(t)
 	synctest.Test(t, func(t *testing.T) {
-		s := &goexitBatch{}
+		s := &goexitBatch{batchStore{held: make(chan struct{})}}
 		var failed int
 		a := NewAsync(s, AsyncOptions{OnError: func(Event, error) { failed++ }})
 		emitN(t, a, t.Context(), 3)
+		close(s.held)
 		synctest.Wait()
 		if err := a.Emit(t.Context(), mutantHostEvent(t)); err != errAsyncStopped {
 			t.Errorf("Emit after the store ended the goroutine = %v, want %v", err, errAsyncStopped)
