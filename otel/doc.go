@@ -18,7 +18,9 @@
 // start the client span first with [Telemetry.StartServerDiscover] or
 // [Telemetry.StartAgentCardFetch]. Put the Telemetry in the fan-out before
 // any events.Async: an asynchronous sink emits from a goroutine of its own,
-// where no span is.
+// where no span is. One span holds one decision: when a host decides
+// twice within one span, the span shows the last, and the counter counts
+// both.
 //
 // # The openwop.negotiation namespace
 //
