@@ -497,6 +497,8 @@ func TestOutbound(t *testing.T) {
 		run   func(context.Context, *negotiate.Negotiator, string, events.Sink, *http.Client) error
 		span  string
 		want  map[string]string
+		// refused: Negotiate's error is the refusal, and the span says so.
+		refused bool
 	}{
 		{"mcp server/discover", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`,
 			(*wopnegotel.Telemetry).StartServerDiscover,
@@ -508,7 +510,7 @@ func TestOutbound(t *testing.T) {
 				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "accepted",
 				"openwop.negotiation.requested": "2026-07-28", "openwop.negotiation.negotiated": "2026-07-28",
 				"openwop.negotiation.reason": "ok", "openwop.negotiation.floor": "2025-11-25",
-			}},
+			}, false},
 		{"a2a agent card", `{"name":"peer","supportedInterfaces":[{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 			(*wopnegotel.Telemetry).StartAgentCardFetch,
 			func(ctx context.Context, n *negotiate.Negotiator, url string, sink events.Sink, c *http.Client) error {
@@ -519,7 +521,19 @@ func TestOutbound(t *testing.T) {
 				"openwop.negotiation.protocol": "a2a", "openwop.negotiation.outcome": "accepted",
 				"openwop.negotiation.requested": "1.0", "openwop.negotiation.negotiated": "1.0",
 				"openwop.negotiation.reason": "ok", "openwop.negotiation.floor": "1.0",
-			}},
+			}, false},
+		{"mcp server below the floor", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-03-26","2025-06-18"]}}`,
+			(*wopnegotel.Telemetry).StartServerDiscover,
+			func(ctx context.Context, n *negotiate.Negotiator, url string, sink events.Sink, c *http.Client) error {
+				_, _, err := mcphttp.Negotiate(ctx, n, url, mcphttp.OutboundOptions{Sink: sink, Client: c, Subject: agent})
+				return err
+			}, "server/discover", map[string]string{
+				"mcp.method.name":              "server/discover",
+				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "2026-07-28",
+				"openwop.negotiation.reason":    "below-floor", "openwop.negotiation.floor": "2025-11-25",
+				"error.type": "interop_version_unsupported",
+			}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -529,8 +543,8 @@ func TestOutbound(t *testing.T) {
 			ctx, span := c.start(k.tel, context.Background(), peer.URL)
 			err := c.run(ctx, host(t, policy.Policy{}), peer.URL, events.NewFanout(audit, k.tel), &http.Client{Transport: stamping{wopnegotel.Propagate}})
 			span.End()
-			if err != nil {
-				t.Fatalf("Negotiate: %v", err)
+			if c.refused != errors.Is(err, wperrors.InteropVersionUnsupported) || !c.refused && err != nil {
+				t.Fatalf("Negotiate: %v; want refused %t", err, c.refused)
 			}
 			recorded := audit.Events()
 			if len(recorded) != 1 {
@@ -550,6 +564,9 @@ func TestOutbound(t *testing.T) {
 			c.want["openwop.negotiation.peer_digest"] = peerDigest
 			c.want["openwop.event.id"] = recorded[0].ID
 			diffAttrs(t, attrs(t, got.Attributes), c.want)
+			if wantStatus := map[bool]codes.Code{false: codes.Unset, true: codes.Error}[c.refused]; got.Status.Code != wantStatus {
+				t.Errorf("status %+v, want %v", got.Status, wantStatus)
+			}
 			sc := got.SpanContext
 			wantParent := "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-01"
 			if p := peer.traceparents(); len(p) != 1 || p[0] != wantParent {
