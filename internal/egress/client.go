@@ -256,8 +256,9 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 }
 
 // thenOrigin returns a CheckRedirect that refuses a redirect to another
-// origin and then asks check, or, when check is nil, applies the
-// standard library's default of at most 10 redirects.
+// origin and then asks check, whose refusal is one of kind
+// RedirectRefused too; when check is nil, it applies the standard
+// library's default of at most 10 redirects.
 func thenOrigin(check func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	origin := sameOrigin(10)
 	if check == nil {
@@ -267,7 +268,12 @@ func thenOrigin(check func(*http.Request, []*http.Request) error) func(*http.Req
 		if err := origin(req, via); err != nil {
 			return err
 		}
-		return check(req, via)
+		err := check(req, via)
+		var e *Error
+		if err == nil || err == http.ErrUseLastResponse || errors.As(err, &e) { // the client compares it so
+			return err
+		}
+		return &Error{Kind: RedirectRefused, URL: via[0].URL.Redacted(), Err: err}
 	}
 }
 
