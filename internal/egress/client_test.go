@@ -59,10 +59,7 @@ func TestHostSpelledAsTheURLStandardReadsIt(t *testing.T) {
 	var host string
 	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) { host = r.Host })
 	port := p.port()
-	strict, err := NewClient(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	strict, loop := guardedClient(t, policy{}, nil), guardedClient(t, policy{allowLoopback: true}, nil)
 	for _, tc := range []struct{ spelled, dialled string }{
 		{"0x7f000001", "127.0.0.1"},
 		{"0177.0.0.1", "127.0.0.1"},
@@ -78,7 +75,7 @@ func TestHostSpelledAsTheURLStandardReadsIt(t *testing.T) {
 		if e := wantKind(t, err, Denied); !strings.Contains(e.Err.Error(), "loopback") {
 			t.Errorf("%s: %v, want refused as loopback", u, err)
 		}
-		resp, err := get(t, client(t, Options{}), u, 0)
+		resp, err := get(t, loop, u, 0)
 		if err != nil {
 			t.Errorf("%s: %v", u, err)
 			continue
@@ -100,7 +97,8 @@ func TestHostHeaderSetByTheCallerIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Host = "peer.example"
-	resp, err := Do(client(t, Options{}), req, 0)
+	loop := guardedClient(t, policy{allowLoopback: true}, nil)
+	resp, err := Do(loop, req, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +107,7 @@ func TestHostHeaderSetByTheCallerIsKept(t *testing.T) {
 		t.Errorf("the peer saw Host %q, want the caller's peer.example", host)
 	}
 	req.Host = ""
-	resp, err = Do(client(t, Options{}), req, 0)
+	resp, err = Do(loop, req, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +153,7 @@ func TestNoOriginNoRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Do(client(t, Options{}), req, 0)
+	_, err = Do(guardedClient(t, policy{allowLoopback: true}, nil), req, 0)
 	if e := wantKind(t, err, Denied); !strings.Contains(e.Error(), "not an IPv4 address") {
 		t.Errorf("error %v, want the URL's fault named", err)
 	}
@@ -196,7 +194,7 @@ func TestCrossOriginRedirectRefused(t *testing.T) {
 		{"/final", 0},
 	} {
 		to = tc.to
-		resp, err := get(t, client(t, Options{}), p.URL+"/start", 0)
+		resp, err := get(t, guardedClient(t, policy{allowLoopback: true}, nil), p.URL+"/start", 0)
 		if tc.want == 0 {
 			if err != nil {
 				t.Errorf("redirect to %s: %v, want followed", tc.to, err)
@@ -404,7 +402,7 @@ func TestUnreachable(t *testing.T) {
 		t.Errorf("error %v does not unwrap to its *net.OpError", err)
 	}
 
-	c := guardedClient(t, policy{}, stubResolver(t, nil))
+	c := guardedClient(t, policy{}, nil)
 	_, err = get(t, c, "http://nowhere.test/", 0)
 	var dnsErr *net.DNSError
 	if wantKind(t, err, Unreachable); !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
@@ -439,7 +437,7 @@ func TestPolicyOnResolvedAddress(t *testing.T) {
 		{"loop.test", policy{allowPrivate: true}, false},
 		{"loop.test", policy{allowLoopback: true}, true},
 	} {
-		c := guardedClient(t, tc.p, stubResolver(t, names))
+		c := guardedClient(t, tc.p, names)
 		resp, err := get(t, c, "http://"+tc.host+":"+p.port()+"/", 0)
 		if tc.ok {
 			if err != nil {
@@ -640,7 +638,7 @@ func TestNewTransportKeepsThePolicy(t *testing.T) {
 	p := newPeer(t, answer("ok"))
 	_, err := get(t, &http.Client{Transport: NewTransport(Options{})}, p.URL, 0)
 	wantKind(t, err, Denied)
-	resp, err := get(t, &http.Client{Transport: NewTransport(Options{AllowLoopback: true})}, "http://127.1:"+p.port(), 0)
+	resp, err := get(t, &http.Client{Transport: NewTransport(Options{AllowLoopback: true})}, p.URL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,11 +149,12 @@ func serveDNS(t *testing.T, conn net.Conn, names map[string]netip.Addr) {
 }
 
 // guardedClient is the negotiation client of p whose names resolve
-// through resolver, with a guard behind the policy: an address the policy
-// let through that is not loopback fails the test and is not connected
-// to, so a broken policy never sends a packet off the machine.
-func guardedClient(t *testing.T, p policy, resolver *net.Resolver) *http.Client {
-	d := &net.Dialer{Resolver: resolver, ControlContext: func(ctx context.Context, network, address string, c syscall.RawConn) error {
+// through a stub resolver holding names, with a guard behind the policy:
+// an address the policy let through that is not loopback fails the test
+// and is not connected to. So neither a broken policy nor a host left
+// unrewritten (a mutant's) sends a packet, or a DNS query, off loopback.
+func guardedClient(t *testing.T, p policy, names map[string]netip.Addr) *http.Client {
+	d := &net.Dialer{Resolver: stubResolver(t, names), ControlContext: func(ctx context.Context, network, address string, c syscall.RawConn) error {
 		if err := p.control(ctx, network, address, c); err != nil {
 			return err
 		}
