@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,23 +17,11 @@ import (
 	"github.com/wopneg/wopneg/events"
 )
 
-// The defaults of the zero [Options] and of a zero body bound.
+// The defaults of the zero [Options] that other code names, and of a
+// zero body bound.
 const (
-	DefaultTimeout       = 20 * time.Second
-	DefaultHeaderTimeout = 10 * time.Second
-	DefaultMaxRedirects  = 3
-	DefaultMaxBodyBytes  = 1 << 20 // 1 MiB
-)
-
-// Bounds of every transport, as http.DefaultTransport has them, and of
-// the answer's headers.
-const (
-	dialTimeout           = 30 * time.Second
-	tlsHandshakeTimeout   = 10 * time.Second
-	expectContinueTimeout = time.Second
-	idleConnTimeout       = 90 * time.Second
-	maxIdleConns          = 100
-	maxHeaderBytes        = 64 << 10 // 64 KiB
+	DefaultMaxRedirects = 3
+	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
 )
 
 // Options configure the clients of [NewClient] and [NewTransport]. The
@@ -46,10 +35,10 @@ type Options struct {
 	// Link-local and metadata addresses stay refused.
 	AllowPrivate bool
 	// Timeout bounds a whole fetch, redirects and the body included;
-	// zero means DefaultTimeout (20 s).
+	// zero means 20 s, as the OpenWOP reference host's budget.
 	Timeout time.Duration
 	// HeaderTimeout bounds the wait for the answer's headers once the
-	// request is written; zero means DefaultHeaderTimeout (10 s).
+	// request is written; zero means 10 s.
 	HeaderTimeout time.Duration
 	// MaxRedirects bounds the same-origin redirects a fetch follows; zero
 	// means DefaultMaxRedirects (3). A redirect to another origin is
@@ -75,20 +64,10 @@ func NewClient(o Options) (*http.Client, error) {
 
 // newClient is NewClient of valid options.
 func newClient(o Options) *http.Client {
-	timeout, header, redirects := o.Timeout, o.HeaderTimeout, o.MaxRedirects
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	if header == 0 {
-		header = DefaultHeaderTimeout
-	}
-	if redirects == 0 {
-		redirects = DefaultMaxRedirects
-	}
 	return &http.Client{
-		Transport:     newTransport(o, header),
-		CheckRedirect: sameOrigin(redirects),
-		Timeout:       timeout,
+		Transport:     newTransport(o, cmp.Or(o.HeaderTimeout, 10*time.Second)),
+		CheckRedirect: sameOrigin(cmp.Or(o.MaxRedirects, DefaultMaxRedirects)),
+		Timeout:       cmp.Or(o.Timeout, 20*time.Second),
 	}
 }
 
@@ -100,32 +79,36 @@ func newClient(o Options) *http.Client {
 func NewTransport(o Options) http.RoundTripper { return newTransport(o, 0) }
 
 // newTransport returns the transport of o, waiting at most header for an
-// answer's headers (0: no bound).
+// answer's headers (0: no bound). It connects within 30 s, as
+// http.DefaultTransport does.
 func newTransport(o Options, header time.Duration) *transport {
 	p := policy{allowLoopback: o.AllowLoopback, allowPrivate: o.AllowPrivate}
-	return dialVia(&net.Dialer{Timeout: dialTimeout, ControlContext: p.control}, header)
+	return dialVia(&net.Dialer{Timeout: 30 * time.Second, ControlContext: p.control}, header)
 }
 
 // dialVia returns the transport that dials with d, whose ControlContext
 // is the address policy, and waits at most header for an answer's headers.
+// Its other bounds are http.DefaultTransport's, but for the answer's
+// headers: 64 KiB.
 func dialVia(d *net.Dialer, header time.Duration) *transport {
-	return &transport{base: &http.Transport{
+	return &transport{dialer: d, base: &http.Transport{
 		Proxy:                  nil,
 		DialContext:            d.DialContext,
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           maxIdleConns,
-		IdleConnTimeout:        idleConnTimeout,
-		TLSHandshakeTimeout:    tlsHandshakeTimeout,
-		ExpectContinueTimeout:  expectContinueTimeout,
+		MaxIdleConns:           100,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
 		ResponseHeaderTimeout:  header,
-		MaxResponseHeaderBytes: maxHeaderBytes,
+		MaxResponseHeaderBytes: 64 << 10,
 	}}
 }
 
 // transport sends each request to the host its URL names to the URL
-// Standard, through base.
+// Standard, through base, which dials with dialer.
 type transport struct {
-	base *http.Transport
+	base   *http.Transport
+	dialer *net.Dialer
 }
 
 // RoundTrip sends req to the host and port of its origin, with that host
@@ -240,14 +223,7 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 		// closed.
 		return nil, failed(err, where, connected.Load())
 	}
-	kind := Kind(0)
-	switch {
-	case resp.StatusCode >= 500:
-		kind = NotAnAnswer
-	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		kind = RedirectRefused
-	}
-	if kind != 0 {
+	if kind := statusKind(resp.StatusCode); kind != 0 {
 		resp.Body.Close()
 		return nil, &Error{Kind: kind, URL: where, Status: resp.StatusCode}
 	}
@@ -255,10 +231,22 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 	return resp, nil
 }
 
+// statusKind is the failure an answer's status is: a 5xx is no
+// negotiation answer, a 3xx a redirect not followed; 0 for every other.
+func statusKind(status int) Kind {
+	if status >= 500 {
+		return NotAnAnswer
+	}
+	if status >= 300 && status < 400 {
+		return RedirectRefused
+	}
+	return 0
+}
+
 // thenOrigin returns a CheckRedirect that refuses a redirect to another
 // origin and then asks check, whose refusal is one of kind
-// RedirectRefused too; when check is nil, it applies the standard
-// library's default of at most 10 redirects.
+// RedirectRefused too; when check is nil, it follows at most 10
+// redirects, as a client with no CheckRedirect does.
 func thenOrigin(check func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	origin := sameOrigin(10)
 	if check == nil {

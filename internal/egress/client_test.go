@@ -614,8 +614,21 @@ func TestNegativeBounds(t *testing.T) {
 // and what NewTransport leaves to the caller.
 func TestClientBounds(t *testing.T) {
 	headerOf := func(rt http.RoundTripper) time.Duration { return rt.(*transport).base.ResponseHeaderTimeout }
+	// The documented values, written out: a test against the constant
+	// itself would pass whatever it held.
+	for _, b := range []struct {
+		name      string
+		got, want time.Duration
+	}{
+		{"DefaultMaxBodyBytes", DefaultMaxBodyBytes, 1048576},
+		{"DefaultMaxRedirects", DefaultMaxRedirects, 3},
+	} {
+		if b.got != b.want {
+			t.Errorf("%s = %d, want %d", b.name, b.got, b.want)
+		}
+	}
 	c := client(t, Options{})
-	if c.Timeout != DefaultTimeout || headerOf(c.Transport) != DefaultHeaderTimeout {
+	if c.Timeout != 20*time.Second || headerOf(c.Transport) != 10*time.Second {
 		t.Errorf("zero Options: Timeout %v, header %v", c.Timeout, headerOf(c.Transport))
 	}
 	c = client(t, Options{Timeout: time.Minute, HeaderTimeout: time.Second})
@@ -623,8 +636,11 @@ func TestClientBounds(t *testing.T) {
 		t.Errorf("given: Timeout %v, header %v", c.Timeout, headerOf(c.Transport))
 	}
 	base := c.Transport.(*transport).base
-	if base.Proxy != nil || base.MaxResponseHeaderBytes != 64<<10 || base.TLSHandshakeTimeout != 10*time.Second {
-		t.Errorf("transport: proxy set %v, header bytes %d, TLS %v", base.Proxy != nil, base.MaxResponseHeaderBytes, base.TLSHandshakeTimeout)
+	if base.Proxy != nil || base.MaxResponseHeaderBytes != 65536 || base.TLSHandshakeTimeout != 10*time.Second || base.IdleConnTimeout != 90*time.Second {
+		t.Errorf("transport: proxy set %v, header bytes %d, TLS %v, idle %v", base.Proxy != nil, base.MaxResponseHeaderBytes, base.TLSHandshakeTimeout, base.IdleConnTimeout)
+	}
+	if d := c.Transport.(*transport).dialer; d.Timeout != 30*time.Second || d.ControlContext == nil {
+		t.Errorf("dialer: timeout %v, policy hook set %v", d.Timeout, d.ControlContext != nil)
 	}
 	if h := headerOf(NewTransport(Options{HeaderTimeout: time.Second})); h != 0 {
 		t.Errorf("NewTransport: header bound %v, want none (the caller's context bounds a call)", h)

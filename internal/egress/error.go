@@ -19,9 +19,11 @@ type Kind uint8
 
 // The failures that leave a negotiation without a decision.
 const (
+	_ Kind = iota // the zero Kind is no failure this package names
+
 	// Unreachable: no connection was made (a refused connection, a name
 	// that does not resolve, no route, a failed TLS handshake).
-	Unreachable Kind = iota + 1
+	Unreachable
 	// Timeout: a bound on time ran out (Options.Timeout,
 	// Options.HeaderTimeout, or the caller's context deadline).
 	Timeout

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
 )
@@ -164,5 +165,5 @@ func guardedClient(t *testing.T, p policy, names map[string]netip.Addr) *http.Cl
 		}
 		return nil
 	}}
-	return &http.Client{Transport: dialVia(d, DefaultHeaderTimeout), CheckRedirect: sameOrigin(DefaultMaxRedirects)}
+	return &http.Client{Transport: dialVia(d, 10*time.Second), CheckRedirect: sameOrigin(DefaultMaxRedirects)}
 }

@@ -100,8 +100,7 @@ type policy struct {
 // [*Error] of kind [Denied] that says why not.
 func (p policy) allows(a netip.Addr) error {
 	c, what := classify(a)
-	switch {
-	case c == public, c == loopback && p.allowLoopback, c == private && p.allowPrivate:
+	if c == public || c == loopback && p.allowLoopback || c == private && p.allowPrivate {
 		return nil
 	}
 	var unless string
