@@ -213,10 +213,9 @@ func TestCrossOriginRedirectRefused(t *testing.T) {
 	}
 }
 
-// TestSameOriginRedirectsBounded: MaxRedirects same-origin redirects are
-// followed (3 by default), one more is refused.
-func TestSameOriginRedirectsBounded(t *testing.T) {
-	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+// redirectChain is a peer whose /?left=n redirects n times, to itself.
+func redirectChain(t *testing.T) *peer {
+	return newPeer(t, func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("left"))
 		if n == 0 {
 			io.WriteString(w, "done")
@@ -224,6 +223,12 @@ func TestSameOriginRedirectsBounded(t *testing.T) {
 		}
 		http.Redirect(w, r, "/?left="+strconv.Itoa(n-1), http.StatusFound)
 	})
+}
+
+// TestSameOriginRedirectsBounded: MaxRedirects same-origin redirects are
+// followed (3 by default), one more is refused.
+func TestSameOriginRedirectsBounded(t *testing.T) {
+	p := redirectChain(t)
 	for _, tc := range []struct {
 		max, redirects int
 		ok             bool
@@ -294,14 +299,7 @@ func TestDoRefusesCrossOriginOnAnyClient(t *testing.T) {
 // TestPlainClientStopsAfterTenRedirects: with no CheckRedirect of its own
 // a client keeps the standard library's bound.
 func TestPlainClientStopsAfterTenRedirects(t *testing.T) {
-	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
-		n, _ := strconv.Atoi(r.URL.Query().Get("left"))
-		if n == 0 {
-			io.WriteString(w, "done")
-			return
-		}
-		http.Redirect(w, r, "/?left="+strconv.Itoa(n-1), http.StatusFound)
-	})
+	p := redirectChain(t)
 	resp, err := get(t, &http.Client{}, p.URL+"/?left=10", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,10 @@
 // included, is refused with kind [RedirectRefused]: its answer would be
 // another peer's, decided and recorded under the first one's digest. [Do]
 // enforces the same rule on any *http.Client it is handed, and treats a 3xx
-// the client did not follow as a refused redirect too.
+// the client did not follow as a refused redirect too. The address policy
+// and the host spelling are the transport's, though: a client whose
+// Transport is not [NewClient]'s or [NewTransport]'s has neither, and an
+// adapter that takes a host's client says so.
 //
 // # Bounds
 //
