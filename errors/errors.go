@@ -41,9 +41,11 @@ const (
 	// MCPRoundsExceeded stops a multi-round MCP tool result after
 	// mrtr.maxRounds rounds (RFC 0175 §E.1). HTTP 422, not retriable.
 	MCPRoundsExceeded Code = "mcp_mrtr_rounds_exceeded"
-	// Internal reports that the audit event could not be recorded under a
-	// policy that requires it, so the outcome was refused. HTTP 500,
-	// retriable.
+	// Internal reports a failure of the host, not a decision: the audit
+	// event could not be recorded under a policy that requires it, so the
+	// outcome was refused; or an outbound negotiation got no answer from
+	// the peer (unreachable, a timeout, a hang-up, a 5xx...), which
+	// details.reason names and nothing records. HTTP 500, retriable.
 	Internal Code = "internal_error"
 )
 
