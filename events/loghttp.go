@@ -470,8 +470,9 @@ func (s *slots) take(tenant string, capacity, share int) *slot {
 		if len(heaviest) < mine+2 {
 			return nil
 		}
-		s.remove(heaviest[0])
-		close(heaviest[0].ended)
+		oldest := heaviest[0]
+		s.remove(oldest)
+		close(oldest.ended)
 	}
 	if s.held == nil {
 		s.held = make(map[string][]*slot)
