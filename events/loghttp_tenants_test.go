@@ -309,8 +309,8 @@ func TestLogHandlerStreamsAreSharedEvenly(t *testing.T) {
 					t.Fatalf("%s opened: a's stream %d ended %t", tenant, j, s.ended())
 				}
 			}
-			if _, last := a[i].w.written(); last.Sub(time.Now()) != 10*time.Second {
-				t.Errorf("a's stream %d ended with a write deadline %v ahead, want 10 s", i, last.Sub(time.Now()))
+			if _, last := a[i].w.written(); time.Until(last) != 10*time.Second {
+				t.Errorf("a's stream %d ended with a write deadline %v ahead, want 10 s", i, time.Until(last))
 			}
 		}
 		refused("e")
