@@ -388,3 +388,41 @@ func TestLogHandlerPollWaitersAreSharedEvenly(t *testing.T) {
 		}
 	})
 }
+
+// A stream is not served to a ResponseWriter that cannot take a write
+// deadline (httptest's recorder has none): it would be unbounded.
+func TestLogHandlerStreamNeedsAWriteDeadline(t *testing.T) {
+	h := &events.LogHandler{Log: events.NewMemoryLog(0, 0), Subject: callerOf}
+	status, body, _ := get(t, h, "GET", "/host/events", "acme")
+	if msg, _ := body["message"].(string); status != http.StatusInternalServerError || body["error"] != "internal_error" || !strings.Contains(msg, "deadline") {
+		t.Errorf("%d %v, want 500 internal_error about the deadline", status, body)
+	}
+}
+
+// A poll's answer is written with a deadline of WriteTimeout (10 s by
+// default), and after its waiter slot is given back: a reader that does
+// not take the answer holds no slot another poll of its tenant could use.
+func TestLogHandlerPollAnswerHasAWriteDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		timeout, took time.Duration
+	}{{0, 10 * time.Second}, {3 * time.Second, 3 * time.Second}} {
+		synctest.Test(t, func(t *testing.T) {
+			l := events.NewMemoryLog(0, 0)
+			r := run("acme", 1)
+			emitAll(t, l, runEvent(t, r, 0))
+			h := &events.LogHandler{Log: l, Subject: callerOf, RunStatus: running, WriteTimeout: tc.timeout, MaxTenantPollWaiters: 1}
+			stuck := serveAsync(h, "/runs/"+r+"/events/poll?afterSequence=0", "acme", newSlowWriter(stopped))
+			synctest.Wait()
+			emitAll(t, l, runEvent(t, r, 1))
+			time.Sleep(time.Second) // the next read answers the wait; the answer is not taken
+			next := pollAsync(t, h, "/runs/"+r+"/events/poll?afterSequence=1&timeout=1")
+			if got := <-next; got.status != http.StatusOK || got.took != time.Second {
+				t.Errorf("a poll while the answer is stuck: %d %v after %v, want 200 after its timeout", got.status, got.body, got.took)
+			}
+			<-stuck.done
+			if want := 250*time.Millisecond + tc.took; stuck.took != want {
+				t.Errorf("the stuck answer ended after %v, want %v", stuck.took, want)
+			}
+		})
+	}
+}
