@@ -205,8 +205,7 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 			writeLogError(w, http.StatusTooManyRequests, "rate_limited", "too many polls of this tenant are waiting", nil)
 			return
 		}
-		evs, last, err = h.waitRun(r.Context(), waiter.ended, tenant, runID, q, limit)
-		h.waiters.give(waiter)
+		evs, last, err = h.waitRun(r.Context(), waiter, tenant, runID, q, limit)
 	}
 	if err != nil {
 		writeLogError(w, http.StatusInternalServerError, "internal_error", "the event log could not be read", nil)
@@ -243,9 +242,10 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 }
 
 // waitRun reads the run again every PollInterval until it has an event
-// after q.after, q.timeout seconds have passed, or ended is closed (the
-// waiter's slot was taken for another tenant).
-func (h *LogHandler) waitRun(ctx context.Context, ended <-chan struct{}, tenant, runID string, q pollQuery, limit int) ([]Event, int64, error) {
+// after q.after, q.timeout seconds have passed, or the waiter's slot is
+// taken for another tenant; it gives the slot back when it returns.
+func (h *LogHandler) waitRun(ctx context.Context, waiter *slot, tenant, runID string, q pollQuery, limit int) ([]Event, int64, error) {
+	defer h.waiters.give(waiter)
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(q.timeout)*time.Second)
 	defer cancel()
 	tick := time.NewTicker(positive(h.PollInterval, defaultPollInterval))
@@ -253,7 +253,7 @@ func (h *LogHandler) waitRun(ctx context.Context, ended <-chan struct{}, tenant,
 	for {
 		select {
 		case <-ctx.Done():
-		case <-ended:
+		case <-waiter.ended:
 			cancel()
 		case <-tick.C:
 		}
