@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -425,4 +426,45 @@ func TestLogHandlerPollAnswerHasAWriteDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// panickingLog panics on its reads once armed.
+type panickingLog struct {
+	events.Log
+	armed atomic.Bool
+}
+
+func (p *panickingLog) RunEvents(ctx context.Context, tenant, runID string, after int64, limit int) ([]events.Event, int64, error) {
+	if p.armed.Load() {
+		panic("store exploded")
+	}
+	return p.Log.RunEvents(ctx, tenant, runID, after, limit)
+}
+
+// A poll whose wait ends in a panic of the log (net/http recovers it)
+// still gives its waiter slot back.
+func TestLogHandlerPollWaiterSurvivesAPanickingLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := events.NewMemoryLog(0, 0)
+		r := run("acme", 1)
+		emitAll(t, l, runEvent(t, r, 0))
+		pl := &panickingLog{Log: l}
+		h := &events.LogHandler{Log: pl, Subject: callerOf, RunStatus: running, MaxTenantPollWaiters: 1}
+		recovered := make(chan any)
+		go func() {
+			defer func() { recovered <- recover() }()
+			req := httptest.NewRequest("GET", "/runs/"+r+"/events/poll?afterSequence=0", nil)
+			req.Header.Set("Authorization", "Bearer acme")
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+		synctest.Wait()
+		pl.armed.Store(true)
+		if got := <-recovered; got == nil {
+			t.Fatal("the log did not panic")
+		}
+		pl.armed.Store(false)
+		if got := <-pollAsync(t, h, "/runs/"+r+"/events/poll?afterSequence=0&timeout=1"); got.status != http.StatusOK || got.took != time.Second {
+			t.Errorf("the next waiting poll: %d %v after %v, want 200 after its timeout", got.status, got.body, got.took)
+		}
+	})
 }
