@@ -198,11 +198,9 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 	limit := positive(h.MaxEvents, defaultMaxEvents)
 	evs, last, err := h.Log.RunEvents(r.Context(), tenant, runID, q.after, limit)
 	if err == nil && len(evs) == 0 && last >= 0 && !terminal {
-		capacity := positive(h.MaxPollWaiters, defaultMaxPollWaiters)
-		waiter := h.waiters.take(tenant, capacity, min(positive(h.MaxTenantPollWaiters, defaultTenantPollWaiter), capacity))
+		waiter := admit(w, &h.waiters, tenant, positive(h.MaxPollWaiters, defaultMaxPollWaiters),
+			positive(h.MaxTenantPollWaiters, defaultTenantPollWaiter), "too many polls of this tenant are waiting")
 		if waiter == nil {
-			w.Header().Set("Retry-After", "1")
-			writeLogError(w, http.StatusTooManyRequests, "rate_limited", "too many polls of this tenant are waiting", nil)
 			return
 		}
 		evs, last, err = h.waitRun(r.Context(), waiter, tenant, runID, q, limit)
@@ -329,11 +327,9 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 		writeLogError(w, http.StatusBadRequest, "validation_error", "Last-Event-ID is not an eventId", map[string]any{"header": "Last-Event-ID"})
 		return
 	}
-	capacity := positive(h.MaxStreams, defaultMaxStreams)
-	slot := h.streams.take(tenant, capacity, min(positive(h.MaxTenantStreams, defaultTenantStreams), capacity))
+	slot := admit(w, &h.streams, tenant, positive(h.MaxStreams, defaultMaxStreams),
+		positive(h.MaxTenantStreams, defaultTenantStreams), "too many host-event streams are open for this tenant")
 	if slot == nil {
-		w.Header().Set("Retry-After", "1")
-		writeLogError(w, http.StatusTooManyRequests, "rate_limited", "too many host-event streams are open for this tenant", nil)
 		return
 	}
 	defer h.streams.give(slot)
@@ -480,6 +476,18 @@ func (s *slots) take(tenant string, capacity, share int) *slot {
 	x := &slot{tenant: tenant, ended: make(chan struct{})}
 	s.held[tenant] = append(s.held[tenant], x)
 	s.total++
+	return x
+}
+
+// admit takes a slot of s for tenant, of capacity with share for each
+// tenant (never more than capacity), or answers 429 with full and returns
+// nil.
+func admit(w http.ResponseWriter, s *slots, tenant string, capacity, share int, full string) *slot {
+	x := s.take(tenant, capacity, min(share, capacity))
+	if x == nil {
+		w.Header().Set("Retry-After", "1")
+		writeLogError(w, http.StatusTooManyRequests, "rate_limited", full, nil)
+	}
 	return x
 }
 
