@@ -84,4 +84,35 @@
 // is a lost one. Wrappers own what they wrap: Close on an Async or a
 // fan-out closes the sinks inside that are io.Closers, after flushing.
 // JSONLines and the slog sink do not own their writer or handler.
+//
+// # Event log
+//
+// A [Log] is a sink read back tenant by tenant ([NewMemoryLog] holds at
+// most 65,536 events, 4,096 per tenant, unless told otherwise), and a
+// [LogHandler] serves it: GET /runs/{runId}/events/poll and the GET
+// /host/events stream of server-sent events, each caller reading only its
+// own tenant's events. Nothing a caller holds open is unbounded, and no
+// tenant can take another's share. Each bound is a LogHandler field whose
+// zero value is the default:
+//
+//	MaxStreams            64     streams open at once, over all tenants
+//	MaxTenantStreams      8      streams one tenant has open (≤ MaxStreams)
+//	StreamLifetime        10 min how long a stream lasts
+//	WriteTimeout          10 s   each write of a stream, and a poll's answer
+//	KeepAlive             15 s   a comment frame when there is nothing to send
+//	MaxPollWaiters        256    polls waiting for an event, over all tenants
+//	MaxTenantPollWaiters  16     polls one tenant has waiting (≤ MaxPollWaiters)
+//	MaxEvents             1,000  events of one answer or one read of the log
+//	PollInterval          250 ms how often a stream or a waiting poll reads again
+//
+// A tenant at its share is refused 429. When all of a capacity is held, a
+// newcomer takes the oldest stream (or wait) of the tenant holding the
+// most, while that tenant holds two more than the newcomer will, so the
+// capacity is spread evenly however many tenants press on it. A reader
+// that stops reading is dropped at the first write it does not take
+// within WriteTimeout, and holds its stream at most StreamLifetime +
+// WriteTimeout (10 minutes 10 seconds) in any case. Stricter readings: a
+// stream is refused (500) rather than served without a write deadline,
+// and a poll over its tenant's waiters is refused 429 rather than answered
+// early, so that a client cannot mistake it for a timeout.
 package events

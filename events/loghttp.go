@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -16,11 +17,16 @@ import (
 
 // The bounds of a [LogHandler] whose fields leave them zero.
 const (
-	defaultMaxEvents    = 1000
-	defaultPollInterval = time.Duration(250_000_000) // 250 ms
-	defaultMaxStreams   = 64
-	keepAliveEvery      = time.Duration(15_000_000_000) // 15 s
-	defaultPollTimeout  = 30
+	defaultMaxEvents        = 1000
+	defaultPollInterval     = time.Duration(250_000_000) // 250 ms
+	defaultMaxStreams       = 64
+	defaultTenantStreams    = 8
+	defaultStreamLifetime   = 10 * time.Minute
+	defaultWriteTimeout     = 10 * time.Second
+	defaultKeepAlive        = 15 * time.Second
+	defaultMaxPollWaiters   = 256
+	defaultTenantPollWaiter = 16
+	defaultPollTimeout      = 30
 )
 
 // LogHandler serves a [Log] over HTTP, tenant by tenant, with the shapes
@@ -39,8 +45,8 @@ const (
 //     durable host event of the caller's tenant, "event: <type>",
 //     "id: <eventId>", "data: <host-event envelope>", recorded after the
 //     stream opened, or after the event a Last-Event-ID header names. A
-//     keep-alive comment goes out every 15 seconds. At most MaxStreams are
-//     open at once; one more is 429 rate_limited with Retry-After.
+//     keep-alive comment goes out every KeepAlive. HEAD answers the
+//     stream's headers and ends.
 //
 // Every request is the caller's: Subject resolves it, and only a Subject
 // that Policy counts as authenticated reads anything, and only its own
@@ -48,6 +54,45 @@ const (
 // tenant is 404 not_found, exactly as a run that does not exist, never 403,
 // which would say that it exists. A host event of an unauthenticated
 // exchange belongs to no tenant, and reaches no stream.
+//
+// # Bounds under hostile tenants
+//
+// What a caller holds open is bounded, and no tenant can take another's
+// share of it. Streams and waiting polls each have a capacity (MaxStreams,
+// MaxPollWaiters) and a share per tenant (MaxTenantStreams,
+// MaxTenantPollWaiters, never more than the capacity). A tenant at its
+// share is refused 429 rate_limited with Retry-After, whatever room is
+// left. When the capacity is full, a tenant is not simply refused: it
+// takes the oldest stream (or waiter) of the tenant holding the most, as
+// long as that tenant holds at least two more than the newcomer will. So
+// a tenant is refused for want of room only when the capacity is shared
+// evenly (no tenant holds more than one above it), and any number of
+// tenants, colluding or not, leave every other tenant about
+// capacity/tenants. A stream ended that way ends as at the end of its
+// lifetime (an EventSource reconnects with Last-Event-ID and loses
+// nothing); a poll whose wait is ended that way is answered at once with
+// what the log holds, as at its timeout.
+//
+// Every stream ends StreamLifetime after it opened, and every write to it
+// (a frame, a keep-alive, the end of the response) has a deadline of
+// WriteTimeout, set with [http.ResponseController.SetWriteDeadline] and
+// never later than StreamLifetime + WriteTimeout after the stream opened.
+// A reader that stops reading is therefore dropped once a write finds its
+// connection's buffers full for WriteTimeout — a keep-alive goes out every
+// KeepAlive, so that a connection that went away is seen within KeepAlive
+// — and in any case it holds its slot and its connection at most
+// StreamLifetime + WriteTimeout (10 minutes 10 seconds by default). A
+// ResponseWriter that cannot take a write deadline (one a middleware
+// wraps without an Unwrap method) is not streamed to: the stream is 500
+// internal_error rather than unbounded. A poll's answer is one body of at
+// most MaxEvents events; its waiter slot is given back before it is
+// written, with a deadline of WriteTimeout where the ResponseWriter takes
+// one.
+//
+// The defaults: 64 streams, 8 per tenant; 256 waiting polls, 16 per
+// tenant; a stream lifetime of 10 minutes, a write timeout of 10 seconds,
+// a keep-alive every 15 seconds. A handler's bounds are read per request,
+// so they are set before it serves.
 //
 // The zero LogHandler serves nothing: with no Log or no Subject every
 // request is refused. The error bodies are v2 envelopes.
@@ -69,10 +114,30 @@ type LogHandler struct {
 	// PollInterval is how often a host-event stream, or a poll waiting on
 	// a run that is not terminal, reads the log again; zero is 250 ms.
 	PollInterval time.Duration
-	// MaxStreams bounds the host-event streams open at once; zero is 64.
+	// MaxStreams bounds the host-event streams open at once, over all
+	// tenants; zero is 64.
 	MaxStreams int
+	// MaxTenantStreams bounds the host-event streams one tenant has open
+	// at once; zero is 8, and it is never more than MaxStreams.
+	MaxTenantStreams int
+	// StreamLifetime is how long a host-event stream lasts before the
+	// handler ends it; zero is 10 minutes.
+	StreamLifetime time.Duration
+	// WriteTimeout bounds each write of a stream and a poll's answer; zero
+	// is 10 seconds.
+	WriteTimeout time.Duration
+	// KeepAlive is how often a stream with nothing to send writes a
+	// comment frame; zero is 15 seconds.
+	KeepAlive time.Duration
+	// MaxPollWaiters bounds the polls waiting for an event at once, over
+	// all tenants; zero is 256.
+	MaxPollWaiters int
+	// MaxTenantPollWaiters bounds the polls one tenant has waiting at
+	// once; zero is 16, and it is never more than MaxPollWaiters.
+	MaxTenantPollWaiters int
 
-	streams atomic.Int64
+	streams slots
+	waiters slots
 }
 
 // ServeHTTP serves the two routes; any other path is 404 and any other
@@ -133,7 +198,12 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 	limit := positive(h.MaxEvents, defaultMaxEvents)
 	evs, last, err := h.Log.RunEvents(r.Context(), tenant, runID, q.after, limit)
 	if err == nil && len(evs) == 0 && last >= 0 && !terminal {
-		evs, last, err = h.waitRun(r.Context(), tenant, runID, q, limit)
+		waiter := admit(w, &h.waiters, tenant, positive(h.MaxPollWaiters, defaultMaxPollWaiters),
+			positive(h.MaxTenantPollWaiters, defaultTenantPollWaiter), "too many polls of this tenant are waiting")
+		if waiter == nil {
+			return
+		}
+		evs, last, err = h.waitRun(r.Context(), waiter, tenant, runID, q, limit)
 	}
 	if err != nil {
 		writeLogError(w, http.StatusInternalServerError, "internal_error", "the event log could not be read", nil)
@@ -163,12 +233,17 @@ func (h *LogHandler) poll(w http.ResponseWriter, r *http.Request, tenant, runID 
 	body = append(body, '}')
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	// A writer that takes no deadline is still answered: the body is
+	// bounded, and the answer holds no waiter slot.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(positive(h.WriteTimeout, defaultWriteTimeout)))
 	_, _ = w.Write(body)
 }
 
 // waitRun reads the run again every PollInterval until it has an event
-// after q.after or q.timeout seconds have passed.
-func (h *LogHandler) waitRun(ctx context.Context, tenant, runID string, q pollQuery, limit int) ([]Event, int64, error) {
+// after q.after, q.timeout seconds have passed, or the waiter's slot is
+// taken for another tenant; it gives the slot back when it returns.
+func (h *LogHandler) waitRun(ctx context.Context, waiter *slot, tenant, runID string, q pollQuery, limit int) ([]Event, int64, error) {
+	defer h.waiters.give(waiter)
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(q.timeout)*time.Second)
 	defer cancel()
 	tick := time.NewTicker(positive(h.PollInterval, defaultPollInterval))
@@ -176,6 +251,8 @@ func (h *LogHandler) waitRun(ctx context.Context, tenant, runID string, q pollQu
 	for {
 		select {
 		case <-ctx.Done():
+		case <-waiter.ended:
+			cancel()
 		case <-tick.C:
 		}
 		// A tick and the end of the wait can come together (the default
@@ -237,7 +314,9 @@ func decimal(s string) (int64, bool) {
 	return n, true
 }
 
-// stream serves /host/events to tenant until the caller goes away.
+// stream serves /host/events to tenant until the caller goes away, the
+// stream's lifetime ends, its slot is taken for another tenant, or a write
+// misses its deadline.
 func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant string) {
 	if r.URL.RawQuery != "" {
 		writeLogError(w, http.StatusBadRequest, "validation_error", "/host/events takes no query parameters", nil)
@@ -248,13 +327,25 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 		writeLogError(w, http.StatusBadRequest, "validation_error", "Last-Event-ID is not an eventId", map[string]any{"header": "Last-Event-ID"})
 		return
 	}
-	if h.streams.Add(1) > int64(positive(h.MaxStreams, defaultMaxStreams)) {
-		h.streams.Add(-1)
-		w.Header().Set("Retry-After", "1")
-		writeLogError(w, http.StatusTooManyRequests, "rate_limited", "too many host-event streams are open", nil)
+	slot := admit(w, &h.streams, tenant, positive(h.MaxStreams, defaultMaxStreams),
+		positive(h.MaxTenantStreams, defaultTenantStreams), "too many host-event streams are open for this tenant")
+	if slot == nil {
 		return
 	}
-	defer h.streams.Add(-1)
+	defer h.streams.give(slot)
+	lifetime := positive(h.StreamLifetime, defaultStreamLifetime)
+	writeTimeout := positive(h.WriteTimeout, defaultWriteTimeout)
+	end := time.Now().Add(lifetime + writeTimeout) // no write is allowed past it
+	rc := http.NewResponseController(w)
+	// deadline bounds the next write: WriteTimeout from now, and never
+	// past the stream's end.
+	deadline := func() error {
+		d := time.Now().Add(writeTimeout)
+		if d.After(end) {
+			d = end
+		}
+		return rc.SetWriteDeadline(d)
+	}
 	ctx := r.Context()
 	limit := positive(h.MaxEvents, defaultMaxEvents)
 	var pending []Event
@@ -276,17 +367,31 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 			return
 		}
 	}
+	if err := deadline(); err != nil && r.Method != http.MethodHead {
+		writeLogError(w, http.StatusInternalServerError, "internal_error", "the response cannot be given a write deadline, so it is not streamed", nil)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
 	if err := rc.Flush(); err != nil || r.Method == http.MethodHead {
 		return
 	}
+	// send writes b with its deadline and flushes it; false is a reader
+	// that is gone or did not take it in time.
+	send := func(b []byte) bool {
+		if deadline() != nil {
+			return false
+		}
+		_, err := w.Write(b)
+		return err == nil && rc.Flush() == nil
+	}
 	tick := time.NewTicker(positive(h.PollInterval, defaultPollInterval))
 	defer tick.Stop()
-	keepAlive := time.NewTicker(keepAliveEvery)
+	keepAlive := time.NewTicker(positive(h.KeepAlive, defaultKeepAlive))
 	defer keepAlive.Stop()
+	over := time.NewTimer(lifetime)
+	defer over.Stop()
 	var frame []byte
 	for {
 		if len(pending) > 0 {
@@ -295,15 +400,22 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 				frame = appendFrame(frame, &pending[i])
 			}
 			cursor = pending[len(pending)-1].ID
-			if _, err := w.Write(frame); err != nil || rc.Flush() != nil {
+			if !send(frame) {
 				return
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-over.C:
+			// The end of the response is a write too.
+			_ = deadline()
+			return
+		case <-slot.ended:
+			_ = deadline()
+			return
 		case <-keepAlive.C:
-			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil || rc.Flush() != nil {
+			if !send([]byte(": keep-alive\n\n")) {
 				return
 			}
 			pending = nil
@@ -315,6 +427,90 @@ func (h *LogHandler) stream(w http.ResponseWriter, r *http.Request, tenant strin
 			return
 		}
 	}
+}
+
+// slots is a capacity that tenants share: streams, or waiting polls. A
+// tenant is given a slot up to its share; when every slot is held, it
+// takes the oldest slot of the tenant holding the most, as long as that
+// tenant holds at least two more than the newcomer, so that the capacity
+// ends up spread evenly however many tenants press on it. The zero slots
+// is empty.
+type slots struct {
+	mu    sync.Mutex
+	held  map[string][]*slot // by tenant, oldest first
+	total int
+}
+
+// slot is one tenant's hold on a slots.
+type slot struct {
+	tenant string
+	ended  chan struct{} // closed when the slot is taken for another tenant
+}
+
+// take gives tenant a slot of capacity, of which it may hold share, or nil
+// when it may have none.
+func (s *slots) take(tenant string, capacity, share int) *slot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mine := len(s.held[tenant])
+	if mine >= share {
+		return nil
+	}
+	if s.total >= capacity {
+		var heaviest []*slot
+		for _, hs := range s.held {
+			if len(hs) > len(heaviest) {
+				heaviest = hs
+			}
+		}
+		if len(heaviest) < mine+2 {
+			return nil
+		}
+		oldest := heaviest[0]
+		s.remove(oldest)
+		close(oldest.ended)
+	}
+	if s.held == nil {
+		s.held = make(map[string][]*slot)
+	}
+	x := &slot{tenant: tenant, ended: make(chan struct{})}
+	s.held[tenant] = append(s.held[tenant], x)
+	s.total++
+	return x
+}
+
+// admit takes a slot of s for tenant, of capacity with share for each
+// tenant (never more than capacity), or answers 429 with full and returns
+// nil.
+func admit(w http.ResponseWriter, s *slots, tenant string, capacity, share int, full string) *slot {
+	x := s.take(tenant, capacity, min(share, capacity))
+	if x == nil {
+		w.Header().Set("Retry-After", "1")
+		writeLogError(w, http.StatusTooManyRequests, "rate_limited", full, nil)
+	}
+	return x
+}
+
+// give gives x back, unless it was taken for another tenant.
+func (s *slots) give(x *slot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remove(x)
+}
+
+// remove drops x from the slots it is held in, if it still is.
+func (s *slots) remove(x *slot) {
+	hs := s.held[x.tenant]
+	i := slices.Index(hs, x)
+	if i < 0 {
+		return
+	}
+	s.total--
+	if len(hs) == 1 {
+		delete(s.held, x.tenant)
+		return
+	}
+	s.held[x.tenant] = slices.Delete(hs, i, i+1)
 }
 
 // appendFrame appends e as one server-sent event: a durable event carries

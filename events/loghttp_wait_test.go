@@ -24,10 +24,16 @@ type polled struct {
 // arrives.
 func pollAsync(t *testing.T, h *events.LogHandler, target string) <-chan polled {
 	t.Helper()
+	return pollAs(t, h, target, "acme")
+}
+
+// pollAs starts a poll of target as token.
+func pollAs(t *testing.T, h *events.LogHandler, target, token string) <-chan polled {
+	t.Helper()
 	done := make(chan polled, 1)
 	start := time.Now()
 	go func() {
-		status, body, _ := get(t, h, "GET", target, "acme")
+		status, body, _ := get(t, h, "GET", target, token)
 		done <- polled{status, body, time.Since(start)}
 	}()
 	return done
