@@ -80,9 +80,19 @@
 // Refresher.Upstream opens a host's own mirror — reports versions
 // upstream does not list (which fail the check) or has superseded (which
 // do not: a floor below preferred offers an older release on purpose),
-// returns a copy of the facets with refreshedAt moved to the day of a
-// check that passed, and warns through a *slog.Logger before the window
-// closes. It never changes what a host offers.
+// returns a copy of the facets with refreshedAt moved by a check that
+// passed, and warns through a *slog.Logger before the window closes. It
+// never changes what a host offers.
+//
+// refreshedAt says when the versions were last checked against upstream,
+// and a check can vouch for no later day than its list was taken from
+// upstream. The embedded list carries that day (takenAt, 2026-11-29), so
+// a check against it dates a facet no later: a host on an old build of
+// this module is warned, then reported stale, 90 days after its list was
+// taken, as RFC 0175 §D.4 intends. A mirror of upstream's present (no
+// takenAt) dates it on the day of the check. Stricter reading: the SLA
+// says re-evaluated "against upstream", and a copy embedded at build time
+// is upstream only as of the day it was taken.
 //
 // # Discovery
 //

@@ -264,7 +264,9 @@ func TestHandlerRun(t *testing.T) {
 		t.Errorf("served after a check that passed for mcp only: %s", body)
 	}
 
-	// Check 3: upstream lists both; the next check starts from what is served.
+	// Check 3: upstream serves a copy of the embedded list, which lists
+	// both but was taken on 2026-11-29: the check vouches for that day,
+	// before what mcp's last check said.
 	mu.Lock()
 	now = day(t, "2026-12-22")
 	mu.Unlock()
@@ -272,7 +274,20 @@ func TestHandlerRun(t *testing.T) {
 	timer.fire <- now
 	<-timer.calls
 	d, body = get(t, h)
-	if d.A2A.RefreshedAt != "2026-12-22" || d.MCP.RefreshedAt != "2026-12-22" || Lint(body, now) != nil {
+	if d.A2A.RefreshedAt != "2026-11-29" || d.MCP.RefreshedAt != "2026-11-29" || Lint(body, now) != nil {
+		t.Errorf("served after a check against a list taken 2026-11-29: %s", body)
+	}
+
+	// Check 4: a mirror of upstream as it is now, without takenAt; the
+	// next check starts from what is served.
+	mu.Lock()
+	now = day(t, "2026-12-23")
+	mu.Unlock()
+	up.set(currentMirror(t))
+	timer.fire <- now
+	<-timer.calls
+	d, body = get(t, h)
+	if d.A2A.RefreshedAt != "2026-12-23" || d.MCP.RefreshedAt != "2026-12-23" || Lint(body, now) != nil {
 		t.Errorf("served after a check that passed: %s", body)
 	}
 	if !slices.Equal(d.HostEvents, []HostEvent{{"negotiation.decided", "durable"}}) || d.PreferredVersion != "2.0" {
