@@ -54,10 +54,13 @@
 //	root-profiles          a root profiles key (RFC 0175)
 //	legacy-version         A2A 0.3 or MCP 2025-06-18 offered, as floor, preferred or profile
 //	until-in-past          an until date before today (Lint only)
-//	refresh-stale          refreshedAt more than 90 days before now (CheckRefresh)
+//	refresh-stale          refreshedAt more than 90 days before now (CheckRefresh), or none
+//	                       in a Refresher's Report after a check that failed
 //	refresh-future         refreshedAt more than one day after now (CheckRefresh)
 //	refresh-closing        the refresh window closes soon (a Refresher's Report)
 //	unlisted, superseded   what a Refresher's check found upstream (a Report)
+//	supersede-order,       a release list's supersededBy not later than its version; a
+//	after-taken            release published after the list's takenAt (a Refresher's Upstream)
 //
 // # Ordering
 //
