@@ -92,7 +92,10 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	if err := fs.Parse(args); err != nil {
 		return config{}, false, err
 	}
-	cfg.Refresher = &facets.Refresher{Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	// The Refresher's warnings (a window closing, a version upstream
+	// superseded or no longer lists, a check that failed) go to stderr;
+	// a check that passed is no news.
+	cfg.Refresher = &facets.Refresher{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if *releases != "" {
 		cfg.Refresher.Upstream = mirrorFile(*releases)
 	}

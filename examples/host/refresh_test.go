@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -203,6 +204,9 @@ func TestReleasesFlag(t *testing.T) {
 	cfg, _, err := parseFlags(nil, io.Discard)
 	if err != nil || cfg.Refresher == nil || cfg.Refresher.Upstream != nil || cfg.Refresher.Logger == nil {
 		t.Fatalf("no -releases: %+v, %v", cfg.Refresher, err)
+	}
+	if log := cfg.Refresher.Logger; log.Enabled(context.Background(), slog.LevelInfo) || !log.Enabled(context.Background(), slog.LevelWarn) {
+		t.Error("the Refresher logs a passing check, or no warning")
 	}
 	path := writeMirror(t)
 	cfg, _, err = parseFlags([]string{"-releases", path}, io.Discard)
