@@ -54,10 +54,13 @@
 //	root-profiles          a root profiles key (RFC 0175)
 //	legacy-version         A2A 0.3 or MCP 2025-06-18 offered, as floor, preferred or profile
 //	until-in-past          an until date before today (Lint only)
-//	refresh-stale          refreshedAt more than 90 days before now (CheckRefresh)
+//	refresh-stale          refreshedAt more than 90 days before now (CheckRefresh), or none
+//	                       in a Refresher's Report after a check that failed
 //	refresh-future         refreshedAt more than one day after now (CheckRefresh)
 //	refresh-closing        the refresh window closes soon (a Refresher's Report)
 //	unlisted, superseded   what a Refresher's check found upstream (a Report)
+//	supersede-order,       a release list's supersededBy not later than its version; a
+//	after-taken            release published after the list's takenAt (a Refresher's Upstream)
 //
 // # Ordering
 //
@@ -80,9 +83,19 @@
 // Refresher.Upstream opens a host's own mirror — reports versions
 // upstream does not list (which fail the check) or has superseded (which
 // do not: a floor below preferred offers an older release on purpose),
-// returns a copy of the facets with refreshedAt moved to the day of a
-// check that passed, and warns through a *slog.Logger before the window
-// closes. It never changes what a host offers.
+// returns a copy of the facets with refreshedAt moved by a check that
+// passed, and warns through a *slog.Logger before the window closes. It
+// never changes what a host offers.
+//
+// refreshedAt says when the versions were last checked against upstream,
+// and a check can vouch for no later day than its list was taken from
+// upstream. The embedded list carries that day (takenAt, 2026-11-29), so
+// a check against it dates a facet no later: a host on an old build of
+// this module is warned, then reported stale, 90 days after its list was
+// taken, as RFC 0175 §D.4 intends. A mirror of upstream's present (no
+// takenAt) dates it on the day of the check. Stricter reading: the SLA
+// says re-evaluated "against upstream", and a copy embedded at build time
+// is upstream only as of the day it was taken.
 //
 // # Discovery
 //

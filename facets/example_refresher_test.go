@@ -17,7 +17,9 @@ func ExampleRefresher_Check() {
 		panic(err)
 	}
 	// The zero Refresher checks against the release list this package
-	// embeds; the clock is fixed here so the output is.
+	// embeds, taken from upstream on 2026-11-29: a passing check dates the
+	// facets no later than that day. The clock is fixed here so the output
+	// is.
 	r := &facets.Refresher{Now: func() time.Time { return time.Date(2026, 12, 10, 9, 0, 0, 0, time.UTC) }}
 	rep, err := r.Check(context.Background(), set)
 	if err != nil {
@@ -31,5 +33,5 @@ func ExampleRefresher_Check() {
 	// Output:
 	// refreshed: [a2a mcp] passed: true
 	// a2a.versions[0] [superseded]: "0.3" is superseded upstream by "1.0" but still published: the check passes
-	// served a2a.refreshedAt: 2026-12-10 - the caller's: 2026-09-18
+	// served a2a.refreshedAt: 2026-11-29 - the caller's: 2026-09-18
 }

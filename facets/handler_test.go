@@ -252,28 +252,27 @@ func TestHandlerRun(t *testing.T) {
 		t.Errorf("logged %q", lines)
 	}
 
-	// Check 2: upstream lists the MCP revision but not A2A 1.0.
-	mu.Lock()
-	now = day(t, "2026-12-21")
-	mu.Unlock()
-	up.set(`{"mcp": [{"version": "2026-07-28", "published": "2026-07-28"}]}`)
-	timer.fire <- now
-	<-timer.calls
-	d, body = get(t, h)
-	if d.A2A.RefreshedAt != "2026-09-18" || d.MCP.RefreshedAt != "2026-12-21" {
-		t.Errorf("served after a check that passed for mcp only: %s", body)
-	}
-
-	// Check 3: upstream lists both; the next check starts from what is served.
-	mu.Lock()
-	now = day(t, "2026-12-22")
-	mu.Unlock()
-	up.set(string(published))
-	timer.fire <- now
-	<-timer.calls
-	d, body = get(t, h)
-	if d.A2A.RefreshedAt != "2026-12-22" || d.MCP.RefreshedAt != "2026-12-22" || Lint(body, now) != nil {
-		t.Errorf("served after a check that passed: %s", body)
+	// Checks 2 to 4; each starts from what the one before served.
+	for _, c := range []struct {
+		name, now, list, a2a, mcp string
+		fresh                     bool // Lint finds nothing
+	}{
+		{"upstream lists the MCP revision but not A2A 1.0", "2026-12-21",
+			`{"mcp": [{"version": "2026-07-28", "published": "2026-07-28"}]}`, "2026-09-18", "2026-12-21", false},
+		{"a copy of the embedded list: it vouches for the day it was taken, before mcp's last check", "2026-12-22",
+			string(published), "2026-11-29", "2026-11-29", true},
+		{"a mirror of upstream as it is now, without takenAt", "2026-12-23", currentMirror(t), "2026-12-23", "2026-12-23", true},
+	} {
+		mu.Lock()
+		now = day(t, c.now)
+		mu.Unlock()
+		up.set(c.list)
+		timer.fire <- now
+		<-timer.calls
+		d, body = get(t, h)
+		if d.A2A.RefreshedAt != c.a2a || d.MCP.RefreshedAt != c.mcp || c.fresh && Lint(body, now) != nil {
+			t.Errorf("%s: served %s", c.name, body)
+		}
 	}
 	if !slices.Equal(d.HostEvents, []HostEvent{{"negotiation.decided", "durable"}}) || d.PreferredVersion != "2.0" {
 		t.Errorf("the rest of the document changed: %s", body)

@@ -20,9 +20,9 @@ const (
 
 // Refresher keeps the refreshedAt of a host's facets honest (RFC 0175
 // §D.4): it re-evaluates the offered versions against an upstream release
-// list, moves refreshedAt to the day of the check when the check passes,
-// and warns before the 90-day window closes. The check of a facet passes
-// when upstream still publishes every version it offers. A version
+// list, moves refreshedAt to the day the list vouches for when the check
+// passes, and warns before the 90-day window closes. The check of a facet
+// passes when upstream still publishes every version it offers. A version
 // upstream has superseded but still publishes passes, with a finding: a
 // host whose floor is below its preferred version (the posture the
 // authenticated downgrade of §D.1 needs) offers an older release on
@@ -30,21 +30,37 @@ const (
 // offers: dropping a superseded version is the host's decision, and the
 // report and the log give it what it needs to make it.
 //
+// refreshedAt says when the versions were last checked against upstream,
+// so a check moves it to no later day than its list was taken from
+// upstream: a list with a takenAt (the embedded one has it) vouches for
+// that day at most, and a list without one (a host's own mirror, read
+// from upstream's present) for the day of the check. A check against the
+// embedded list therefore leaves a host on an old build of this module
+// with refreshedAt at the list's takenAt, however often it runs: the
+// window closes 90 days after it, with a warning WarnBefore ahead, as the
+// SLA intends. A host stays fresh by upgrading this module, or by running
+// a mirror of upstream's list and pointing Upstream at it. A passing
+// check sets the day even when refreshedAt was later: a date the check
+// cannot vouch for is not kept.
+//
 // [Refresher.Check] runs one check; a [Handler] runs them on the
 // Refresher's schedule and serves what they refreshed.
 //
 // The zero Refresher is ready to use: it checks against the release list
-// embedded in this package (A2A and MCP as published in 2026-11) daily,
-// warns 14 days before the window closes, reads time.Now and logs
-// nothing. A Refresher must not be changed while it is in use; it may be
-// used by several goroutines at once.
+// embedded in this package (A2A and MCP as taken from upstream on
+// 2026-11-29) daily, warns 14 days before the window closes, reads
+// time.Now and logs nothing. A Refresher must not be changed while it is
+// in use; it may be used by several goroutines at once.
 type Refresher struct {
 	// Upstream opens the release list to check against, a JSON document
-	// `{"a2a": [{"version", "published", "supersededBy"?}...], "mcp":
-	// [...]}` of at most 1 MiB, read strictly and closed after each check:
-	// for a host's own mirror, a func that opens a file or GETs a URL. A
-	// list that does not parse fails the check. Nil means the list
-	// embedded in this package.
+	// `{"takenAt"?: "YYYY-MM-DD", "a2a": [{"version", "published",
+	// "supersededBy"?}...], "mcp": [...]}` of at most 1 MiB, read strictly
+	// and closed after each check: for a host's own mirror, a func that
+	// opens a file or GETs a URL. A mirror that copies upstream's list as
+	// it is read leaves takenAt out; one synced by a job writes the day of
+	// its last sync, and a check dates no later than that. Every release's
+	// published must be on or before takenAt. A list that does not parse
+	// fails the check. Nil means the list embedded in this package.
 	Upstream func(ctx context.Context) (io.ReadCloser, error)
 	// Interval is the time between two checks of a Handler's Run; zero
 	// means daily. More than RefreshWindow, or negative, is refused: a
@@ -69,8 +85,9 @@ type Report struct {
 	// At is when the check ran, by the Refresher's clock.
 	At time.Time
 	// Set is a copy of the checked facets, sharing no memory with them,
-	// with refreshedAt moved to At's UTC date in every facet whose check
-	// passed. Nothing else differs.
+	// with refreshedAt moved, in every facet whose check passed, to the
+	// day the release list vouches for: At's UTC date, or the list's
+	// takenAt when that is earlier. Nothing else differs.
 	Set Set
 	// Refreshed lists the facets whose check passed, a2a first.
 	Refreshed []Protocol
@@ -79,8 +96,9 @@ type Report struct {
 	// its facet's check); "superseded" for one upstream has replaced but
 	// still publishes (it does not); and, judged after the check,
 	// "refresh-closing" when a facet's window closes within WarnBefore,
-	// "refresh-stale" when it has closed and "refresh-future" when
-	// refreshedAt is more than a day ahead (see [CheckRefresh]).
+	// "refresh-stale" when it has closed (or the facet has no refreshedAt)
+	// and "refresh-future" when refreshedAt is more than a day ahead (see
+	// [CheckRefresh]).
 	Findings []Violation
 }
 
@@ -89,8 +107,12 @@ func (r Report) Passed() bool {
 	return len(r.Refreshed) > 0 && len(r.Refreshed) == len(r.Set.Protocols())
 }
 
-// Check runs one check of s. s must be valid ([Set.Validate]); if it is
-// not, Check returns that error and a Report with only At set. When
+// Check runs one check of s. s must be valid ([Set.Validate]), except
+// that a facet may have no refreshedAt: a host that has never checked its
+// versions writes none, and takes the one its first check gives. Such a
+// facet gets a refreshedAt only when its check passes; until then it keeps
+// none, with a "refresh-stale" finding, and Report.Set is not valid. If s
+// is not valid, Check returns that error and a Report with only At set. When
 // upstream fails, Check returns its error (wrapped, so errors.Is finds a
 // context's or a file's error, and errors.As the [*Violation]s of a list
 // that does not parse) together with a Report in which no facet was
@@ -103,7 +125,8 @@ func (r *Refresher) Check(ctx context.Context, s Set) (Report, error) {
 	}
 	now := r.now()
 	rep := Report{At: now}
-	if err := s.Validate(); err != nil {
+	today := now.UTC().Format(time.DateOnly)
+	if err := dated(s, today).Validate(); err != nil {
 		return rep, err
 	}
 	rep.Set = s.Clone()
@@ -112,15 +135,15 @@ func (r *Refresher) Check(ctx context.Context, s Set) (Report, error) {
 		err = fmt.Errorf("facets: upstream release list: %w", err)
 		r.log(ctx, slog.LevelError, "refresh check failed: no upstream release list", slog.String("error", err.Error()))
 	}
-	today := now.UTC().Format(time.DateOnly)
+	checked := rel.checkedOn(today)
 	for _, p := range s.Protocols() {
 		adv, _ := rep.Set.Lookup(p)
 		if err == nil && r.checkVersions(ctx, &rep, adv, rel) {
 			rep.Refreshed = append(rep.Refreshed, p)
-			rep.Set.setRefreshedAt(p, today)
+			rep.Set.setRefreshedAt(p, checked)
 			r.log(ctx, slog.LevelInfo, "refresh check passed",
-				slog.String("protocol", string(p)), slog.String("from", adv.RefreshedAt), slog.String("refreshedAt", today))
-			adv.RefreshedAt = today
+				slog.String("protocol", string(p)), slog.String("from", adv.RefreshedAt), slog.String("refreshedAt", checked))
+			adv.RefreshedAt = checked
 		}
 		r.checkWindow(ctx, &rep, adv, warn)
 	}
@@ -159,6 +182,12 @@ func (r *Refresher) checkVersions(ctx context.Context, rep *Report, adv Advertis
 
 // checkWindow adds to rep how adv's refresh window stands at rep.At.
 func (r *Refresher) checkWindow(ctx context.Context, rep *Report, adv Advertised, warn time.Duration) {
+	if adv.RefreshedAt == "" {
+		rep.Findings = append(rep.Findings, Violation{string(adv.Protocol) + ".refreshedAt", "refresh-stale",
+			"refreshedAt is empty: the facet has never passed a check against upstream"})
+		r.log(ctx, slog.LevelError, "refresh SLA broken: the facet was never checked", slog.String("protocol", string(adv.Protocol)))
+		return
+	}
 	day, _ := parseDate(adv.RefreshedAt) // valid: the set passed Validate
 	closes := day.Add(RefreshWindow)
 	left := closes.Sub(rep.At)
@@ -265,6 +294,18 @@ func (r *Refresher) log(ctx context.Context, level slog.Level, msg string, attrs
 	if r.Logger != nil {
 		r.Logger.LogAttrs(ctx, level, msg, attrs...)
 	}
+}
+
+// dated returns a copy of s with day as the refreshedAt of every facet
+// that has none, for validating everything else.
+func dated(s Set, day string) Set {
+	s = s.Clone()
+	for _, p := range s.Protocols() {
+		if adv, _ := s.Lookup(p); adv.RefreshedAt == "" {
+			s.setRefreshedAt(p, day)
+		}
+	}
+	return s
 }
 
 // setRefreshedAt sets the refreshedAt of p's facet in s, which has it.

@@ -2,6 +2,7 @@ package facets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -63,6 +64,19 @@ func upstreamOf(list string) func(context.Context) (io.ReadCloser, error) {
 	return func(context.Context) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(list)), nil }
 }
 
+// currentMirror is the embedded list as a host's mirror of upstream
+// serves it: read from upstream's present, so without takenAt.
+func currentMirror(t *testing.T) string {
+	t.Helper()
+	r := publishedReleases()
+	r.TakenAt = ""
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // findings renders a report's findings as "PATH RULE".
 func findings(rep Report) []string {
 	var out []string
@@ -114,7 +128,7 @@ func TestRefresherCheckFindings(t *testing.T) {
 	if rep.Passed() || !slices.Equal(rep.Refreshed, []Protocol{ProtocolMCP}) {
 		t.Errorf("refreshed %v with an unlisted a2a version", rep.Refreshed)
 	}
-	if rep.Set.A2A.RefreshedAt != "2026-09-18" || rep.Set.MCP.RefreshedAt != "2026-12-05" {
+	if rep.Set.A2A.RefreshedAt != "2026-09-18" || rep.Set.MCP.RefreshedAt != "2026-11-29" {
 		t.Errorf("refreshedAt a2a %s, mcp %s", rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt)
 	}
 	wantFindings := []string{"a2a.versions[0] superseded", "a2a.versions[2] unlisted", "a2a.refreshedAt refresh-closing"}
@@ -443,7 +457,7 @@ func TestRefresherRun(t *testing.T) {
 	timer.fire <- now
 	second := <-reports
 	if !slices.Equal(second.Refreshed, []Protocol{ProtocolMCP}) || !slices.Equal(findings(second), []string{"a2a.versions[1] unlisted"}) ||
-		second.Set.MCP.RefreshedAt != "2026-12-06" {
+		second.Set.MCP.RefreshedAt != "2026-11-29" {
 		t.Errorf("second report %+v", second)
 	}
 	<-timer.calls
@@ -498,5 +512,131 @@ func TestRefresherUpstreamSize(t *testing.T) {
 func TestReportPassedNeedsAFacet(t *testing.T) {
 	if (Report{}).Passed() {
 		t.Error("a report of no facet passed")
+	}
+}
+
+// TestRefresherDatesNoLaterThanItsList is the regression test of issue 20
+// item 4: a check against the embedded list dates the facets no later
+// than the day the list was taken from upstream, however late it runs, so
+// a host on an old build is warned and then stale as the SLA intends; a
+// check against a mirror of upstream's present dates them on the day of
+// the check.
+func TestRefresherDatesNoLaterThanItsList(t *testing.T) {
+	taken := publishedReleases().TakenAt
+	if taken != "2026-11-29" {
+		t.Fatalf("embedded takenAt %q; this test's days count from 2026-11-29", taken)
+	}
+	tests := []struct {
+		name     string
+		upstream func(context.Context) (io.ReadCloser, error)
+		now      string
+		want     string   // refreshedAt of both facets
+		window   []string // the window's findings
+	}{
+		{"the embedded list, the day it was taken", nil, "2026-11-29", "2026-11-29", nil},
+		{"the embedded list, 75 days on", nil, "2027-02-12", "2026-11-29", nil},
+		{"the embedded list, 76 days on: warned", nil, "2027-02-13", "2026-11-29",
+			[]string{"a2a.refreshedAt refresh-closing", "mcp.refreshedAt refresh-closing"}},
+		{"the embedded list, 400 days on: stale", nil, "2028-01-03", "2026-11-29",
+			[]string{"a2a.refreshedAt refresh-stale", "mcp.refreshedAt refresh-stale"}},
+		{"a mirror, 400 days on", upstreamOf(currentMirror(t)), "2028-01-03", "2028-01-03", nil},
+		{"a copy of the embedded list as a mirror", upstreamOf(string(published)), "2028-01-03", "2026-11-29",
+			[]string{"a2a.refreshedAt refresh-stale", "mcp.refreshedAt refresh-stale"}},
+		{"a mirror synced the day before", upstreamOf(strings.Replace(currentMirror(t), `{`, `{"takenAt":"2028-01-02",`, 1)),
+			"2028-01-03", "2028-01-02", nil},
+		{"a mirror dated ahead of the clock", upstreamOf(strings.Replace(currentMirror(t), `{`, `{"takenAt":"2028-01-04",`, 1)),
+			"2028-01-03", "2028-01-03", nil},
+		{"a check before the list was taken", nil, "2026-11-28", "2026-11-28", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := new(logRecords)
+			r := &Refresher{Upstream: tt.upstream, Now: fixedClock(day(t, tt.now).Add(9 * time.Hour)), Logger: slog.New(logs)}
+			rep, err := r.Check(context.Background(), refSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Passed() || rep.Set.A2A.RefreshedAt != tt.want || rep.Set.MCP.RefreshedAt != tt.want {
+				t.Errorf("passed %v, refreshedAt %s / %s, want %s", rep.Passed(), rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt, tt.want)
+			}
+			if got := findings(rep); !slices.Equal(got, tt.window) {
+				t.Errorf("findings %q, want %q", got, tt.window)
+			}
+		})
+	}
+}
+
+// TestRefresherMovesALaterDateBack: a refreshedAt later than the list
+// can vouch for is a claim nobody checked, and a passing check replaces it.
+func TestRefresherMovesALaterDateBack(t *testing.T) {
+	s := refSet()
+	s.A2A.RefreshedAt, s.MCP.RefreshedAt = "2026-12-09", "2026-12-09"
+	logs := new(logRecords)
+	r := &Refresher{Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
+	rep, err := r.Check(context.Background(), s)
+	if err != nil || !rep.Passed() || rep.Set.A2A.RefreshedAt != "2026-11-29" || rep.Set.MCP.RefreshedAt != "2026-11-29" {
+		t.Errorf("Check = %+v / %+v, %v", rep.Set.A2A, rep.Set.MCP, err)
+	}
+	if s.A2A.RefreshedAt != "2026-12-09" {
+		t.Error("Check changed the caller's facets")
+	}
+}
+
+// TestRefresherNeverChecked: a facet written without refreshedAt takes
+// the one its first passing check gives, and keeps none, reported stale,
+// while its check fails.
+func TestRefresherNeverChecked(t *testing.T) {
+	s := refSet()
+	s.A2A.RefreshedAt, s.MCP.RefreshedAt = "", ""
+	s.A2A.Versions, s.A2A.PreferredVersion = []string{"1.0", "1.1"}, "1.1"
+	before := s.Clone()
+	logs := new(logRecords)
+	r := &Refresher{Now: fixedClock(day(t, "2026-12-10")), Logger: slog.New(logs)}
+	rep, err := r.Check(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s, before) {
+		t.Errorf("Check changed the caller's facets: %+v", s.A2A)
+	}
+	if !slices.Equal(rep.Refreshed, []Protocol{ProtocolMCP}) || rep.Set.A2A.RefreshedAt != "" || rep.Set.MCP.RefreshedAt != "2026-11-29" {
+		t.Errorf("refreshed %v, refreshedAt %q / %q", rep.Refreshed, rep.Set.A2A.RefreshedAt, rep.Set.MCP.RefreshedAt)
+	}
+	if got, want := findings(rep), []string{"a2a.versions[1] unlisted", "a2a.refreshedAt refresh-stale"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	if len(rep.Findings) == 2 && rep.Findings[1].Message != "refreshedAt is empty: the facet has never passed a check against upstream" {
+		t.Errorf("message %q", rep.Findings[1].Message)
+	}
+	want := []string{
+		"WARN advertised version not listed upstream a2a 1.1",
+		"ERROR refresh SLA broken: the facet was never checked a2a",
+		"INFO refresh check passed mcp",
+	}
+	if got := logs.lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("logged\n%q\nwant\n%q", got, want)
+	}
+	// Only refreshedAt may be missing: the rest is validated as ever.
+	s.MCP.MinimumRevision = "2099-01-01"
+	if _, err := r.Check(context.Background(), s); !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "refreshedAt") ||
+		!strings.Contains(err.Error(), "mcp.minimumRevision") {
+		t.Errorf("invalid facets without refreshedAt: %v", err)
+	}
+	s.MCP.MinimumRevision, s.MCP.RefreshedAt = "2026-07-28", "2026-13-01"
+	if _, err := r.Check(context.Background(), s); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "mcp.refreshedAt") {
+		t.Errorf("a refreshedAt that is not a date: %v", err)
+	}
+}
+
+func TestReleasesCheckedOn(t *testing.T) {
+	for _, tt := range []struct{ taken, today, want string }{
+		{"", "2026-12-10", "2026-12-10"},
+		{"2026-11-29", "2026-12-10", "2026-11-29"},
+		{"2026-12-10", "2026-12-10", "2026-12-10"},
+		{"2026-12-11", "2026-12-10", "2026-12-10"},
+	} {
+		if got := (releases{TakenAt: tt.taken}).checkedOn(tt.today); got != tt.want {
+			t.Errorf("taken %q, today %s: %s, want %s", tt.taken, tt.today, got, tt.want)
+		}
 	}
 }

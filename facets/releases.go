@@ -23,11 +23,27 @@ type release struct {
 }
 
 // releases is an upstream release list: what A2A and MCP have published.
-// Its JSON form is `{"a2a": [Release...], "mcp": [Release...]}`, the form
-// parseReleases reads and a host's own mirror serves.
+// Its JSON form is `{"takenAt"?: "YYYY-MM-DD", "a2a": [Release...], "mcp":
+// [Release...]}`, the form parseReleases reads and a host's own mirror
+// serves.
 type releases struct {
-	A2A []release `json:"a2a,omitzero"`
-	MCP []release `json:"mcp,omitzero"`
+	// TakenAt is the full-date the list was taken from upstream on: a
+	// check against it can say the versions were checked no later than
+	// that day. Empty means the list is upstream as of the moment it is
+	// read, as a host's own mirror is. The embedded list always has one.
+	TakenAt string    `json:"takenAt,omitzero"`
+	A2A     []release `json:"a2a,omitzero"`
+	MCP     []release `json:"mcp,omitzero"`
+}
+
+// checkedOn is the day a check against r, run on today (a full-date,
+// as TakenAt), can say the versions were checked against upstream: today,
+// unless r was taken from upstream before.
+func (r releases) checkedOn(today string) string {
+	if r.TakenAt != "" && r.TakenAt < today { // two full-dates: they order as strings
+		return r.TakenAt
+	}
+	return today
 }
 
 // list returns the releases of p, in the order upstream gave them.
@@ -49,12 +65,18 @@ func (r releases) lookup(p Protocol, v string) (release, bool) {
 }
 
 // violations checks a release list, so that a mirror with a typo is
-// refused rather than read as "upstream withdrew everything": every
-// version parses as its protocol's, is listed once and has a published
-// full-date; a supersededBy names a listed, later version. Paths are such
-// as "a2a[1].published".
+// refused rather than read as "upstream withdrew everything": takenAt,
+// when present, is a full-date; every version parses as its protocol's,
+// is listed once and has a published full-date, on or before takenAt (a
+// list cannot hold a release published after it was taken); a
+// supersededBy names a listed, later version. Paths are such as
+// "a2a[1].published".
 func (r releases) violations() []Violation {
 	var vs []Violation
+	if r.TakenAt != "" && !validDate(r.TakenAt) {
+		rule, msg := describe("fulldate", "takenAt", r.TakenAt)
+		vs = append(vs, Violation{"takenAt", rule, msg})
+	}
 	for _, p := range []Protocol{ProtocolA2A, ProtocolMCP} {
 		list := r.list(p)
 		tag := "a2aversion"
@@ -80,6 +102,9 @@ func (r releases) violations() []Violation {
 			} else if !validDate(rel.Published) {
 				rule, msg := describe("fulldate", "published", rel.Published)
 				vs = append(vs, Violation{at + "published", rule, msg})
+			} else if validDate(r.TakenAt) && rel.Published > r.TakenAt {
+				vs = append(vs, Violation{at + "published", "after-taken",
+					fmt.Sprintf("published %s is after the list's takenAt %s", rel.Published, r.TakenAt)})
 			}
 			if rel.SupersededBy == "" {
 				continue
@@ -109,7 +134,10 @@ func (r releases) violations() []Violation {
 func parseReleases(data []byte) (releases, error) {
 	var r releases
 	vs, complete := readDoc(data, func(d *decoder) error {
-		_, err := d.object("a release list", setFields, func(key string) error {
+		_, err := d.object("a release list", releaseListFields, func(key string) error {
+			if key == "takenAt" {
+				return d.string(&r.TakenAt, "fulldate", key)
+			}
 			if key == "a2a" {
 				return d.releases(&r.A2A, ProtocolA2A)
 			}
@@ -126,7 +154,10 @@ func parseReleases(data []byte) (releases, error) {
 	return r, nil
 }
 
-var releaseFields = []string{"version", "published", "supersededBy"}
+var (
+	releaseListFields = []string{"takenAt", "a2a", "mcp"}
+	releaseFields     = []string{"version", "published", "supersededBy"}
+)
 
 // releases decodes one protocol's list. A present but empty string is
 // reported under its field's format, as the facet decoder does.
@@ -147,18 +178,26 @@ func (d *decoder) releases(dst *[]release, p Protocol) error {
 }
 
 // published is the release list this package ships: the A2A versions and
-// MCP revisions published as of 2026-11. An A2A line is dated by its first
-// release the upstream changelog records (0.2.1 on 2025-05-27, 0.3.0 on
-// 2025-07-30, 1.0.0 on 2026-03-12); an MCP revision by its name.
+// MCP revisions upstream published, as taken from upstream on its takenAt
+// (2026-11-29, the day it was written into this package). An A2A line is
+// dated by its first release the upstream changelog records (0.2.1 on
+// 2025-05-27, 0.3.0 on 2025-07-30, 1.0.0 on 2026-03-12); an MCP revision
+// by its name. Whoever updates the list from upstream moves takenAt to
+// that day: it is what a check against the list can vouch for.
 //
 //go:embed releases.json
 var published []byte
 
 // publishedReleases returns the release list embedded in this package.
+// One without takenAt would date a check on any later day, the claim
+// nobody made, so it is refused like one that does not parse.
 func publishedReleases() releases {
 	r, err := parseReleases(published)
 	if err != nil {
 		panic("facets: embedded releases.json: " + err.Error())
+	}
+	if r.TakenAt == "" {
+		panic("facets: embedded releases.json: takenAt is required")
 	}
 	return r
 }

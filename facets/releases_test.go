@@ -37,6 +37,9 @@ func TestPublishedReleases(t *testing.T) {
 			}
 		}
 	}
+	if r.TakenAt != "2026-11-29" {
+		t.Errorf("embedded takenAt %q", r.TakenAt)
+	}
 	// A fresh copy on every call: changing one leaves the next intact.
 	r.A2A[0].Version = "9.9"
 	if again := publishedReleases(); again.A2A[0].Version != "0.2" {
@@ -82,6 +85,14 @@ func TestParseReleases(t *testing.T) {
 			[]string{"a2a[0].supersededBy member"}},
 		{"superseded by an older version", `{"a2a": [{"version": "0.3", "published": "2025-07-30"}, {"version": "1.0", "published": "2026-03-12", "supersededBy": "0.3"}]}`,
 			[]string{"a2a[1].supersededBy supersede-order"}},
+		{"taken", `{"takenAt": "2026-03-12", "a2a": [{"version": "1.0", "published": "2026-03-12"}]}`, nil},
+		{"taken before a release", `{"takenAt": "2026-03-11", "a2a": [{"version": "1.0", "published": "2026-03-12"}],
+			"mcp": [{"version": "2026-03-11", "published": "2026-03-11"}, {"version": "2026-07-28", "published": "2026-07-28"}]}`,
+			[]string{"a2a[0].published after-taken", "mcp[1].published after-taken"}},
+		{"takenAt not a date", `{"takenAt": "2026-02-30", "a2a": [{"version": "1.0", "published": "2026-03-12"}]}`,
+			[]string{"takenAt date"}},
+		{"takenAt empty", `{"takenAt": ""}`, []string{"takenAt date"}},
+		{"takenAt not a string", `{"takenAt": 20260312}`, []string{"takenAt type"}},
 		{"superseded by a malformed version", `{"mcp": [{"version": "2025-06-18", "published": "2025-06-18", "supersededBy": "soon"}]}`,
 			[]string{"mcp[0].supersededBy date"}},
 	}

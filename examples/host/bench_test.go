@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/policy"
@@ -20,9 +21,13 @@ import (
 // no disk is).
 func benchServers(b *testing.B) (bare, negotiated string) {
 	b.Helper()
-	h := &host{cfg: config{Facets: defaultFacets()}}
+	set, err := checked(new(facets.Refresher), defaultFacets())
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := &host{cfg: config{Facets: set}}
 	h.sealer = nil // echo needs no sealer
-	n, err := negotiate.Compile(defaultFacets(), policy.Policy{})
+	n, err := negotiate.Compile(set, policy.Policy{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,6 @@ func legacyFacets() facets.Set {
 		Revisions:        []string{"2025-06-18", "2025-11-25"},
 		PreferredVersion: "2025-11-25",
 		MinimumRevision:  "2025-06-18",
-		RefreshedAt:      "2026-11-01",
 	}}
 }
 

@@ -22,7 +22,8 @@ func hostMounts(cfg config, log events.Log) []Mount {
 // /.well-known/openwop: its facets as stable, seam-gated records, with the
 // agent card and MCP endpoint it serves inbound (so hostEvents.types[]
 // lists negotiation.decided as durable), and conformance.seamsProfile
-// only when the seams are mounted.
+// only when the seams are mounted. Its refreshedAt is the host's
+// Refresher's, checked again daily while the host serves.
 func mountDiscovery(withSeams bool) Mount {
 	return func(mux *http.ServeMux, env Env) error {
 		set := env.Negotiator.Facets()
@@ -38,10 +39,11 @@ func mountDiscovery(withSeams bool) Mount {
 			m.Record, m.ServerURLs = record, []string{env.BaseURL + "/mcp"}
 			d.MCP = &m
 		}
-		h, err := facets.NewHandler(d, nil)
+		h, err := facets.NewHandler(d, env.Refresher)
 		if err != nil {
 			return err
 		}
+		env.Background(h.Run)
 		mux.Handle(facets.WellKnownPath, h)
 		return nil
 	}

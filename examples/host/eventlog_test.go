@@ -24,7 +24,13 @@ type surfaces struct {
 
 func startSurfaces(t *testing.T, withSeams bool) *surfaces {
 	t.Helper()
-	cfg := config{Addr: "127.0.0.1:0", Token: testToken, Facets: defaultFacets(), Seams: withSeams}
+	return startSurfacesWith(t, config{Seams: withSeams})
+}
+
+// startSurfacesWith is startSurfaces with cfg's Seams and Refresher.
+func startSurfacesWith(t *testing.T, cfg config) *surfaces {
+	t.Helper()
+	cfg.Addr, cfg.Token, cfg.Facets = "127.0.0.1:0", testToken, defaultFacets()
 	log := events.NewMemoryLog(0, 0)
 	// As run composes it: numbered JSON lines beside the log.
 	sink := events.NewFanout(events.NewJSONLines(io.Discard), log)

@@ -36,19 +36,20 @@ import (
 //   - A2A: 1.0 only, so floor = preferred = 1.0: A2A has one non-legacy
 //     release today, and §D.1 becomes witnessable on A2A only with a
 //     second one.
+//
+// Neither carries a refreshedAt: the host's facets.Refresher gives them
+// the day they were last checked against upstream (see newHost).
 func defaultFacets() facets.Set {
 	return facets.Set{
 		A2A: &facets.A2A{
 			Versions:         []string{"1.0"},
 			PreferredVersion: "1.0",
 			MinimumVersion:   "1.0",
-			RefreshedAt:      "2026-11-01",
 		},
 		MCP: &facets.MCP{
 			Revisions:        []string{"2025-11-25", "2026-07-28"},
 			PreferredVersion: "2026-07-28",
 			MinimumRevision:  "2025-11-25",
-			RefreshedAt:      "2026-11-01",
 			Profiles:         []string{"mcp-2026-07-28"},
 			Features:         []string{"server-discover", "mrtr", "cacheable-lists"},
 			ServerMount:      &facets.ServerMount{Transports: []string{"streamable-http"}},
@@ -65,8 +66,15 @@ type config struct {
 	// Token is the bearer token that authenticates a caller as the demo
 	// user; empty authenticates nobody.
 	Token string
-	// Facets are what the host advertises; it must advertise mcp.
+	// Facets are what the host advertises; it must advertise mcp. A facet
+	// without refreshedAt is dated by Refresher's first check.
 	Facets facets.Set
+	// Refresher checks the facets against upstream when the host starts,
+	// and then daily while it serves, and dates the discovery document's
+	// refreshedAt (-releases gives it the host's mirror). Nil is the zero
+	// Refresher: the release list embedded in wopneg and time.Now, so a
+	// host built long ago is reported stale. Tests set its clock.
+	Refresher *facets.Refresher
 	// Policy is the negotiation policy; the zero Policy is the reference
 	// behaviour.
 	Policy policy.Policy
@@ -103,6 +111,12 @@ type Env struct {
 	Subject func(*http.Request) *negotiate.Subject
 	// BaseURL is the host's origin, http://127.0.0.1:port.
 	BaseURL string
+	// Refresher keeps the facets' refreshedAt (config.Refresher, never nil).
+	Refresher *facets.Refresher
+	// Background hands the host work that runs while it serves, such as
+	// the discovery document's refresh checks: Serve runs it until it
+	// stops, and returns what it failed with other than the cancellation.
+	Background func(run func(context.Context) error)
 }
 
 // Mount registers a handler beside MCP on the host's mux. It is the seam
@@ -132,6 +146,8 @@ type host struct {
 	sealer   *mrtr.Sealer
 	listener net.Listener
 	srv      *http.Server
+	// background is what the mounts handed Env.Background.
+	background []func(context.Context) error
 	// toolCalls counts the tools/call requests that reached needs_input_loop.
 	toolCalls atomic.Int64
 }
@@ -144,6 +160,13 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 	}
 	if cfg.Facets.MCP == nil {
 		return nil, errors.New("host: the facets do not advertise mcp")
+	}
+	if cfg.Refresher == nil {
+		cfg.Refresher = new(facets.Refresher)
+	}
+	var err error
+	if cfg.Facets, err = checked(cfg.Refresher, cfg.Facets); err != nil {
+		return nil, err
 	}
 	n, err := negotiate.Compile(cfg.Facets, cfg.Policy)
 	if err != nil {
@@ -169,7 +192,8 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 		return nil, err
 	}
 	h := &host{cfg: cfg, mux: http.NewServeMux(), sealer: sealer, listener: ln}
-	h.env = Env{Negotiator: n, Sink: sink, Subject: h.subject, BaseURL: "http://" + ln.Addr().String()}
+	h.env = Env{Negotiator: n, Sink: sink, Subject: h.subject, BaseURL: "http://" + ln.Addr().String(), Refresher: cfg.Refresher,
+		Background: func(run func(context.Context) error) { h.background = append(h.background, run) }}
 
 	mw, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: h.subject})
 	if err != nil {
@@ -190,6 +214,23 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 	}
 	h.srv = &http.Server{Handler: h.mux, ReadHeaderTimeout: 10 * time.Second}
 	return h, nil
+}
+
+// checked returns s as r's check against upstream dates it. A host that
+// cannot date its facets does not start: an error names what failed.
+func checked(r *facets.Refresher, s facets.Set) (facets.Set, error) {
+	rep, err := r.Check(context.Background(), s)
+	if err != nil {
+		return facets.Set{}, fmt.Errorf("host: checking the facets against upstream: %w", err)
+	}
+	if !rep.Passed() {
+		errs := make([]error, len(rep.Findings))
+		for i := range rep.Findings {
+			errs[i] = &rep.Findings[i]
+		}
+		return facets.Set{}, fmt.Errorf("host: the facets' check against upstream failed: %w", errors.Join(errs...))
+	}
+	return rep.Set, nil
 }
 
 // loopbackOnly refuses to listen anywhere but loopback: the example host
@@ -218,8 +259,22 @@ const shutdownGrace = 2 * time.Second
 // Serve serves until ctx is done, then shuts down: requests in flight get
 // shutdownGrace to finish, and connections still open after it are
 // closed. Some are expected to be: the go-sdk's stateful handler can keep
-// an event stream open after its session has ended.
-func (h *host) Serve(ctx context.Context) error {
+// an event stream open after its session has ended. The background work
+// runs as long, and Serve returns once it has stopped.
+func (h *host) Serve(ctx context.Context) (err error) {
+	bg, stopBackground := context.WithCancel(ctx)
+	bgErrs := make(chan error, len(h.background))
+	for _, run := range h.background {
+		go func() { bgErrs <- run(bg) }()
+	}
+	defer func() {
+		stopBackground()
+		for range h.background {
+			if e := <-bgErrs; !errors.Is(e, context.Canceled) {
+				err = errors.Join(err, e)
+			}
+		}
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- h.srv.Serve(h.listener) }()
 	select {

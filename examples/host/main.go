@@ -7,6 +7,14 @@
 //	cd examples && go run ./host              # serve on 127.0.0.1:8080 until Ctrl-C
 //	cd examples && go run ./host -selftest    # serve, negotiate with itself once, exit
 //	cd examples && go run ./host -pg "$WOPNEG_PG_URL" -keys k1:SECRET   # one replica of several
+//	cd examples && go run ./host -releases /srv/mirror/releases.json    # dated by the host's own mirror
+//
+// The discovery document's refreshedAt is the day the facets were last
+// checked against upstream, by a facets.Refresher at start and daily:
+// against the release list embedded in wopneg, which vouches for no day
+// after it was taken (so a host built from an old wopneg is warned, then
+// reported stale), or, with -releases, against the host's own mirror of
+// upstream's list. A host whose facets fail the check does not start.
 //
 // With -pg, the host is one replica of several behind a load balancer: it
 // records to PostgreSQL in batches (examples/pgbatch) instead of stdout,
@@ -37,6 +45,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -44,6 +53,7 @@ import (
 	"syscall"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 )
 
 // mounts are the handlers the host serves beside MCP: A2A (a2a-go behind
@@ -78,8 +88,16 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	fs.BoolVar(&cfg.Seams, "seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
 	fs.StringVar(&cfg.PG, "pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
 	fs.StringVar(&cfg.SharedKeys, "keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
+	releases := fs.String("releases", "", "the host's mirror of the upstream A2A/MCP release list, a JSON file read at start and daily (see the README); empty checks against the list embedded in wopneg, which goes stale 90 days after it was taken")
 	if err := fs.Parse(args); err != nil {
 		return config{}, false, err
+	}
+	// The Refresher's warnings (a window closing, a version upstream
+	// superseded or no longer lists, a check that failed) go to stderr;
+	// a check that passed is no news.
+	cfg.Refresher = &facets.Refresher{Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if *releases != "" {
+		cfg.Refresher.Upstream = mirrorFile(*releases)
 	}
 	portSet := false
 	fs.Visit(func(f *flag.Flag) { portSet = portSet || f.Name == "port" })
@@ -88,6 +106,11 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	}
 	cfg.Addr, cfg.Facets = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), defaultFacets()
 	return cfg, selftest, nil
+}
+
+// mirrorFile is a Refresher.Upstream that opens the mirror at path.
+func mirrorFile(path string) func(context.Context) (io.ReadCloser, error) {
+	return func(context.Context) (io.ReadCloser, error) { return os.Open(path) }
 }
 
 // run serves until ctx is done or, with selftest, until the self-test is

@@ -1,7 +1,8 @@
-// Command quickstart is the shortest tour of wopneg: it parses a host's
-// facets, compiles a Negotiator, decides three offers and prints, for each,
-// the Outcome, the negotiation.decided event the host must record, and for
-// a refusal the v2 error envelope and HTTP status it answers with.
+// Command quickstart is the shortest tour of wopneg: it has a host's
+// facets dated by a facets.Refresher, compiles a Negotiator, decides three
+// offers and prints, for each, the Outcome, the negotiation.decided event
+// the host must record, and for a refusal the v2 error envelope and HTTP
+// status it answers with.
 //
 //	cd examples && go run ./quickstart
 //
@@ -9,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,25 +22,24 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// hostFacets is what the host advertises: A2A 1.0 to 1.2 and three MCP
-// revisions, each with a floor below its preferred version so that an
-// authenticated caller has room to be downgraded.
-const hostFacets = `{
-  "a2a": {
-    "versions": ["1.0", "1.1", "1.2"],
-    "preferredVersion": "1.2",
-    "minimumVersion": "1.1",
-    "refreshedAt": "2026-11-01"
-  },
-  "mcp": {
-    "revisions": ["2025-06-18", "2025-11-25", "2026-07-28"],
-    "preferredVersion": "2026-07-28",
-    "minimumRevision": "2025-11-25",
-    "refreshedAt": "2026-11-01"
-  }
-}`
+// hostFacets is what the host advertises: A2A 1.0 and three MCP
+// revisions, floor 2025-11-25 below preferred 2026-07-28 so that an
+// authenticated caller has room to be downgraded. It says nothing of
+// refreshedAt: that is the day the versions were last checked against
+// upstream, and a facets.Refresher finds it.
+func hostFacets() facets.Set {
+	return facets.Set{
+		A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"},
+		MCP: &facets.MCP{
+			Revisions:        []string{"2025-06-18", "2025-11-25", "2026-07-28"},
+			PreferredVersion: "2026-07-28",
+			MinimumRevision:  "2025-11-25",
+		},
+	}
+}
 
-// now is the fixed clock every decision is stamped with.
+// now is the fixed clock every decision is stamped with, and the
+// Refresher's.
 var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func main() {
@@ -50,11 +51,24 @@ func main() {
 
 // run does the whole tour, writing to w.
 func run(w io.Writer) error {
-	set, err := facets.Parse([]byte(hostFacets))
+	// The zero Refresher checks against the release list embedded in
+	// wopneg, and dates the facets no later than the day it was taken
+	// from upstream; a host runs it daily (facets.Handler.Run), against
+	// its own mirror to stay fresh between upgrades.
+	clock := func() time.Time { return now }
+	rep, err := (&facets.Refresher{Now: clock}).Check(context.Background(), hostFacets())
 	if err != nil {
 		return err
 	}
-	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return now }})
+	if !rep.Passed() {
+		return fmt.Errorf("the facets' check against upstream failed: %v", rep.Findings)
+	}
+	set := rep.Set
+	fmt.Fprintf(w, "0. facets checked against upstream: refreshedAt a2a %s, mcp %s\n", set.A2A.RefreshedAt, set.MCP.RefreshedAt)
+	for _, f := range rep.Findings {
+		fmt.Fprintf(w, "   %s [%s]: %s\n", f.Path, f.Rule, f.Message)
+	}
+	n, err := negotiate.Compile(set, policy.Policy{Now: clock})
 	if err != nil {
 		return err
 	}
@@ -72,12 +86,12 @@ func run(w io.Writer) error {
 		offer   negotiate.Offer
 	}{
 		{
-			// Outbound: the host calls a peer whose agent card lists only
-			// A2A 1.1. The caller is authenticated, 1.1 is at the floor:
-			// downgraded.
-			"authenticated caller, A2A peer speaks only 1.1",
+			// Outbound: the host calls an MCP server that speaks only
+			// 2025-11-25. The caller is authenticated, 2025-11-25 is at
+			// the floor: downgraded.
+			"authenticated caller, MCP peer speaks only 2025-11-25",
 			user,
-			negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: "https://peer.example/a2a", PeerVersions: []string{"1.1"}},
+			negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: "https://peer.example/mcp", PeerVersions: []string{"2025-11-25"}},
 		},
 		{
 			// Inbound: an anonymous MCP client asks for 2025-11-25. It is

@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
-// want is the whole output of run. The clock is fixed and the peer digest is
-// the SHA-256 of "https://peer.example", so every byte is deterministic.
-const want = `1. authenticated caller, A2A peer speaks only 1.1
-   outcome: downgraded a2a 1.1 (reason ok, rule accept)
-   negotiation.decided: {"protocol":"a2a","outcome":"accepted","version":"1.1","reason":"ok","floor":"1.1","peerDigest":"3a61b99132bfdfa2ce5f773d8dc89d8246bfe6b266791549de14a6692d1bb1e1","at":"2026-11-29T12:00:00Z"}
+// want is the whole output of run. The clock is fixed (the Refresher's
+// too, so refreshedAt is the clock's day, no later than the embedded
+// list's takenAt) and the peer digest is the SHA-256 of
+// "https://peer.example", so every byte is deterministic.
+const want = `0. facets checked against upstream: refreshedAt a2a 2026-11-29, mcp 2026-11-29
+   mcp.revisions[0] [superseded]: "2025-06-18" is superseded upstream by "2025-11-25" but still published: the check passes
+1. authenticated caller, MCP peer speaks only 2025-11-25
+   outcome: downgraded mcp 2025-11-25 (reason ok, rule accept)
+   negotiation.decided: {"protocol":"mcp","outcome":"accepted","version":"2025-11-25","reason":"ok","floor":"2025-11-25","peerDigest":"3a61b99132bfdfa2ce5f773d8dc89d8246bfe6b266791549de14a6692d1bb1e1","at":"2026-11-29T12:00:00Z"}
 2. anonymous caller, MCP client requests 2025-11-25
    outcome: refused mcp (reason unauthenticated, rule authenticated)
    negotiation.decided: {"protocol":"mcp","outcome":"refused","requested":"2025-11-25","reason":"unauthenticated","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"}

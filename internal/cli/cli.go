@@ -57,7 +57,7 @@ func usage(w io.Writer) {
                      rewrite a v1-era discovery document as v2 (RFC 0175 C8.1–C8.3)
   wopneg digest [URL...]
                      print "<peer digest>  <origin>" per URL (or stdin line)
-  wopneg conform [--json] [--token BEARER] BASEURL
+  wopneg conform [--json] [--token BEARER] [--now DATE] BASEURL
                      run the OpenWOP v2 interop conformance scenarios against a running host
 `)
 }

@@ -13,7 +13,7 @@ func BenchmarkRun(b *testing.B) {
 	h := newTestHost(b, wide, correct)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(context.Background(), Options{Base: h.srv.URL, Token: "tok-acme", Stream: time.Second}); err != nil {
+		if _, err := Run(context.Background(), Options{Base: h.srv.URL, Token: "tok-acme", Stream: time.Second, Now: h.clock}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,7 +43,7 @@ var allRows = []string{
 
 func run(t *testing.T, h *testHost, token string) Report {
 	t.Helper()
-	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: time.Second})
+	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: token, Stream: time.Second, Now: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,9 +184,24 @@ func TestBadBase(t *testing.T) {
 	}
 }
 
+// TestRunClock: the refresh SLA is judged by Options.Now: the correct
+// host, 91 days after it dated its facets, fails refresh-sla and nothing
+// else.
+func TestRunClock(t *testing.T) {
+	h := newTestHost(t, wide, correct)
+	later := func() time.Time { return h.now.AddDate(0, 0, 91) }
+	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: "tok-acme", Stream: time.Second, Now: later})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails := byVerdict(rep)[verdict.Fail]; !slices.Equal(fails, []string{rRefresh}) {
+		t.Fatalf("fails %v, want only %s:\n%s", fails, rRefresh, dump(rep))
+	}
+}
+
 func ExampleRun() {
 	h := newTestHost(&testing.T{}, wide, correct)
-	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: "tok-acme"})
+	rep, err := Run(context.Background(), Options{Base: h.srv.URL, Token: "tok-acme", Now: h.clock})
 	if err != nil {
 		panic(err)
 	}

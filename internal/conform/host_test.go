@@ -95,7 +95,7 @@ type testHost struct {
 
 func newTestHost(t testing.TB, shape hostShape, d defect) *testHost {
 	t.Helper()
-	h := &testHost{t: t, shape: shape, defect: d, now: time.Now().UTC(), runs: map[string][]map[string]any{}, subs: map[chan []byte]string{}, hostLog: map[string][]json.RawMessage{}}
+	h := &testHost{t: t, shape: shape, defect: d, now: docNow, runs: map[string][]map[string]any{}, subs: map[chan []byte]string{}, hostLog: map[string][]json.RawMessage{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openwop", h.discovery)
 	mux.HandleFunc("POST /conformance/seams/sample/a2a/invoke", h.a2aInvoke)
@@ -114,6 +114,11 @@ func newTestHost(t testing.TB, shape hostShape, d defect) *testHost {
 	h.neg = n
 	return h
 }
+
+// clock is the test host's clock, for Options.Now: the runner judges the
+// refresh SLA by the clock the host dated its facets with, never by the
+// day the test runs.
+func (h *testHost) clock() time.Time { return h.now }
 
 func (h *testHost) facets() facets.Set {
 	rec := facets.Record{Status: "experimental", Since: "2.0", Until: "2.1", Witness: "seam-gated"}
