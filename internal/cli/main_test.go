@@ -213,7 +213,7 @@ func TestDemoRuleNumbersAreTheReadmes(t *testing.T) {
 	}
 	for rule, phrase := range says {
 		n := ruleNumber(rule)
-		line := regexp.MustCompile(`(?m)^`+n+`\. .*$`).FindString(section)
+		line := regexp.MustCompile(`(?m)^` + n + `\. .*$`).FindString(section)
 		if !strings.Contains(line, phrase) {
 			t.Errorf("the demo calls %s rule %s, but the README's rule %s is %q (want it to say %q)", rule, n, n, line, phrase)
 		}
