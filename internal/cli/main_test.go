@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -323,7 +325,7 @@ func TestDecideStrictJSON(t *testing.T) {
 	tests := []struct{ name, request, mention string }{
 		{"wrong-case key beside the right one", `{"OFFER": {"peerVersions": []}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"OFFER"`},
 		{"wrong-case key alone", `{"Offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"Offer"`},
-		{"wrong-case nested key", `{"offer": {"PeerVersions": ["1.2"]}, ` + rest + `}`, `offer: unknown field "PeerVersions"`},
+		{"wrong-case nested key", `{"offer": {"PeerVersions": ["1.2"]}, ` + rest + `}`, `offer.PeerVersions: unknown field "PeerVersions"`},
 		{"repeated key", `{"offer": {}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"offer"`},
 		{"repeated nested key", `{"offer": {"requested": "1.1", "requested": "1.2"}, ` + rest + `}`, `"requested"`},
 		{"trailing bytes", `{"offer": {}, ` + rest + `} {}`, "request"},
@@ -333,7 +335,7 @@ func TestDecideStrictJSON(t *testing.T) {
 		{"malformed now", `{"offer": {}, "facet": ` + wideFacet + `, "now": "29/11/2026"}`, "now"},
 		{"peer without origin", `{"offer": {"peer": "ftp://peer.example"}, ` + rest + `}`, "offer.peer"},
 		{"relative peer", `{"offer": {"peer": "/peer"}, ` + rest + `}`, "/peer"},
-		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy.denyDowngradeTo"},
+		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy: nested deeper than 64 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,5 +388,65 @@ func TestDecideSizeBound(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, padded+" ", "decide"); code != 2 || !strings.Contains(stderr, "larger than 1 MiB") {
 		t.Errorf("a request of 1 MiB and one byte: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDecideGolden runs decide on every request in testdata/decide and
+// compares the exit code, stdout and stderr with the request's .golden
+// file (go test -run TestDecideGolden -update rewrites them).
+func TestDecideGolden(t *testing.T) {
+	requests, err := filepath.Glob(filepath.Join("testdata", "decide", "*.json"))
+	if err != nil || len(requests) < 5 {
+		t.Fatalf("found %d decide requests (%v), want at least 5", len(requests), err)
+	}
+	for _, request := range requests {
+		name := strings.TrimSuffix(filepath.Base(request), ".json")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, string(data), "decide")
+			got := fmt.Sprintf("$ wopneg decide < %s\nexit %d\n-- stdout --\n%s-- stderr --\n%s", filepath.Base(request), code, stdout, stderr)
+			golden := strings.TrimSuffix(request, ".json") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("decide differs from %s\n--- got\n%s\n--- want\n%s", golden, got, want)
+			}
+		})
+	}
+}
+
+// TestDecideEveryViolation is the regression test of issue 21 item 5's
+// last point: a request with four problems — an invalid Subject, a
+// requested version of the wrong type, a peer URL with no origin and a
+// clock that is not one — gets all four, one line each, each naming its
+// JSON path, where decide used to stop at the first.
+func TestDecideEveryViolation(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "decide", "four-violations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, string(data), "decide")
+	if code != 2 || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	paths := []string{"subject.subjectId: ", "offer.requested: ", "offer.peer: ", "now: "}
+	if len(lines) != len(paths) {
+		t.Fatalf("%d lines, want one per violation, %d:\n%s", len(lines), len(paths), stderr)
+	}
+	for _, path := range paths {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "wopneg: request: "+path) }) {
+			t.Errorf("no line for %s in\n%s", path, stderr)
+		}
 	}
 }
