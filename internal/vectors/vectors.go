@@ -823,8 +823,7 @@ func memberIndex(keys []string, path string) int {
 	if path == "" {
 		return -1
 	}
-	member, _, _ := strings.Cut(path, ".")
-	if i := slices.Index(keys, member); i >= 0 {
+	if i := slices.IndexFunc(keys, func(key string) bool { return covers(key, path) }); i >= 0 {
 		return i
 	}
 	return len(keys)
