@@ -128,10 +128,12 @@ func demo(stdout, stderr io.Writer) int {
 
 // protocolNote says why each protocol's facet is what it is.
 var protocolNote = map[facets.Protocol]string{
-	facets.ProtocolA2A: "A2A's releases are 1.0 and the legacy 0.3, which RFC 0175 keeps out of a v2\n" +
-		"advertisement: floor = preferred, so no A2A caller is ever served below 1.0.\n",
-	facets.ProtocolMCP: "2025-06-18 and older revisions are below the floor. Between floor and preferred,\n" +
-		"only an authenticated caller may be served the older revision.\n",
+	facets.ProtocolA2A: `A2A's releases are 1.0 and the legacy 0.3, which RFC 0175 keeps out of a v2
+advertisement: floor = preferred, so no A2A caller is ever served below 1.0.
+`,
+	facets.ProtocolMCP: `2025-06-18 and older revisions are below the floor. Between floor and preferred,
+only an authenticated caller may be served the older revision.
+`,
 }
 
 // ruleNumber is the README's number of rule, or its name for the rules
