@@ -618,8 +618,7 @@ func ParseRequest(data []byte) (Request, error) {
 	if complete {
 		shape := problems
 		for _, p := range r.problems(!facetRead) {
-			if !slices.ContainsFunc(shape, func(s *Problem) bool { return covers(s.Path, p.Path) }) &&
-				!(p.Path == "offer.protocol" && slices.ContainsFunc(problems, func(s *Problem) bool { return covers("facet", s.Path) })) {
+			if !echoes(shape, problems, p) {
 				problems = append(problems, p)
 			}
 		}
@@ -632,6 +631,17 @@ func ParseRequest(data []byte) (Request, error) {
 		return Request{}, problems
 	}
 	return r, nil
+}
+
+// echoes reports whether p, a value problem, only echoes a problem found
+// before it: it lies at or below a shape problem's path (what could not be
+// read reads as missing), or it says the offer's protocol is not
+// advertised by a facet that is itself at fault.
+func echoes(shape, found RequestError, p *Problem) bool {
+	if slices.ContainsFunc(shape, func(s *Problem) bool { return covers(s.Path, p.Path) }) {
+		return true
+	}
+	return p.Path == "offer.protocol" && slices.ContainsFunc(found, func(s *Problem) bool { return covers("facet", s.Path) })
 }
 
 // readRequest reads data member by member, the facet with readFacet, and
@@ -823,7 +833,8 @@ func memberIndex(keys []string, path string) int {
 	if path == "" {
 		return -1
 	}
-	if i := slices.IndexFunc(keys, func(key string) bool { return covers(key, path) }); i >= 0 {
+	i := slices.IndexFunc(keys, func(key string) bool { return covers(key, path) })
+	if i >= 0 {
 		return i
 	}
 	return len(keys)
