@@ -21,10 +21,20 @@ type A2A struct {
 	// AgentCardURL is where the host's agent card is served.
 	AgentCardURL string `json:"agentCardUrl,omitzero" validate:"omitempty,absuri"`
 	// Profiles lists conformance profile ids, "a2a-X.Y"; each needs X.Y offered.
-	Profiles          []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
-	Streaming         *bool    `json:"streaming,omitzero"`
-	PushNotifications *bool    `json:"pushNotifications,omitzero"`
-	DurableTasks      *bool    `json:"durableTasks,omitzero"`
+	Profiles []string `json:"profiles,omitzero" validate:"omitempty,dive,a2aprofile"`
+	// Streaming says whether the host's A2A endpoint streams its answers
+	// (A2A's streaming methods, over server-sent events); nil when the
+	// document does not say. The schema sets no rule on it beyond being a
+	// boolean, and negotiation never reads it.
+	Streaming *bool `json:"streaming,omitzero"`
+	// PushNotifications says whether the host sends A2A push notifications
+	// (task updates posted to a webhook the client registers); nil when the
+	// document does not say. A boolean, as Streaming.
+	PushNotifications *bool `json:"pushNotifications,omitzero"`
+	// DurableTasks says whether the host's A2A tasks outlive the request
+	// that started them, so that a client can come back for one; nil when
+	// the document does not say. A boolean, as Streaming.
+	DurableTasks *bool `json:"durableTasks,omitzero"`
 	// AgentCards (record only, RFC 0202) is true when per-agent cards are
 	// served; the schema allows no other value.
 	AgentCards *bool `json:"agentCards,omitzero" validate:"omitnil,eq=true"`
@@ -89,13 +99,16 @@ type Record struct {
 // Set is the pair of facets a host advertises; either may be nil.
 // Its JSON form is `{"a2a": {...}, "mcp": {...}}`.
 type Set struct {
+	// A2A is the a2a facet; nil when the host does not advertise A2A.
 	A2A *A2A `json:"a2a,omitzero"`
+	// MCP is the mcp facet; nil when the host does not advertise MCP.
 	MCP *MCP `json:"mcp,omitzero"`
 }
 
 // Advertised is the part of a facet a negotiation decides with, the same
 // shape for both protocols. Its slices alias the facet's.
 type Advertised struct {
+	// Protocol is the facet's protocol, a2a or mcp.
 	Protocol Protocol
 	// Versions is the offered list: A2A versions or MCP revisions.
 	Versions []string

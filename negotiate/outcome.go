@@ -104,7 +104,12 @@ const (
 
 // Outcome is the result of one negotiation.
 type Outcome struct {
-	Kind     Kind
+	// Kind is accepted, downgraded or refused. A downgraded Outcome is
+	// recorded as outcome "accepted" (the event's enum has no downgrade),
+	// with the version it settled at: compare Version with the preferred
+	// one to see it in the record.
+	Kind Kind
+	// Protocol is the protocol negotiated, the Offer's.
 	Protocol facets.Protocol
 	// Version is the version settled on; empty when refused.
 	Version string

@@ -72,7 +72,8 @@ type Policy struct {
 // version, for [Policy.DowngradeDenied].
 type Downgrade struct {
 	// Subject is the caller; nil when none was resolved.
-	Subject  *Subject
+	Subject *Subject
+	// Protocol is the protocol being negotiated, a2a or mcp.
 	Protocol facets.Protocol
 	// From is the preferred version; To is the version that would be chosen.
 	From, To string

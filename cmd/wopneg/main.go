@@ -29,9 +29,10 @@
 // that speaks nothing. now is an RFC 3339 time or a date YYYY-MM-DD. The
 // request is read as every JSON of this module is: keys match exactly,
 // unknown and repeated keys and trailing bytes are refused. decide exits 0
-// for every decision, refusals included, and 2 with one line on stderr,
-// naming the JSON path at fault, when the request is malformed (bad JSON,
-// an invalid facet or Subject, a peer URL with no http(s) or ws(s) origin).
+// for every decision, refusals included, and 2 when the request is
+// malformed (bad JSON, an invalid facet or Subject, a peer URL with no
+// http(s) or ws(s) origin), with one line on stderr for every problem it
+// has, each naming the JSON path at fault.
 //
 // # lint
 //

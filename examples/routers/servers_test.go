@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,8 +35,15 @@ func compiled() *negotiate.Negotiator {
 // mcpServer is the go-sdk's stateless streamable handler with one tool,
 // echo, which answers its text and the revision it was served at.
 func mcpServer() http.Handler {
+	return goSDKServer([]string{"2025-11-25", "2026-07-28"}, true)
+}
+
+// goSDKServer is the go-sdk's streamable handler serving revisions, with
+// echo: stateless (it serves 2026-07-28) or with sessions, the go-sdk's
+// default (the legacy handshake only).
+func goSDKServer(revisions []string, stateless bool) http.Handler {
 	server := mcp.NewServer(&mcp.Implementation{Name: "routers", Version: "0.1.0"}, &mcp.ServerOptions{
-		SupportedProtocolVersions: []string{"2025-11-25", "2026-07-28"},
+		SupportedProtocolVersions: revisions,
 	})
 	server.AddTool(&mcp.Tool{
 		Name:        "echo",
@@ -49,13 +57,23 @@ func mcpServer() http.Handler {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text + " at " + rev}}}, nil
 	})
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: true})
 }
 
 // a2aServer is a2a-go's JSON-RPC handler with an agent that echoes the
-// text of a message and the version it was served at.
+// text of a message and the version it was served at: its 0.3
+// compatibility handler for a request decided at 0.3, its 1.0 handler
+// otherwise.
 func a2aServer() http.Handler {
-	return a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(echoAgent{}))
+	v10 := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(echoAgent{}))
+	v03 := a2av0.NewJSONRPCHandler(a2asrv.NewHandler(echoAgent{}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v, _ := a2ahttp.Version(r.Context()); v == "0.3" {
+			v03.ServeHTTP(w, r)
+			return
+		}
+		v10.ServeHTTP(w, r)
+	})
 }
 
 type echoAgent struct{}

@@ -31,14 +31,17 @@ Answer:
   {"outcome": "accepted" | "downgraded" | "refused",
    "version": "1.1",                  when not refused
    "reason": "ok" | "below-floor" | "unauthenticated" | "unsupported",
-   "rule": "input" | "floor" | "offered" | "common" | "authenticated" | "policy" | "accept",
+   "rule": the rule of the decision that settled it (README, "The decision"):
+           "floor" (2) | "offered" (3) | "common" (4) | "authenticated" (5) | "policy" (6)
+           | "accept" (7) | "input" (the request could not be decided on),
    "counterOffered": true,            when the host answered with its own version
    "status": 400,                     when refused
    "error": {"error": ..., "message": ..., "details": {...}},  when refused
    "event": {...negotiation.decided payload...}}
 
-Exit 0 for every decision, refusals included; 2 with one line on stderr,
-naming the JSON path at fault, when the request is malformed.
+Exit 0 for every decision, refusals included; 2 when the request is
+malformed, with one line on stderr for every problem found, each naming
+the JSON path at fault.
 `
 
 // decide answers one request read from stdin.
@@ -63,11 +66,14 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, 2, err)
 	}
-	req, err := vec.DecodeRequest(data)
-	if err != nil {
-		return fail(stderr, 2, err)
+	req, err := vec.ParseRequest(data)
+	if problems, ok := errors.AsType[vec.RequestError](err); ok {
+		for _, p := range problems {
+			fail(stderr, 2, fmt.Errorf("request: %w", p))
+		}
+		return 2
 	}
-	if err := req.Validate(); err != nil {
+	if err != nil {
 		return fail(stderr, 2, err)
 	}
 	answer, _ := req.Decide(nil)

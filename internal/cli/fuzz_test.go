@@ -100,8 +100,13 @@ func FuzzDecide(f *testing.F) {
 			}
 		case 2:
 			msg := errOut.String()
-			if out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "wopneg: ") {
+			if out.Len() != 0 || !strings.HasSuffix(msg, "\n") {
 				t.Fatalf("exit 2 with stdout %q, stderr %q", out.String(), msg)
+			}
+			for line := range strings.Lines(msg) {
+				if !strings.HasPrefix(line, "wopneg: ") || strings.Count(line, "\n") != 1 {
+					t.Fatalf("exit 2 with a stderr line %q not of one problem", line)
+				}
 			}
 			for _, goName := range []string{"Go struct", "Go value", "negotiate.", "vectors.", "facets.", "time.Time", "cannot unmarshal"} {
 				if strings.Contains(msg, goName) {

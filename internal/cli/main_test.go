@@ -3,12 +3,17 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	vec "github.com/wopneg/wopneg/internal/vectors"
+	"github.com/wopneg/wopneg/negotiate"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -122,29 +127,101 @@ func TestVectorsCommand(t *testing.T) {
 	}
 }
 
+// TestDemo is the regression test of issue 21 item 5: the demo's first
+// screen explains itself. It prints testdata/demo/stdout.golden exactly
+// (go test -run TestDemo -update rewrites it); it advertises real
+// releases only, and names the one hypothetical version it asks for as
+// such; every kind of outcome and every rule of the decision that
+// settles one (2 to 7) is a row; a downgrade's record says accepted, as
+// the legend explains; and every column the tables have is explained.
 func TestDemo(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", "demo")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
+	golden := filepath.Join("testdata", "demo", "stdout.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Errorf("demo differs from %s:\n%s\nwant\n%s", golden, stdout, want)
+	}
 	for _, want := range []string{
-		"a2a offers 1.0 1.1 1.2, preferred 1.2, floor 1.1",
-		"mcp offers 2025-06-18 2025-11-25 2026-07-28, preferred 2026-07-28, floor 2025-11-25",
+		"A2A: the host offers 1.0, preferred 1.0, floor 1.0.",
+		"MCP: the host offers 2025-11-25 and 2026-07-28, preferred 2026-07-28, floor 2025-11-25.",
+		"1.1 is not offered (hypothetical: A2A has no 1.1 release)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	rows := regexp.MustCompile(`(?m)^(a2a|mcp)\s+(authenticated|anonymous)\s+\S+\s+\S+\s+(yes|no)\s+(accepted|downgraded|refused)\s`).FindAllStringSubmatch(stdout, -1)
-	if len(rows) != 14 {
-		t.Fatalf("demo printed %d decision rows, want 14:\n%s", len(rows), stdout)
+	header := regexp.MustCompile(`(?m)^CALLER\s.*$`).FindAllString(stdout, -1)
+	if len(header) != 2 {
+		t.Fatalf("demo printed %d table headers, want one per protocol:\n%s", len(header), stdout)
 	}
-	kinds := map[string]int{}
+	legend := stdout[strings.Index(stdout, "Columns:"):]
+	for _, column := range strings.Fields(strings.ReplaceAll(header[0], "PEER SPEAKS", "PEER_SPEAKS")) {
+		if !strings.Contains(legend, "\n  "+strings.ReplaceAll(column, "_", " ")+" ") {
+			t.Errorf("the legend does not explain the column %s", column)
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^(authenticated|anonymous)\s+(\S+)\s+(\S+)\s+(yes|no)\s+(accepted|downgraded|refused)\s+(\S+)\s+(accepted|refused), (\S+)\s+(\d)\s+\S`).FindAllStringSubmatch(stdout, -1)
+	if len(rows) != 12 {
+		t.Fatalf("demo printed %d decision rows, want 12:\n%s", len(rows), stdout)
+	}
+	kinds, rules := map[string]int{}, map[string]int{}
 	for _, r := range rows {
-		kinds[r[4]]++
+		kind, version, recorded := r[5], r[6], r[7]
+		kinds[kind]++
+		rules[r[9]]++
+		if (kind == "refused") != (recorded == "refused") || (kind == "refused") != (version == "-") {
+			t.Errorf("row %q: outcome %s, version %s, recorded %s", r[0], kind, version, recorded)
+		}
 	}
 	if kinds["accepted"] == 0 || kinds["downgraded"] == 0 || kinds["refused"] == 0 {
 		t.Errorf("demo shows %v; want every kind of outcome", kinds)
+	}
+	for n := 2; n <= 7; n++ {
+		if rules[strconv.Itoa(n)] == 0 {
+			t.Errorf("no row is settled by rule %d: %v", n, rules)
+		}
+	}
+}
+
+// TestDemoRuleNumbersAreTheReadmes checks the demo's rule numbers against
+// the README's "The decision": rule N there is the one each name stands
+// for.
+func TestDemoRuleNumbersAreTheReadmes(t *testing.T) {
+	text, _ := readmeBlocks(t)
+	at := strings.Index(text, "## The decision")
+	if at < 0 {
+		t.Fatal("the README has no section The decision")
+	}
+	section := text[at:]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	says := map[negotiate.Rule]string{
+		negotiate.RuleFloor: "candidate < F", negotiate.RuleOffered: "candidate ∉ V", negotiate.RuleCommon: "chosen = the highest",
+		negotiate.RuleAuthenticated: "Subject is not authenticated", negotiate.RulePolicy: "policy denies the downgrade",
+		negotiate.RuleAccept: "accepted at chosen",
+	}
+	if len(ruleNumbers) != len(says) {
+		t.Errorf("the demo numbers %d rules, want %d", len(ruleNumbers), len(says))
+	}
+	for rule, phrase := range says {
+		n := ruleNumber(rule)
+		line := regexp.MustCompile(`(?m)^` + n + `\. .*$`).FindString(section)
+		if !strings.Contains(line, phrase) {
+			t.Errorf("the demo calls %s rule %s, but the README's rule %s is %q (want it to say %q)", rule, n, n, line, phrase)
+		}
+	}
+	if got := ruleNumber(negotiate.RuleInput); got != "input" {
+		t.Errorf("ruleNumber(RuleInput) = %q, want its name", got)
 	}
 }
 
@@ -248,7 +325,7 @@ func TestDecideStrictJSON(t *testing.T) {
 	tests := []struct{ name, request, mention string }{
 		{"wrong-case key beside the right one", `{"OFFER": {"peerVersions": []}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"OFFER"`},
 		{"wrong-case key alone", `{"Offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"Offer"`},
-		{"wrong-case nested key", `{"offer": {"PeerVersions": ["1.2"]}, ` + rest + `}`, `offer: unknown field "PeerVersions"`},
+		{"wrong-case nested key", `{"offer": {"PeerVersions": ["1.2"]}, ` + rest + `}`, `offer.PeerVersions: unknown field "PeerVersions"`},
 		{"repeated key", `{"offer": {}, "offer": {"peerVersions": ["1.2"]}, ` + rest + `}`, `"offer"`},
 		{"repeated nested key", `{"offer": {"requested": "1.1", "requested": "1.2"}, ` + rest + `}`, `"requested"`},
 		{"trailing bytes", `{"offer": {}, ` + rest + `} {}`, "request"},
@@ -258,7 +335,7 @@ func TestDecideStrictJSON(t *testing.T) {
 		{"malformed now", `{"offer": {}, "facet": ` + wideFacet + `, "now": "29/11/2026"}`, "now"},
 		{"peer without origin", `{"offer": {"peer": "ftp://peer.example"}, ` + rest + `}`, "offer.peer"},
 		{"relative peer", `{"offer": {"peer": "/peer"}, ` + rest + `}`, "/peer"},
-		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy.denyDowngradeTo"},
+		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy: nested deeper than 64 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,5 +388,65 @@ func TestDecideSizeBound(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, padded+" ", "decide"); code != 2 || !strings.Contains(stderr, "larger than 1 MiB") {
 		t.Errorf("a request of 1 MiB and one byte: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDecideGolden runs decide on every request in testdata/decide and
+// compares the exit code, stdout and stderr with the request's .golden
+// file (go test -run TestDecideGolden -update rewrites them).
+func TestDecideGolden(t *testing.T) {
+	requests, err := filepath.Glob(filepath.Join("testdata", "decide", "*.json"))
+	if err != nil || len(requests) < 5 {
+		t.Fatalf("found %d decide requests (%v), want at least 5", len(requests), err)
+	}
+	for _, request := range requests {
+		name := strings.TrimSuffix(filepath.Base(request), ".json")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, string(data), "decide")
+			got := fmt.Sprintf("$ wopneg decide < %s\nexit %d\n-- stdout --\n%s-- stderr --\n%s", filepath.Base(request), code, stdout, stderr)
+			golden := strings.TrimSuffix(request, ".json") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("decide differs from %s\n--- got\n%s\n--- want\n%s", golden, got, want)
+			}
+		})
+	}
+}
+
+// TestDecideEveryViolation is the regression test of issue 21 item 5's
+// last point: a request with four problems — an invalid Subject, a
+// requested version of the wrong type, a peer URL with no origin and a
+// clock that is not one — gets all four, one line each, each naming its
+// JSON path, where decide used to stop at the first.
+func TestDecideEveryViolation(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "decide", "four-violations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, string(data), "decide")
+	if code != 2 || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	paths := []string{"subject.subjectId: ", "offer.requested: ", "offer.peer: ", "now: "}
+	if len(lines) != len(paths) {
+		t.Fatalf("%d lines, want one per violation, %d:\n%s", len(lines), len(paths), stderr)
+	}
+	for _, path := range paths {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "wopneg: request: "+path) }) {
+			t.Errorf("no line for %s in\n%s", path, stderr)
+		}
 	}
 }

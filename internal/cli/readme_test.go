@@ -83,6 +83,15 @@ func TestReadme(t *testing.T) {
 		t.Errorf("the README's migrate output differs:\n%s\nwant\n%s", got, stderr)
 	}
 
+	bad, err := os.ReadFile("testdata/decide/four-violations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, string(bad), "decide")
+	if got := shownOutput(t, blocks, "go run ./cmd/wopneg decide < internal/cli/testdata/decide/four-violations.json"); got != fmt.Sprintf("%sexit status %d\n", stderr, code) {
+		t.Errorf("the README's malformed decide request's output differs:\n%s\nwant\n%sexit status %d", got, stderr, code)
+	}
+
 	for i, b := range blocks {
 		cmd, ok := strings.CutSuffix(strings.TrimSpace(b.text), "| go run ./cmd/wopneg decide")
 		if b.lang != "sh" || !ok {

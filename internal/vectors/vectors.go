@@ -1,9 +1,12 @@
 package vectors
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -576,7 +579,13 @@ type offerJSON struct {
 // reader: keys match exactly (no case folding), every object is closed, a
 // repeated key, a second JSON value and nesting past the bound are
 // refused, and every error names the JSON path at fault. It checks the
-// JSON's shape, not its values; see [Request.Validate].
+// JSON's shape, not its values; see [Request.Validate] and
+// [ParseRequest]. The members of the request, of its offer and of its
+// policy are read one at a time, so that its error, a [RequestError],
+// lists every member of the wrong shape, not only the first; the facet
+// reports every shape problem of its own, and the subject its first.
+// Syntax, a repeated key or a second value ends the reading, and is
+// reported with what was found before it.
 //
 // When offer.protocol is absent and the facet advertises exactly one
 // protocol, that one is meant. When offer.peerVersions is absent (or
@@ -585,19 +594,98 @@ type offerJSON struct {
 // has it; an explicit [] is a peer that speaks nothing. now is an RFC
 // 3339 time or a date YYYY-MM-DD (its midnight UTC).
 func DecodeRequest(data []byte) (Request, error) {
-	var w requestJSON
-	if err := strictjson.Decode(data, &w); err != nil {
-		return Request{}, fmt.Errorf("request: %w", err)
+	r, problems, _, _ := readRequest(data, func(raw []byte, set *facets.Set) error { return set.UnmarshalJSON(raw) })
+	if len(problems) > 0 {
+		return Request{}, problems
 	}
+	return r, nil
+}
+
+// ParseRequest is [DecodeRequest] and [Request.Validate] at once, for
+// `wopneg decide`: its error, a [RequestError], lists every problem of
+// the request, of shape and of value, each at its JSON path, leaving out
+// the value problems a shape problem already explains (a value that could
+// not be read is not also reported as missing, and an offer is not said
+// to name a protocol the facet lacks when the facet itself is at fault).
+func ParseRequest(data []byte) (Request, error) {
+	facetRead := false
+	r, problems, keys, complete := readRequest(data, func(raw []byte, set *facets.Set) error {
+		facetRead = true
+		var err error
+		*set, err = facets.Parse(raw)
+		return err
+	})
+	if complete {
+		shape := problems
+		for _, p := range r.problems(!facetRead) {
+			if !echoes(shape, problems, p) {
+				problems = append(problems, p)
+			}
+		}
+	}
+	// In the order of the request's members; a member it lacks comes last.
+	slices.SortStableFunc(problems, func(a, b *Problem) int {
+		return cmp.Compare(memberIndex(keys, a.Path), memberIndex(keys, b.Path))
+	})
+	if len(problems) > 0 {
+		return Request{}, problems
+	}
+	return r, nil
+}
+
+// echoes reports whether p, a value problem, only echoes a problem found
+// before it: it lies at or below a shape problem's path (what could not be
+// read reads as missing), or it says the offer's protocol is not
+// advertised by a facet that is itself at fault.
+func echoes(shape, found RequestError, p *Problem) bool {
+	if slices.ContainsFunc(shape, func(s *Problem) bool { return covers(s.Path, p.Path) }) {
+		return true
+	}
+	return p.Path == "offer.protocol" && slices.ContainsFunc(found, func(s *Problem) bool { return covers("facet", s.Path) })
+}
+
+// readRequest reads data member by member, the facet with readFacet, and
+// returns the Request as far as it could be read, every shape problem,
+// the paths of the request's members in document order, and whether data
+// was read to its end: when it was not, what follows
+// the place reading stopped was never decoded, and would read as missing.
+func readRequest(data []byte, readFacet func([]byte, *facets.Set) error) (Request, RequestError, []string, bool) {
+	var w requestJSON
+	var problems RequestError
+	add := func(path string, err error) {
+		problems = append(problems, problemsOf(path, err)...)
+	}
+	var keys []string
+	end := eachMember(data, func(key, path string, raw []byte, at int) {
+		keys = append(keys, path)
+		switch key {
+		case "facet":
+			add("facet", readFacet(raw, &w.Facet))
+		case "subject":
+			// The Subject reads itself, reporting at its own paths
+			// (subject.tenant), as strictjson would have it do.
+			var subject negotiate.Subject
+			if err := subject.UnmarshalJSON(raw); err != nil || bytes.Equal(raw, []byte("null")) {
+				add("subject", err)
+				break
+			}
+			w.Subject = &subject
+		case "offer":
+			add("offer", decodeMembers(raw, at, &w.Offer))
+		case "policy":
+			add("policy", decodeMembers(raw, at, &w.Policy))
+		default:
+			add("", decodeMember(key, path, raw, at, &w))
+		}
+	})
+	add("", end)
 	r := Request{Subject: w.Subject, Facet: w.Facet, Policy: w.Policy, Offer: negotiate.Offer{
 		Protocol: w.Offer.Protocol, Peer: w.Offer.Peer, Requested: w.Offer.Requested, CounterOffer: w.Offer.CounterOffer,
 	}}
 	if w.Now != nil {
-		now, err := ParseClock(*w.Now)
-		if err != nil {
-			return Request{}, fmt.Errorf("request: now: %w", err)
-		}
-		r.Now = now
+		t, err := ParseClock(*w.Now)
+		add("now", err)
+		r.Now = t
 	}
 	if r.Offer.Protocol == "" {
 		if ps := r.Facet.Protocols(); len(ps) == 1 {
@@ -609,7 +697,161 @@ func DecodeRequest(data []byte) (Request, error) {
 	} else if adv, ok := r.Facet.Lookup(r.Offer.Protocol); ok {
 		r.Offer.PeerVersions = negotiate.InboundOffer(adv, r.Offer.Peer, r.Offer.Requested).PeerVersions
 	}
-	return r, nil
+	return r, problems, keys, end == nil
+}
+
+// eachMember calls fn with each member of data, a JSON object: its key,
+// its path within data, its value and where in data that starts; it
+// returns what ended the walk early: syntax,
+// a repeated key, a value other than an object, or bytes after it.
+func eachMember(data []byte, fn func(key, path string, raw []byte, at int)) error {
+	rd := strictjson.NewReader(data, 0)
+	err := rd.Object(func(key string) error {
+		raw, err := rd.Raw()
+		if err == nil {
+			fn(key, rd.Path(), raw, rd.Offset()-len(raw))
+		}
+		return err
+	})
+	if err == nil {
+		err = rd.End()
+	}
+	return err
+}
+
+// decodeMembers decodes raw, which starts at offset at of the request,
+// into v, a pointer to a struct, one member at a time, so that each
+// member of the wrong shape is reported. A value other than an object is
+// decoded whole, and reported as such.
+func decodeMembers(raw []byte, at int, v any) error {
+	if k, err := strictjson.NewReader(raw, 0).Next(); err != nil || k != strictjson.Object {
+		return shift(strictjson.Decode(raw, v), at)
+	}
+	var errs []error
+	end := eachMember(raw, func(key, path string, member []byte, from int) {
+		errs = append(errs, decodeMember(key, path, member, at+from, v))
+	})
+	return errors.Join(append(errs, shift(end, at))...)
+}
+
+// decodeMember decodes the member key: raw of an object into v, as
+// strictjson reads the object {key: raw}, so that the errors are the
+// strict reader's own (an unknown key's included), at their paths; an
+// unknown key is reported at its own path, as the facets report theirs,
+// so that it hides no problem of its neighbours. at is where raw starts
+// in the request, which the errors' offsets count from.
+func decodeMember(key, path string, raw []byte, at int, v any) error {
+	quoted, _ := json.Marshal(key) // a string from the reader: valid UTF-8, which Marshal never refuses
+	object := slices.Concat([]byte("{"), quoted, []byte(":"), raw, []byte("}"))
+	err := shift(strictjson.Decode(object, v), at-len(quoted)-2)
+	if e, ok := err.(*strictjson.Error); ok && e.Path == "" {
+		e.Path = path
+	}
+	return err
+}
+
+// shift moves the offset of a strict reader's error by n bytes.
+func shift(err error, n int) error {
+	if e, ok := err.(*strictjson.Error); ok {
+		moved := *e
+		moved.Offset += n
+		return &moved
+	}
+	return err
+}
+
+// RequestError lists every problem found in a request, in the order they
+// were found: errors.As finds its first *Problem, and Unwrap lists them.
+type RequestError []*Problem
+
+// Error lists the problems on one line.
+func (e RequestError) Error() string {
+	parts := make([]string, len(e))
+	for i, p := range e {
+		parts[i] = p.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap lists each *Problem.
+func (e RequestError) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, p := range e {
+		errs[i] = p
+	}
+	return errs
+}
+
+// Problem is one thing wrong with a request: the JSON path of the value
+// at fault in the request ("" for the request itself), what is wrong, and
+// the error that found it, which errors.Is and errors.As see through it
+// (a *facets.Violation, which also matches facets.ErrInvalid; a
+// *policy.SubjectError; an *events.FieldError; a *strictjson.Error).
+type Problem struct {
+	Path, Message string
+	Err           error
+}
+
+// Error returns "PATH: message", or the message alone for the request.
+func (p *Problem) Error() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Unwrap returns the error that found the problem.
+func (p *Problem) Unwrap() error { return p.Err }
+
+// problemsOf splits err into its problems, each at its path under base:
+// the violations of a facet, the problems of a Subject, of a strict read,
+// or of a list of them; nil for a nil err.
+func problemsOf(base string, err error) RequestError {
+	if err == nil {
+		return nil
+	}
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		var ps RequestError
+		for _, inner := range e.Unwrap() {
+			ps = append(ps, problemsOf(base, inner)...)
+		}
+		return ps
+	case *facets.Violation:
+		return RequestError{{joinPath(base, e.Path), e.Message, errors.Join(e, facets.ErrInvalid)}}
+	case *policy.SubjectError:
+		return RequestError{{e.Path, e.Message, e}}
+	case *strictjson.Error:
+		return RequestError{{joinPath(base, e.Path), e.Msg, e}}
+	}
+	return RequestError{{base, err.Error(), err}}
+}
+
+// memberIndex is where in keys the member holding the value at path
+// comes: -1 for the request itself, len(keys) for a member it lacks.
+func memberIndex(keys []string, path string) int {
+	if path == "" {
+		return -1
+	}
+	i := slices.IndexFunc(keys, func(key string) bool { return covers(key, path) })
+	if i >= 0 {
+		return i
+	}
+	return len(keys)
+}
+
+// joinPath is the path of a value at path inside the value at base.
+func joinPath(base, path string) string {
+	if base == "" || path == "" || path[0] == '[' {
+		return base + path
+	}
+	return base + "." + path
+}
+
+// covers reports whether path lies at or below base.
+func covers(base, path string) bool {
+	rest, ok := strings.CutPrefix(path, base)
+	return ok && (base == "" || rest == "" || rest[0] == '.' || rest[0] == '[')
 }
 
 // ParseClock reads a date YYYY-MM-DD as its midnight UTC, or an RFC 3339
@@ -629,29 +871,35 @@ func ParseClock(s string) (time.Time, error) {
 // JSON path: an invalid facet, an invalid Subject (a null one is fine: it
 // is unauthenticated), an offer for a protocol the facet does not
 // advertise, a peer URL with no http(s) or ws(s) origin (its digest is
-// what the event records), or no clock.
+// what the event records), or no clock. Its error is a [RequestError].
 func (r Request) Validate() error {
-	var errs []error
-	if err := r.Facet.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("facet: %w", err))
+	if ps := r.problems(true); len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// problems are Validate's, with the facet's own when facet is set.
+func (r Request) problems(facet bool) RequestError {
+	var ps RequestError
+	if facet {
+		ps = append(ps, problemsOf("facet", r.Facet.Validate())...)
 	}
 	if r.Subject != nil {
-		if err := r.Subject.Validate(); err != nil {
-			errs = append(errs, err)
-		}
+		ps = append(ps, problemsOf("subject", r.Subject.Validate())...)
 	}
 	if _, ok := r.Facet.Lookup(r.Offer.Protocol); !ok {
-		errs = append(errs, fmt.Errorf("offer.protocol: %q is not advertised by the facet", r.Offer.Protocol))
+		ps = append(ps, &Problem{"offer.protocol", fmt.Sprintf("%q is not advertised by the facet", r.Offer.Protocol), nil})
 	}
 	if r.Offer.Peer != "" {
 		if _, err := events.Origin(r.Offer.Peer); err != nil {
-			errs = append(errs, fmt.Errorf("offer.peer: %w", err))
+			ps = append(ps, &Problem{"offer.peer", err.Error(), err})
 		}
 	}
 	if r.Now.IsZero() {
-		errs = append(errs, errors.New("now: required"))
+		ps = append(ps, &Problem{"now", "required", nil})
 	}
-	return errors.Join(errs...)
+	return ps
 }
 
 // Answer is a decision in data form: the output of `wopneg decide`.

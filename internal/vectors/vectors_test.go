@@ -2,7 +2,9 @@ package vectors_test
 
 import (
 	"errors"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/vectors"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -539,5 +542,111 @@ func TestRoundsVectorCatchesWrongLimit(t *testing.T) {
 		if err := v.Check(nil); err == nil || !strings.Contains(err.Error(), tt.mention) {
 			t.Errorf("maxRounds %d, want.allowed %d: Check = %v, want an error naming %q", tt.maxRounds, tt.allowed, err, tt.mention)
 		}
+	}
+}
+
+// TestParseRequest is the library side of issue 21 item 5's "every
+// violation from wopneg decide": every problem of a request, of shape and
+// of value, each at its JSON path in the request, in the order of the
+// request's members, without the echoes of a shape problem.
+func TestParseRequest(t *testing.T) {
+	const facet = `"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}}`
+	for _, tc := range []struct {
+		name, data string
+		want       []string // each problem, as its Error()
+	}{
+		{"valid", `{` + facet + `, "offer": {}, "now": "2026-11-29"}`, nil},
+		{"four problems, in document order",
+			`{"subject": {"issuer": "https://idp.example", "subjectId": "u 1", "tenant": "acme", "lane": "oidc", "kind": "user"}, ` + facet + `,
+			"offer": {"peer": "peer.example", "requested": 1}, "now": "yesterday"}`,
+			[]string{`subject.subjectId: "u 1" contains whitespace or '/'`, "offer.requested: want a string, got a number",
+				`offer.peer: events: peer: "peer.example": no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)`,
+				`now: "yesterday" is neither a date YYYY-MM-DD nor an RFC 3339 time`}},
+		{"unknown keys hide none of their neighbours' problems", `{"nowt": 1, ` + facet + `, "offer": {"peerVersion": [], "peer": "x:"}, "policy": {"x": 1, "denyDowngrade": 1}}`,
+			[]string{`nowt: unknown field "nowt"`, `offer.peerVersion: unknown field "peerVersion"`,
+				`offer.peer: events: peer: "x:": scheme "x" has no origin (want http, https, ws or wss)`,
+				`policy.x: unknown field "x"`, "policy.denyDowngrade: want a boolean, got a number", "now: required"}},
+		{"a member of the wrong kind", `{` + facet + `, "offer": 1, "policy": [], "subject": "me", "now": "2026-11-29"}`,
+			[]string{"offer: want an object, got a number", "policy: want an object, got an array", "subject: want an object, got a string"}},
+		{"a subject of the wrong shape and an invalid one", `{` + facet + `, "subject": {"issuer": 1}, "offer": {}, "now": "2026-11-29"}`,
+			[]string{"subject.issuer: want a string, got a number"}},
+		{"a null subject", `{` + facet + `, "subject": null, "offer": {}, "now": "2026-11-29"}`, nil},
+		{"a key that is no identifier", `{` + facet + `, "offer": {"io.example/x": 1}, "now": "2026-11-29", "a b": 2}`,
+			[]string{`offer["io.example/x"]: unknown field "io.example/x"`, `["a b"]: unknown field "a b"`}},
+		{"a clock of the wrong type is not also missing", `{` + facet + `, "offer": {}, "now": 1}`, []string{"now: want a string, got a number"}},
+		{"the facet's every violation, and no echo in the offer", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.1", "minimumVersion": "1.2", "refreshedAt": "2026-11-01"}}, "now": "2026-11-29"}`,
+			[]string{`facet.a2a.preferredVersion: "1.1" is not one of the offered versions`, `facet.a2a.minimumVersion: "1.2" is not one of the offered versions`,
+				`facet.a2a.minimumVersion: minimumVersion "1.2" is above preferredVersion "1.1"`}},
+		{"no facet", `{"offer": {}, "now": "2026-11-29"}`, []string{"facet: advertises neither a2a nor mcp"}},
+		{"a protocol the facet lacks", `{` + facet + `, "offer": {"protocol": "mcp"}, "now": "2026-11-29"}`, []string{`offer.protocol: "mcp" is not advertised by the facet`}},
+		{"a repeated key ends the reading, with what came before", `{"offer": {"requested": 1}, "offer": {}, "now": 1}`,
+			[]string{`the key "offer" appears twice`, "offer.requested: want a string, got a number"}},
+		{"a repeated key inside a member", `{` + facet + `, "offer": {"requested": "1.0", "requested": "1.0"}, "now": "2026-11-29"}`,
+			[]string{`offer: the key "requested" appears twice`}},
+		{"truncated: nothing after the break is missing", `{"offer": {"requested": 1}, "now": `, []string{"offer.requested: want a string, got a number", "now: unexpected end of JSON input"}},
+		{"not an object", `[]`, []string{"want an object, got an array"}},
+		{"a second value", `{` + facet + `, "now": "2026-11-29"} {}`, []string{"data after the JSON value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := vectors.ParseRequest([]byte(tc.data))
+			var got []string
+			if err != nil {
+				ps, ok := errors.AsType[vectors.RequestError](err)
+				if !ok {
+					t.Fatalf("ParseRequest = %T %v, want a RequestError", err, err)
+				}
+				for _, p := range ps {
+					got = append(got, p.Error())
+				}
+				if err.Error() != strings.Join(got, "; ") {
+					t.Errorf("Error() = %q, want the problems joined", err)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// The problems keep what found them, for errors.Is and errors.As, and a
+// strict reader's offset counts from the start of the request.
+func TestRequestProblems(t *testing.T) {
+	data := `{"offer": {"peer": "x:",  "requested": 11}, "facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.1", "minimumVersion": "1.0", "refreshedAt": "2026-11-01"}},
+		"subject": {"issuer": "https://idp.example", "subjectId": "u/1", "tenant": "acme", "lane": "oidc", "kind": "user"}, "policy": {"denyDowngradeTo": [7]}}`
+	_, err := vectors.ParseRequest([]byte(data))
+	if !errors.Is(err, facets.ErrInvalid) {
+		t.Errorf("%v does not match facets.ErrInvalid", err)
+	}
+	for _, target := range []any{new(*facets.Violation), new(*policy.SubjectError), new(*events.FieldError), new(*vectors.Problem)} {
+		if !errors.As(err, target) {
+			t.Errorf("errors.As(%v, %T) found nothing", err, target)
+		}
+	}
+	offsets := map[string]int{}
+	for _, p := range err.(vectors.RequestError) {
+		if e, ok := errors.AsType[*strictjson.Error](p); ok {
+			offsets[p.Path] = e.Offset
+		}
+	}
+	want := map[string]int{"offer.requested": strings.Index(data, "11"), "policy.denyDowngradeTo[0]": strings.Index(data, "7")}
+	if !maps.Equal(offsets, want) {
+		t.Errorf("offsets %v, want %v", offsets, want)
+	}
+	if p := (&vectors.Problem{Message: "m"}); p.Error() != "m" {
+		t.Errorf("a problem of the request itself reads %q", p.Error())
+	}
+}
+
+// DecodeRequest reports every shape problem, and no value problem.
+func TestDecodeRequestEveryShapeProblem(t *testing.T) {
+	_, err := vectors.DecodeRequest([]byte(`{"subject": null, "facet": {"a2a": {"versions": [1]}}, "offer": {"requested": 1, "peer": 2}, "now": "2026-11-31"}`))
+	ps, _ := errors.AsType[vectors.RequestError](err)
+	var paths []string
+	for _, p := range ps {
+		paths = append(paths, p.Path)
+	}
+	if want := []string{"facet.a2a.versions[0]", "offer.requested", "offer.peer", "now"}; !slices.Equal(paths, want) {
+		t.Errorf("DecodeRequest reported %q at %q, want %q", err, paths, want)
 	}
 }

@@ -51,6 +51,32 @@ func ExampleRunWire() {
 
 var a2aServer, mcpServer http.Handler = rpcServer, rpcServer
 
+// ExampleWireOptions checks a host that serves MCP alone, at /v1/mcp, and
+// authenticates its own test token: the kit runs the MCP vectors only,
+// there, with that token, and builds the host from facets advertising MCP
+// alone.
+func ExampleWireOptions() {
+	TestMCPOnTheWire := func(t *testing.T) {
+		negotiatetest.RunWire(t, func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+			n, err := negotiate.Compile(set, p)
+			if err != nil {
+				return nil, err
+			}
+			m, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: bearerAuth("test-token")})
+			if err != nil {
+				return nil, err
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/v1/mcp", m.Wrap(mcpServer))
+			return mux, nil
+		}, negotiatetest.WireOptions{
+			Endpoints: map[facets.Protocol]string{facets.ProtocolMCP: "/v1/mcp"},
+			Bearer:    "test-token",
+		})
+	}
+	_ = TestMCPOnTheWire
+}
+
 // ExampleRun runs every decision vector against a host's own decision.
 // The function below is a test: put it in a _test.go file of the host and
 // pass the host's wrapper of negotiate.Decide (here the library's own).

@@ -6,7 +6,9 @@
 //     router and SDK in front, the module's middleware inside — with the
 //     A2A and MCP requests of the wire vectors, and checks the answer on
 //     the wire (HTTP status, JSON-RPC error code, version header) and the
-//     negotiation.decided event the host recorded;
+//     negotiation.decided event the host recorded; [WireOptions] says
+//     which protocols the host serves, at which paths, and the bearer
+//     token it accepts;
 //   - [Run] runs the decision vectors (tables A and C of the conformance
 //     digest, every rule of the decision from both sides of its boundary,
 //     counter-offers, the refresh SLA, peer origin digests and Subjects)

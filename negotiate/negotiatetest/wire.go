@@ -2,11 +2,13 @@ package negotiatetest
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -27,9 +29,9 @@ var wireFiles embed.FS
 // or in the package's own tests a set that does not load.
 var wireSource fs.FS = wireFiles
 
-// wireBearer is the credential of an authenticated wire vector's request:
-// "Authorization: Bearer negotiatetest", as RunWire documents.
-const wireBearer = "Bearer negotiatetest"
+// wireToken is the bearer token of an authenticated wire vector's request
+// when WireOptions.Bearer is empty.
+const wireToken = "negotiatetest"
 
 // wireNow is the clock of the policy RunWire hands the builder.
 var wireNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -37,6 +39,25 @@ var wireNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // maxWireAnswer bounds how much of an answer the kit reads for JSON-RPC
 // error codes: a handler under test is outside input too.
 const maxWireAnswer = 1 << 20
+
+// WireOptions says how the host [RunWire] checks serves the protocols.
+// The zero WireOptions is a host that serves both, A2A's JSON-RPC binding
+// at /a2a and MCP at /mcp, and authenticates the bearer token
+// "negotiatetest".
+type WireOptions struct {
+	// Endpoints maps each protocol the host serves to the path it serves
+	// it at (on A2A, its JSON-RPC binding); only those protocols' vectors
+	// run, and the facet set the host is built from advertises only those.
+	// Nil means both, at /a2a and /mcp; an empty path is that protocol's
+	// default. A path must start with "/". A protocol other than a2a or
+	// mcp, or a map naming none, fails the run: a kit that runs no vector
+	// checks nothing.
+	Endpoints map[facets.Protocol]string
+	// Bearer is the token an authenticated vector's request carries, as
+	// "Authorization: Bearer <Bearer>"; empty means "negotiatetest". It
+	// must be visible ASCII without spaces.
+	Bearer string
+}
 
 // RunWire checks a host's own HTTP handler against the wire vectors: A2A
 // JSON-RPC and MCP streamable-HTTP requests, each sent the way
@@ -49,19 +70,24 @@ const maxWireAnswer = 1 << 20
 // that disagrees with the body and JSON-RPC batches, which only 2025-03-26
 // has.
 //
-// For every vector, RunWire calls build with a copy of the facet set the
-// vector names (each set advertises both a2a and mcp), a policy whose
-// clock is fixed (otherwise the zero Policy: the reference rules), and a
-// fresh events.Sink; build returns the host's handler as it is deployed —
-// its authentication, router and SDK, with the module's middleware inside,
-// compiled from the set and policy and recording to the sink. RunWire
-// then sends the vector's request to it:
+// opts, at most one, says which protocols the host serves, at which
+// paths, and the bearer token it accepts (see [WireOptions]); without it
+// the host serves both at /a2a and /mcp and accepts "negotiatetest". Only
+// the protocols it serves are checked, so an MCP-only host runs the MCP
+// vectors alone.
 //
-//   - A2A requests are POSTs to /a2a (the JSON-RPC binding) and MCP
-//     requests POSTs to /mcp, so the handler must route those paths to
-//     its endpoints (an http.ServeMux in the test can map them);
+// For every vector, RunWire calls build with a copy of the facet set the
+// vector names (advertising the protocols the host serves), a policy
+// whose clock is fixed (otherwise the zero Policy: the reference rules),
+// and a fresh events.Sink; build returns the host's handler as it is
+// deployed — its authentication, router and SDK, with the module's
+// middleware inside, compiled from the set and policy and recording to
+// the sink. RunWire then sends the vector's request to it:
+//
+//   - every request is a POST to the protocol's path (/a2a and /mcp by
+//     default), so the handler must route that path to the endpoint;
 //   - a vector's caller is authenticated or anonymous. An authenticated
-//     request carries "Authorization: Bearer negotiatetest" and nothing
+//     request carries "Authorization: Bearer " and the token, and nothing
 //     else identifies it; the handler's authentication must resolve that
 //     token, and only that one, to a valid Subject (any issuer, tenant
 //     and id the host likes) that its policy counts as authenticated, and
@@ -82,9 +108,14 @@ const maxWireAnswer = 1 << 20
 // With a *testing.T every vector is a subtest named after it; with any
 // other testing.TB the vectors run in turn and every failure is reported
 // through t.Errorf, prefixed with the vector's name. A build error fails
-// the vector.
-func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error)) {
+// the vector, and options RunWire cannot use fail the run.
+func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error), opts ...WireOptions) {
 	t.Helper()
+	h, err := hostOf(opts)
+	if err != nil {
+		t.Errorf("negotiatetest: %v", err)
+		return
+	}
 	vs, err := loadWire(wireSource, "wire")
 	if err != nil {
 		t.Errorf("negotiatetest: loading the wire vectors: %v", err)
@@ -92,18 +123,63 @@ func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink even
 	}
 	tt, sub := t.(*testing.T)
 	for _, v := range vs {
+		if h.paths[v.Protocol] == "" {
+			continue
+		}
 		if sub {
 			tt.Run(v.Name, func(t *testing.T) {
-				if err := v.check(build); err != nil {
+				if err := v.check(build, h); err != nil {
 					t.Errorf("%s (%s):\n%v", v.Name, v.Source, err)
 				}
 			})
 			continue
 		}
-		if err := v.check(build); err != nil {
+		if err := v.check(build, h); err != nil {
 			t.Errorf("%s (%s):\n%v", v.Name, v.Source, err)
 		}
 	}
+}
+
+// wireHost is how the host under test serves, as RunWire's options say:
+// the path of each protocol it serves, and the Authorization header of an
+// authenticated request.
+type wireHost struct {
+	paths         map[facets.Protocol]string
+	authorization string
+}
+
+// hostOf reads RunWire's options, refusing what it cannot use.
+func hostOf(opts []WireOptions) (wireHost, error) {
+	var o WireOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		return wireHost{}, fmt.Errorf("RunWire takes at most one WireOptions, got %d", len(opts))
+	}
+	if strings.ContainsFunc(o.Bearer, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return wireHost{}, fmt.Errorf("WireOptions.Bearer %q: want visible ASCII without spaces", o.Bearer)
+	}
+	h := wireHost{paths: map[facets.Protocol]string{}, authorization: "Bearer " + cmp.Or(o.Bearer, wireToken)}
+	if o.Endpoints == nil {
+		maps.Copy(h.paths, endpoints)
+		return h, nil
+	}
+	for p, path := range o.Endpoints {
+		if endpoints[p] == "" {
+			return wireHost{}, fmt.Errorf("WireOptions.Endpoints: %q is not a protocol the vectors cover (a2a, mcp)", p)
+		}
+		path = cmp.Or(path, endpoints[p])
+		if !strings.HasPrefix(path, "/") {
+			return wireHost{}, fmt.Errorf("WireOptions.Endpoints[%s]: path %q does not start with \"/\"", p, path)
+		}
+		h.paths[p] = path
+	}
+	if len(h.paths) == 0 {
+		return wireHost{}, errors.New("WireOptions.Endpoints names no protocol, so no vector would run")
+	}
+	return h, nil
 }
 
 // wireFile is one file of wire vectors: the facet sets its vectors name,
@@ -163,7 +239,8 @@ var refusalCodes = map[facets.Protocol][]int{
 	facets.ProtocolMCP: {^32021, ^32019, ^32599}, // -32022, -32020, -32600
 }
 
-// endpoints are the paths the kit sends each protocol's requests to.
+// endpoints are the paths the kit sends each protocol's requests to by
+// default.
 var endpoints = map[facets.Protocol]string{facets.ProtocolA2A: "/a2a", facets.ProtocolMCP: "/mcp"}
 
 // loadWire reads every *.json file of wire vectors in dir of fsys, each
@@ -213,22 +290,30 @@ func (v *wireVector) complete() error {
 
 // check builds the handler, sends the request and returns every way the
 // answer and the record differ from the vector's; nil when they match.
-func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (http.Handler, error)) error {
+func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (http.Handler, error), host wireHost) error {
 	rec := &Recorder{}
-	h, err := build(v.set.Clone(), policy.Policy{Now: func() time.Time { return wireNow }}, rec)
+	set := v.set.Clone()
+	if host.paths[facets.ProtocolA2A] == "" {
+		set.A2A = nil
+	}
+	if host.paths[facets.ProtocolMCP] == "" {
+		set.MCP = nil
+	}
+	h, err := build(set, policy.Policy{Now: func() time.Time { return wireNow }}, rec)
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	if h == nil {
 		return errors.New("build returned a nil handler")
 	}
-	r := httptest.NewRequest(http.MethodPost, endpoints[v.Protocol], bytes.NewReader(v.Body))
+	path := host.paths[v.Protocol]
+	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(v.Body))
 	r.Header.Set("Content-Type", "application/json")
 	for k, val := range v.Header {
 		r.Header.Set(k, val)
 	}
 	if v.Authenticated {
-		r.Header.Set("Authorization", wireBearer)
+		r.Header.Set("Authorization", host.authorization)
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -236,6 +321,9 @@ func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (h
 	c := &wireChecker{}
 	want := v.Want
 	c.eq("status", w.Code, want.Status)
+	if w.Code == http.StatusNotFound && want.Status != http.StatusNotFound {
+		c.failf("the host serves nothing at %s: route %s there, or say in WireOptions.Endpoints where the host serves it, or that it does not", path, v.Protocol)
+	}
 	for k, val := range want.Header {
 		c.eq("header "+k, strings.Join(w.Header().Values(k), ", "), val)
 	}

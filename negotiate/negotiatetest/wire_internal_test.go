@@ -219,7 +219,7 @@ func TestWireCheck(t *testing.T) {
 		{"a nil handler", accepted, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) { return nil, nil }, []string{"build returned a nil handler"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.v.check(tc.build)
+			err := tc.v.check(tc.build, defaultHost(t))
 			if len(tc.errs) == 0 {
 				if err != nil {
 					t.Errorf("failed a correct answer: %v", err)
@@ -238,43 +238,138 @@ func TestWireCheck(t *testing.T) {
 	}
 }
 
-// The kit sends what the vector says: its path, headers, body and, for an
-// authenticated caller, the kit's bearer token.
+// defaultHost is the host RunWire checks without options.
+func defaultHost(t *testing.T) wireHost {
+	t.Helper()
+	h, err := hostOf(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// The kit sends what the vector says: to the protocol's path, its headers,
+// body and, for an authenticated caller, the bearer token; and it builds
+// the host from a copy of the vector's set that advertises only what the
+// host serves.
 func TestWireRequest(t *testing.T) {
-	v := wireVector{Protocol: facets.ProtocolMCP, Authenticated: true, Header: map[string]string{"Mcp-Method": "tools/list"},
-		Body: []byte(`{"x":1}`), set: facets.Set{MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"}}}
-	var got *http.Request
-	var body string
-	_ = v.check(func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
-		if set.MCP == v.set.MCP {
-			t.Error("the builder got the vector's own set, not a copy")
-		}
-		if !p.Time().Equal(wireNow) {
-			t.Errorf("policy clock %v", p.Time())
-		}
-		if sink == nil {
-			t.Error("no sink")
-		}
-		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-			got = r
-			b := new(strings.Builder)
-			_, _ = fmt.Fprint(b, r.ContentLength)
-			body = b.String()
-		}), nil
-	})
-	if got == nil {
-		t.Fatal("no request sent")
+	both := facets.Set{
+		A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"},
+		MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"},
 	}
-	if got.Method != http.MethodPost || got.URL.Path != "/mcp" || got.Header.Get("Authorization") != "Bearer negotiatetest" ||
-		got.Header.Get("Mcp-Method") != "tools/list" || got.Header.Get("Content-Type") != "application/json" || body != "7" {
-		t.Errorf("sent %s %s %v, length %s", got.Method, got.URL, got.Header, body)
+	for _, tc := range []struct {
+		name           string
+		opts           []WireOptions
+		protocol       facets.Protocol
+		path, bearer   string
+		hasA2A, hasMCP bool
+	}{
+		{"defaults, mcp", nil, facets.ProtocolMCP, "/mcp", "Bearer negotiatetest", true, true},
+		{"defaults, a2a", nil, facets.ProtocolA2A, "/a2a", "Bearer negotiatetest", true, true},
+		{"zero options", []WireOptions{{}}, facets.ProtocolMCP, "/mcp", "Bearer negotiatetest", true, true},
+		{"mcp only, elsewhere", []WireOptions{{Endpoints: map[facets.Protocol]string{facets.ProtocolMCP: "/v1/mcp"}, Bearer: "s3cret"}},
+			facets.ProtocolMCP, "/v1/mcp", "Bearer s3cret", false, true},
+		{"a2a only, default path", []WireOptions{{Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: ""}}},
+			facets.ProtocolA2A, "/a2a", "Bearer negotiatetest", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host, err := hostOf(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := wireVector{Protocol: tc.protocol, Authenticated: true, Header: map[string]string{"Mcp-Method": "tools/list"},
+				Body: []byte(`{"x":1}`), set: both}
+			var got *http.Request
+			var length int64
+			_ = v.check(func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+				if (set.A2A != nil) != tc.hasA2A || (set.MCP != nil) != tc.hasMCP {
+					t.Errorf("the builder got a2a %v, mcp %v; want %v, %v", set.A2A != nil, set.MCP != nil, tc.hasA2A, tc.hasMCP)
+				}
+				if set.MCP != nil && set.MCP == v.set.MCP || set.A2A != nil && set.A2A == v.set.A2A {
+					t.Error("the builder got the vector's own set, not a copy")
+				}
+				if !p.Time().Equal(wireNow) {
+					t.Errorf("policy clock %v", p.Time())
+				}
+				if sink == nil {
+					t.Error("no sink")
+				}
+				return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, length = r, r.ContentLength }), nil
+			}, host)
+			if got == nil {
+				t.Fatal("no request sent")
+			}
+			if got.Method != http.MethodPost || got.URL.Path != tc.path || got.Header.Get("Authorization") != tc.bearer ||
+				got.Header.Get("Mcp-Method") != "tools/list" || got.Header.Get("Content-Type") != "application/json" || length != 7 {
+				t.Errorf("sent %s %s %v, length %d", got.Method, got.URL, got.Header, length)
+			}
+			if v.set.A2A == nil || v.set.MCP == nil {
+				t.Error("the vector's own set lost a protocol")
+			}
+			v.Authenticated = false
+			_ = v.check(func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
+				return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r }), nil
+			}, host)
+			if got.Header.Get("Authorization") != "" {
+				t.Errorf("an anonymous vector sent %q", got.Header.Get("Authorization"))
+			}
+		})
 	}
-	v.Authenticated = false
-	_ = v.check(func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
-		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r }), nil
-	})
-	if got.Header.Get("Authorization") != "" {
-		t.Errorf("an anonymous vector sent %q", got.Header.Get("Authorization"))
+}
+
+// Options the kit cannot use fail the run instead of passing a host
+// nothing was checked against.
+func TestHostOfRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []WireOptions
+		err  string
+	}{
+		{"two options", []WireOptions{{}, {}}, "at most one WireOptions, got 2"},
+		{"no protocol", []WireOptions{{Endpoints: map[facets.Protocol]string{}}}, "names no protocol"},
+		{"an unknown protocol", []WireOptions{{Endpoints: map[facets.Protocol]string{"grpc": "/grpc"}}}, `"grpc" is not a protocol`},
+		{"a relative path", []WireOptions{{Endpoints: map[facets.Protocol]string{facets.ProtocolMCP: "mcp"}}}, `Endpoints[mcp]: path "mcp" does not start with "/"`},
+		{"a bearer with a space", []WireOptions{{Bearer: "a b"}}, `Bearer "a b"`},
+		{"a bearer with a newline", []WireOptions{{Bearer: "a\nb"}}, "visible ASCII"},
+		{"a bearer beyond ASCII", []WireOptions{{Bearer: "é"}}, "visible ASCII"},
+		{"a bearer with DEL", []WireOptions{{Bearer: "a\x7f"}}, "visible ASCII"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := hostOf(tc.opts); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("hostOf = %v, want an error with %q", err, tc.err)
+			}
+			tb := &fakeTB{}
+			RunWire(tb, func(facets.Set, policy.Policy, events.Sink) (http.Handler, error) {
+				t.Fatal("built a host for options the kit cannot use")
+				return nil, nil
+			}, tc.opts...)
+			if len(tb.errs) != 1 || !strings.Contains(tb.errs[0], "negotiatetest: ") || !strings.Contains(tb.errs[0], tc.err) {
+				t.Errorf("reported %q", tb.errs)
+			}
+		})
+	}
+	if _, err := hostOf([]WireOptions{{Bearer: "~!az09"}}); err != nil {
+		t.Errorf("a bearer of visible ASCII was refused: %v", err)
+	}
+}
+
+// A host answering 404 is told where the kit sent the request and how
+// to say where it serves the protocol instead.
+func TestWireCheckNotFound(t *testing.T) {
+	v := wireVector{Name: "v", Protocol: facets.ProtocolA2A, Body: []byte(`{}`),
+		set:  facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}},
+		Want: wireWant{Status: 200, Event: &wireEvent{Outcome: "accepted", Version: "1.0", Requested: "1.0", Reason: events.ReasonOK}}}
+	err := v.check(answering(404, "404 page not found", nil), defaultHost(t))
+	if err == nil || !strings.Contains(err.Error(), "the host serves nothing at /a2a: route a2a there, or say in WireOptions.Endpoints") {
+		t.Errorf("report %v lacks the hint", err)
+	}
+	v.Want.Status = 404
+	if err := v.check(answering(404, "", nil), defaultHost(t)); err != nil && strings.Contains(err.Error(), "serves nothing") {
+		t.Errorf("a 404 the vector wants got the hint: %v", err)
+	}
+	v.Want.Status = 200
+	if err := v.check(answering(500, "", nil), defaultHost(t)); err != nil && strings.Contains(err.Error(), "serves nothing") {
+		t.Errorf("a 500 got the hint: %v", err)
 	}
 }
 
@@ -332,7 +427,7 @@ func TestBuilderCannotChangeTheExpectation(t *testing.T) {
 	_ = v.check(func(set facets.Set, _ policy.Policy, _ events.Sink) (http.Handler, error) {
 		set.A2A.MinimumVersion = "9.9"
 		return nil, context.Canceled
-	})
+	}, defaultHost(t))
 	if v.set.A2A.MinimumVersion != floor {
 		t.Errorf("the builder changed the vector's floor to %s", v.set.A2A.MinimumVersion)
 	}

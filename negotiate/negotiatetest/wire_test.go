@@ -2,6 +2,7 @@ package negotiatetest_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,14 +26,16 @@ import (
 var kitUser = negotiate.Subject{Issuer: "https://idp.example", SubjectID: "kit-user", Tenant: "acme",
 	Lane: policy.LaneOIDC, Kind: policy.KindUser}
 
-// bearerAuth is a host's authentication: the kit's token is kitUser,
-// anything else nobody.
-func bearerAuth(r *http.Request) *negotiate.Subject {
-	if r.Header.Get("Authorization") != "Bearer negotiatetest" {
-		return nil
+// bearerAuth is a host's authentication: token is kitUser, anything else
+// nobody.
+func bearerAuth(token string) func(r *http.Request) *negotiate.Subject {
+	return func(r *http.Request) *negotiate.Subject {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			return nil
+		}
+		s := kitUser
+		return &s
 	}
-	s := kitUser
-	return &s
 }
 
 // rpcServer stands for the SDK behind the middleware: it answers every
@@ -46,14 +49,34 @@ var rpcServer = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // host is a host built from the module's adapters, with one flaw or none:
 // each flaw breaks one rule the wire vectors state, as a host's own code
 // could around the middleware.
-type host struct{ flaw string }
+type host struct {
+	flaw string
+	// serves is the one protocol the host serves, at /v1/<protocol>; ""
+	// is both, at the kit's default paths.
+	serves facets.Protocol
+	// token is the bearer token the host authenticates; "" is the kit's.
+	token string
+}
+
+// options are the WireOptions that describe h to the kit.
+func (h host) options() negotiatetest.WireOptions {
+	o := negotiatetest.WireOptions{Bearer: h.token}
+	if h.serves != "" {
+		o.Endpoints = map[facets.Protocol]string{h.serves: "/v1/" + string(h.serves)}
+	}
+	return o
+}
 
 func (h host) build(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
-	auth := bearerAuth
+	auth := bearerAuth(cmp.Or(h.token, "negotiatetest"))
 	switch h.flaw {
 	case "no floor check":
-		set.MCP.MinimumRevision = set.MCP.Revisions[0]
-		set.A2A.MinimumVersion = set.A2A.Versions[0]
+		if set.MCP != nil {
+			set.MCP.MinimumRevision = set.MCP.Revisions[0]
+		}
+		if set.A2A != nil {
+			set.A2A.MinimumVersion = set.A2A.Versions[0]
+		}
 	case "anonymous callers authenticated":
 		auth = func(*http.Request) *negotiate.Subject { s := kitUser; return &s }
 	case "nothing recorded":
@@ -71,24 +94,28 @@ func (h host) build(set facets.Set, p policy.Policy, sink events.Sink) (http.Han
 	if err != nil {
 		return nil, err
 	}
-	a, err := a2ahttp.New(n, a2ahttp.Options{Sink: sink, Subject: auth})
-	if err != nil {
-		return nil, err
-	}
-	m, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: auth})
-	if err != nil {
-		return nil, err
-	}
 	var server http.Handler = rpcServer
-	if h.flaw == "version header overwritten" {
+	if h.flaw == "version header overwritten" && set.A2A != nil {
 		server = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("A2A-Version", set.A2A.PreferredVersion)
 			rpcServer.ServeHTTP(w, r)
 		})
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/a2a", a.Wrap(server))
-	mux.Handle("/mcp", m.Wrap(server))
+	if h.serves != facets.ProtocolMCP {
+		a, err := a2ahttp.New(n, a2ahttp.Options{Sink: sink, Subject: auth})
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolA2A], "/a2a"), a.Wrap(server))
+	}
+	if h.serves != facets.ProtocolA2A {
+		m, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: auth})
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolMCP], "/mcp"), m.Wrap(server))
+	}
 	return h.front(mux), nil
 }
 
@@ -157,7 +184,10 @@ func (r *recordingTB) failed() []string {
 
 // TestRunWireCatchesFlaws runs the kit against a host with each flaw and
 // checks that the vectors of the rule it breaks fail: a kit that passes a
-// broken host checks nothing.
+// broken host checks nothing. Each flaw is tried on a host serving both
+// protocols and on hosts serving one, at another path and with another
+// token, told to the kit through WireOptions: the vectors of the protocol
+// served must still fail.
 func TestRunWireCatchesFlaws(t *testing.T) {
 	for flaw, mustFail := range map[string][]string{
 		"no floor check":                  {"mcp/below-floor-refused", "mcp/no-header-below-floor"},
@@ -169,16 +199,73 @@ func TestRunWireCatchesFlaws(t *testing.T) {
 		"wrong JSON-RPC code":             {"a2a/unauthenticated-downgrade-refused", "mcp/below-floor-refused", "mcp/unsupported-refused"},
 		"refusal on HTTP 200":             {"mcp/unauthenticated-downgrade-refused", "mcp/header-body-mismatch", "mcp/batch-at-2025-06-18-refused"},
 	} {
-		t.Run(flaw, func(t *testing.T) {
+		for _, shape := range []host{{}, {serves: facets.ProtocolMCP, token: "mcp-token"}, {serves: facets.ProtocolA2A, token: "a2a-token"}} {
+			shape.flaw = flaw
+			t.Run(flaw+"/"+cmp.Or(string(shape.serves), "both"), func(t *testing.T) {
+				tb := &recordingTB{}
+				negotiatetest.RunWire(tb, shape.build, shape.options())
+				failed := tb.failed()
+				for _, name := range mustFail {
+					if (shape.serves == "" || strings.HasPrefix(name, string(shape.serves)+"/")) && !slices.Contains(failed, name) {
+						t.Errorf("the kit passed %s on a host with %q; it failed %q", name, flaw, failed)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRunWireOneProtocol is the regression test of issue 21 item 3: a
+// host serving one protocol, at a path of its own, behind a token of its
+// own, passes the kit told so, and the kit runs every vector of that
+// protocol against it and none of the other; told nothing, the kit fails
+// the vectors the host does not serve, naming the path it tried.
+func TestRunWireOneProtocol(t *testing.T) {
+	for _, h := range []host{{serves: facets.ProtocolMCP, token: "mcp-token"}, {serves: facets.ProtocolA2A, token: "a2a-token"}} {
+		t.Run(string(h.serves), func(t *testing.T) {
+			var built int
 			tb := &recordingTB{}
-			negotiatetest.RunWire(tb, host{flaw: flaw}.build)
-			failed := tb.failed()
-			for _, name := range mustFail {
-				if !slices.Contains(failed, name) {
-					t.Errorf("the kit passed %s on a host with %q; it failed %q", name, flaw, failed)
+			negotiatetest.RunWire(tb, func(set facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+				built++
+				if _, ok := set.Lookup(h.serves); !ok || len(set.Protocols()) != 1 {
+					t.Errorf("the host serving %s was built from a set advertising %v", h.serves, set.Protocols())
+				}
+				return h.build(set, p, sink)
+			}, h.options())
+			if len(tb.errs) != 0 {
+				t.Errorf("a correct %s-only host failed: %q", h.serves, tb.errs)
+			}
+			if want := map[facets.Protocol]int{facets.ProtocolA2A: 8, facets.ProtocolMCP: 12}[h.serves]; built != want {
+				t.Errorf("the kit ran %d vectors against the %s-only host, want %d", built, h.serves, want)
+			}
+
+			tb = &recordingTB{}
+			negotiatetest.RunWire(tb, h.build)
+			if len(tb.errs) == 0 {
+				t.Fatalf("the kit, told nothing, passed a %s-only host at /v1/%s", h.serves, h.serves)
+			}
+			for _, e := range tb.errs {
+				if !strings.Contains(e, "the host serves nothing at /") || !strings.Contains(e, "WireOptions.Endpoints") {
+					t.Errorf("a vector the host cannot serve reported %q, without the path it tried", e)
 				}
 			}
 		})
+	}
+}
+
+// TestRunWireBearer: a host that authenticates another token fails the
+// authenticated vectors until the kit is told the token.
+func TestRunWireBearer(t *testing.T) {
+	h := host{token: "s3cret"}
+	tb := &recordingTB{}
+	negotiatetest.RunWire(tb, h.build)
+	if failed := tb.failed(); !slices.Contains(failed, "a2a/authenticated-downgrade") || !slices.Contains(failed, "mcp/authenticated-downgrade") {
+		t.Errorf("the kit sent its own token to a host of another and failed only %q", failed)
+	}
+	tb = &recordingTB{}
+	negotiatetest.RunWire(tb, h.build, negotiatetest.WireOptions{Bearer: "s3cret"})
+	if len(tb.errs) != 0 {
+		t.Errorf("told the host's token, the kit failed %q", tb.errs)
 	}
 }
 
