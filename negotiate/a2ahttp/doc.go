@@ -51,7 +51,9 @@
 //   - The agent card path answers with the card of the decided version,
 //     which is the preferred one when the request names none; the card
 //     comes from Options.Card or, when that is nil, from the wrapped
-//     handler.
+//     handler. Every answer on it, refusals included, carries
+//     Vary: A2A-Version, so that a cache never hands one version's card
+//     to a client of another.
 //   - An accepted request reaches the wrapped handler untouched (its body is
 //     never read), with the decided version and [negotiate.Outcome] in its
 //     context: see [Version] and [Outcome].

@@ -148,6 +148,11 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	card := r.URL.Path == m.cardPath && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	if card {
+		// The card depends on the version asked for: a cache must not
+		// hand one version's card to another version's client.
+		w.Header().Add("Vary", headerName)
+	}
 	subject, invalid := m.subject(r)
 	if invalid != "" {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}

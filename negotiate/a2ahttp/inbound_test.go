@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,6 +346,10 @@ func TestAgentCard(t *testing.T) {
 			}
 			if tc.calls == 1 && f.served.version != "1.2" {
 				t.Errorf("the handler saw version %q", f.served.version)
+			}
+			// A cache must not hand one version's card to another's client.
+			if vary := w.Header().Values("Vary"); tc.method != "POST" && !slices.Contains(vary, "A2A-Version") {
+				t.Errorf("Vary %q, want A2A-Version", vary)
 			}
 			if strings.HasPrefix(tc.body, `{"name"`) && w.Header().Get("Content-Length") != "31" {
 				t.Errorf("Content-Length %q", w.Header().Get("Content-Length"))
