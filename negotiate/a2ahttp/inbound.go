@@ -83,6 +83,14 @@ type Options struct {
 	// buffer. An accepted request's body is never read.
 	MaxBodyBytes int64
 
+	// MaxAnswerBytes bounds how much of the wrapped handler's answer is
+	// held while the middleware reads whether it refused the version (see
+	// "The record follows the server" in the package doc); zero means 64
+	// KiB. An answer that has not shown it within the bound is replaced by
+	// an internal error and recorded refused: an acceptance the middleware
+	// did not see is never recorded.
+	MaxAnswerBytes int64
+
 	// ErrorLog receives what the middleware cannot answer to the caller: a
 	// negotiation.decided event that was not recorded while the policy does
 	// not require it, a Card function that failed, an invalid Subject. Nil
@@ -98,6 +106,7 @@ type Middleware struct {
 	opts      Options
 	cardPath  string
 	maxBody   int64
+	maxAnswer int
 	log       *slog.Logger
 	served    []string // the offered versions at or above the floor, for refusals.
 	servedCSV string
@@ -121,6 +130,14 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	}
 	if m.maxBody == 0 {
 		m.maxBody = defaultMaxBodyBytes
+	}
+	switch {
+	case opts.MaxAnswerBytes < 0:
+		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
+	case opts.MaxAnswerBytes == 0:
+		m.maxAnswer = defaultMaxAnswerBytes
+	default:
+		m.maxAnswer = int(min(opts.MaxAnswerBytes, 1<<40))
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -167,9 +184,16 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.InboundOffer(m.adv, "", req.raw()))
-	if err != nil {
-		m.logAudit(ctx, &req, outcome, err)
+	offer := negotiate.InboundOffer(m.adv, "", req.raw())
+	outcome, _ := m.n.Decide(subject, offer)
+	cardServed := card && m.opts.Card != nil
+	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
+	if recorded {
+		// A refusal, and a card from Options.Card, are the middleware's
+		// own answers: what it answers is what it records, now. Under
+		// RequireAudit every request but the card's may act (a
+		// SendMessage runs the agent), and nothing may act unrecorded.
+		outcome = m.record(ctx, subject, offer)
 	}
 
 	if outcome.Err() != nil {
@@ -182,15 +206,29 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 
-	// Indexing with the canonical key skips canonicalizing headerName
-	// on every request.
-	w.Header()[canonicalHeader] = []string{outcome.Version}
-	r = r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome))
-	if card && m.opts.Card != nil {
+	if cardServed {
+		// Indexing with the canonical key skips canonicalizing headerName
+		// on every request.
+		w.Header()[canonicalHeader] = []string{outcome.Version}
 		m.serveCard(w, r, outcome.Version)
 		return
 	}
-	next.ServeHTTP(w, r)
+	a := &answerWatch{
+		ResponseWriter: w, m: m, r: r, subject: subject, offer: offer, version: outcome.Version,
+		card: card, recorded: recorded, everyStatus: !card && !m.opts.HTTPJSON, limit: m.maxAnswer,
+	}
+	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
+	a.finish()
+}
+
+// record decides offer for subject and records it, logging an event that
+// was not recorded.
+func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
+	o, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, offer)
+	if err != nil {
+		m.logAudit(ctx, offer.Requested, o, err)
+	}
+	return o
 }
 
 // subject resolves the caller's Subject. An invalid one is logged with
@@ -218,14 +256,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 // logAudit reports an event that was not recorded: what the decision was,
 // and whether the request was refused for it (failClosed), so that the
 // host's log keeps what its event store lost.
-func (m *Middleware) logAudit(ctx context.Context, req *requested, outcome negotiate.Outcome, err error) {
+func (m *Middleware) logAudit(ctx context.Context, requested string, outcome negotiate.Outcome, err error) {
 	decided := outcome
 	var ae *negotiate.AuditError
 	if errors.As(err, &ae) {
 		decided = ae.Decided
 	}
 	m.log.ErrorContext(ctx, "a2ahttp: negotiation.decided was not recorded",
-		slog.String("requested", truncate(req.raw())),
+		slog.String("requested", truncate(requested)),
 		slog.String("decided", decided.Kind.String()),
 		slog.String("version", decided.Version),
 		slog.Bool("failClosed", outcome.Rule == negotiate.RuleAudit),
@@ -274,6 +312,16 @@ const auditMessage = "the A2A version negotiation could not be recorded; retry"
 // about an exchange it has no record of, and the caller may retry), or an
 // invalid Subject under StrictSubject.
 func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool, msg string) {
+	var id json.RawMessage
+	if !card && !m.opts.HTTPJSON {
+		id = m.requestID(r)
+	}
+	m.answerInternal(w, card, msg, id)
+}
+
+// answerInternal answers an internal error; id is the JSON-RPC id, on that
+// binding.
+func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id json.RawMessage) {
 	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
 		return
@@ -282,7 +330,7 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 	if !m.opts.OmitErrorData {
 		e.Data = []rpcerr.ErrorInfo{m.errorInfo(reasonInternal, false)}
 	}
-	writeRPCError(w, m.requestID(r), e)
+	writeRPCError(w, id, e)
 }
 
 // errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal; a

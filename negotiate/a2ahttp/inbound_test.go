@@ -374,7 +374,9 @@ func TestCardPathOption(t *testing.T) {
 }
 
 // With RequireAudit, a negotiation that cannot be recorded is refused as an
-// internal error whatever it would have been, and the handler never runs.
+// internal error whatever it would have been. A request that may act never
+// reaches the handler; the card, which does not act, is recorded as its
+// handler answers, and that answer is replaced.
 func TestRequiredAuditFailsClosed(t *testing.T) {
 	internalInfo := `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}`
 	const msg = "the A2A version negotiation could not be recorded; retry"
@@ -384,22 +386,23 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 		target string
 		status int
 		body   string
+		calls  int
 	}{
 		{"JSON-RPC", a2ahttp.Options{}, "/a2a", 200,
-			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`},
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`, 0},
 		{"JSON-RPC without data", a2ahttp.Options{OmitErrorData: true}, "/a2a", 200,
-			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`},
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`, 0},
 		{"HTTP+JSON", a2ahttp.Options{HTTPJSON: true}, "/a2a", 500,
-			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`, 0},
 		{"card", a2ahttp.Options{}, "/.well-known/agent-card.json", 500,
-			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{RequireAudit: true}, tc.opts)
 			f.rec.Fail(errors.New("event store down"))
 			w := f.do(cardOrPost(tc.target, "1.2"))
-			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != 0 {
-				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, 0", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body)
+			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != tc.calls {
+				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, %d", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body, tc.calls)
 			}
 			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
 			if f.log.String() != wantLog {
