@@ -47,7 +47,8 @@
 //     google.rpc.Status body: code 400, status FAILED_PRECONDITION (as
 //     a2a-go maps VersionNotSupported) and the same ErrorInfo in details.
 //   - A response carries A2A-Version with the version served: the decided
-//     one once the wrapped handler's answer shows it served it, the
+//     one once the wrapped handler's answer shows it served it (unless the
+//     handler set the header itself, which then stands), the
 //     preferred one on the middleware's own refusals, and none on an
 //     answer in which the wrapped handler refused the version (see "The
 //     record follows the server").

@@ -108,8 +108,6 @@ type Middleware struct {
 	maxBody   int64
 	maxAnswer int
 	log       *slog.Logger
-	served    []string // the offered versions at or above the floor, for refusals.
-	servedCSV string
 }
 
 // New returns a Middleware that decides with n, which must advertise a2a.
@@ -142,15 +140,6 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	// A version offered below the floor is never served, so a refusal
-	// does not suggest it.
-	floor := facets.MustParseVersion(facets.ProtocolA2A, adv.Floor) // Compile validated the facet.
-	for _, v := range adv.Versions {
-		if facets.MustParseVersion(facets.ProtocolA2A, v).Compare(floor) >= 0 {
-			m.served = append(m.served, v)
-		}
-	}
-	m.servedCSV = strings.Join(m.served, ",")
 	return m, nil
 }
 
@@ -275,7 +264,7 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 	body, err := m.opts.Card(r, version)
 	if err != nil {
 		m.log.ErrorContext(r.Context(), "a2ahttp: the agent card could not be produced", slog.String("version", version), slog.Any("error", err))
-		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", m.errorInfo(reasonInternal, false))
+		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", errorInfo(reasonInternal))
 		return
 	}
 	h := w.Header()
@@ -288,13 +277,19 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 }
 
 // refuseVersion answers a request whose version was refused.
+// What it lists as served is what this caller could be served: the
+// decision's details.supported, never below the floor, and never below
+// preferred for a caller who could not have it.
 func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
-	msg := m.refusalMessage(req, o)
+	servable, _ := o.Error.Details["supported"].([]string)
+	msg := m.refusalMessage(req, o, servable)
 	if card || m.opts.HTTPJSON {
-		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(rpcerr.A2AReasonVersionNotSupported, true))
+		info := errorInfo(rpcerr.A2AReasonVersionNotSupported)
+		info.Metadata = map[string]string{"supportedVersions": strings.Join(servable, ",")}
+		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, info)
 		return
 	}
-	e := rpcerr.A2AVersionNotSupported(req.raw(), m.served)
+	e := rpcerr.A2AVersionNotSupported(req.raw(), servable)
 	e.Message = msg
 	if m.opts.OmitErrorData {
 		e = e.WithoutData()
@@ -323,24 +318,19 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 // binding.
 func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id json.RawMessage) {
 	if card || m.opts.HTTPJSON {
-		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
+		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, errorInfo(reasonInternal))
 		return
 	}
 	e := rpcerr.RPCError{Code: -32603, Message: msg} // JSON-RPC 2.0 Internal error
 	if !m.opts.OmitErrorData {
-		e.Data = []rpcerr.ErrorInfo{m.errorInfo(reasonInternal, false)}
+		e.Data = []rpcerr.ErrorInfo{errorInfo(reasonInternal)}
 	}
 	writeRPCError(w, id, e)
 }
 
-// errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal; a
-// version refusal names the versions served in its metadata.
-func (m *Middleware) errorInfo(reason string, versions bool) rpcerr.ErrorInfo {
-	info := rpcerr.ErrorInfo{Type: rpcerr.A2AErrorInfoType, Reason: reason, Domain: rpcerr.A2AErrorDomain}
-	if versions {
-		info.Metadata = map[string]string{"supportedVersions": m.servedCSV}
-	}
-	return info
+// errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal.
+func errorInfo(reason string) rpcerr.ErrorInfo {
+	return rpcerr.ErrorInfo{Type: rpcerr.A2AErrorInfoType, Reason: reason, Domain: rpcerr.A2AErrorDomain}
 }
 
 // requestID reads the JSON-RPC id of a refused request, within the bound.
@@ -361,8 +351,8 @@ func (m *Middleware) requestID(r *http.Request) json.RawMessage {
 
 // refusalMessage says, for people, why the version was refused and what is
 // served instead.
-func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string {
-	serves := "; this interface serves " + strings.Join(m.served, ", ")
+func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome, servable []string) string {
+	serves := "; this interface serves " + strings.Join(servable, ", ")
 	switch req.problem {
 	case problemMultiple:
 		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", headerName, req.count, listed(req)) + serves

@@ -221,9 +221,11 @@ func (a *answerWatch) settle(v verdict) {
 			head[k] = vs
 		}
 	}
-	if v == served {
+	if _, own := head[canonicalHeader]; v == served && !own {
+		// A handler that names a version itself says so in its own words,
+		// as it did when the header was set before it ran.
 		head[canonicalHeader] = []string{a.version}
-	} else {
+	} else if v != served {
 		// The server served no version the middleware could name.
 		delete(head, canonicalHeader)
 	}
