@@ -60,7 +60,14 @@
 //     to a client of another.
 //   - An accepted request reaches the wrapped handler untouched (its body is
 //     never read), with the decided version and [negotiate.Outcome] in its
-//     context: see [Version] and [Outcome].
+//     context: see [Version] and [Outcome]. A request is read once: its
+//     version, Subject and the decision's offer are taken from it once and
+//     used by the decision, the record and the refusal alike; a refused
+//     JSON-RPC request's body is read once, within Options.MaxBodyBytes, for
+//     its id, by JSON v2's tokenizer (github.com/go-json-experiment/json,
+//     encoding/json/v2 under Go 1.27) with this module's rules: member
+//     names matched exactly, none repeated, valid UTF-8, nesting at most 64
+//     deep, nothing after the object.
 //   - When the event cannot be recorded and the policy requires the audit
 //     (policy.Policy.RequireAudit), the request is refused as an internal
 //     error: JSON-RPC -32603 on HTTP 200, or HTTP 500 with a
@@ -101,7 +108,11 @@
 // show one or the other; an answer that has not within the bound is
 // replaced by an internal error (-32603, or HTTP 500 INTERNAL) and
 // recorded refused: an acceptance the middleware did not see is never
-// recorded. A Flush of an answer still held sends nothing.
+// recorded. A Flush of an answer still held sends nothing. The answer is
+// read as it is held, once in the common case: an answer whose bytes
+// cannot spell a refusal (no 32009, no VERSION_NOT_SUPPORTED, no escape)
+// is settled without a parse, and any other is read with JSON v2's
+// tokenizer, leniently as a client reads it.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but the card's may act (a SendMessage runs the agent): such a

@@ -202,12 +202,12 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		m.serveCard(w, r, outcome.Version)
 		return
 	}
-	a := &answerWatch{
-		ResponseWriter: w, m: m, r: r, subject: subject, offer: offer, version: outcome.Version,
-		card: card, recorded: recorded, everyStatus: !card && !m.opts.HTTPJSON, limit: m.maxAnswer,
-	}
+	a := watch(w, m, r)
+	a.subject, a.offer, a.version, a.card, a.recorded = subject, offer, outcome.Version, card, recorded
+	a.everyStatus = !card && !m.opts.HTTPJSON
 	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.finish()
+	a.release()
 }
 
 // record decides offer for subject and records it, logging an event that

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -30,6 +31,32 @@ const defaultMaxAnswerBytes = 64 << 10
 // speaks: deciding the request again with it makes the decision refuse
 // the request as unsupported, which is what the server did.
 const unservedVersion = "65535.0"
+
+// watchers keeps answerWatches, and the buffers they hold answers in, for
+// the next request: most answers are held whole, and a buffer that has
+// grown to an answer's size fits the next one.
+var watchers = sync.Pool{New: func() any { return new(answerWatch) }}
+
+// maxPooledBytes bounds the buffer a pooled answerWatch keeps.
+const maxPooledBytes = 16 << 10
+
+// watch returns an answerWatch for w, from the pool.
+func watch(w http.ResponseWriter, m *Middleware, r *http.Request) *answerWatch {
+	a := watchers.Get().(*answerWatch)
+	*a = answerWatch{ResponseWriter: w, m: m, r: r, held: a.held[:0], limit: m.maxAnswer}
+	return a
+}
+
+// release returns a to the pool once the wrapped handler has returned,
+// when nothing may use it any more.
+func (a *answerWatch) release() {
+	held := a.held[:0]
+	if cap(held) > maxPooledBytes {
+		held = nil
+	}
+	*a = answerWatch{held: held}
+	watchers.Put(a)
+}
 
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's.
@@ -106,7 +133,12 @@ func (a *answerWatch) WriteHeader(status int) {
 		return
 	}
 	a.state = holding
-	a.head = a.Header().Clone()
+	if !a.implicit {
+		// Changes to the header after WriteHeader must stay without
+		// effect while the answer is held. After a write they have none
+		// anyway, net/http's doc says, and a2a-go writes its answers so.
+		a.head = a.Header().Clone()
+	}
 }
 
 func (a *answerWatch) Write(p []byte) (int, error) {
@@ -186,13 +218,24 @@ func (a *answerWatch) read(b []byte, complete bool) verdict {
 		return served
 	}
 	s := answerReader{complete: complete, n: int64(len(b))}
-	s.d.Reset(bytes.NewBuffer(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	s.d.Reset(bytes.NewBuffer(b), lenient...)
 	v := s.response()
 	if s.id != nil {
 		a.id = s.id
 	}
+	if v == refused {
+		// A refusal is one a client reads: the response it is in must be
+		// whole, as a client parses it, and not only begin like one.
+		s.d.Reset(bytes.NewBuffer(b), lenient...)
+		if _, err := s.d.ReadValue(); err != nil {
+			return s.failed(err)
+		}
+	}
 	return v
 }
+
+// lenient are the options an answer is read with: see answerReader.
+var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // settle records the decision as the answer showed it, then writes the held
 // answer, or the middleware's own when the record could not be written and
@@ -215,7 +258,7 @@ func (a *answerWatch) settle(v verdict) {
 	head := a.Header()
 	prev := a.state
 	a.state = released
-	if prev == holding {
+	if a.head != nil {
 		clear(head)
 		for k, vs := range a.head {
 			head[k] = vs
@@ -237,7 +280,7 @@ func (a *answerWatch) settle(v verdict) {
 	}
 	if prev == holding {
 		_, _ = a.ResponseWriter.Write(a.held) // the handler's next write learns of a failure
-		a.held = nil
+		a.held = a.held[:0]
 	}
 }
 
@@ -253,7 +296,7 @@ func (a *answerWatch) overflow() {
 // replace answers with an internal error in place of the server's answer.
 func (a *answerWatch) replace(msg string) {
 	a.state = replaced
-	a.held = nil
+	a.held = a.held[:0]
 	head := a.Header()
 	clear(head)
 	head[canonicalHeader] = []string{a.m.adv.Preferred}
@@ -345,7 +388,7 @@ type answerReader struct {
 // may yet show something when more of it is to come, and otherwise it is no
 // refusal a client could read.
 func (s *answerReader) failed(err error) verdict {
-	if !s.complete && errors.Is(err, io.ErrUnexpectedEOF) {
+	if !s.complete && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
 		return undecided
 	}
 	return served

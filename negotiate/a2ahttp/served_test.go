@@ -86,6 +86,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"a stream", false, "/a2a", answering(0, sse, "data: "+ok+"\n\n", "data: {\"error\":{\"code\":-32009}}\n\n"), false},
 		{"another error", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
+		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
+		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
 		{"not JSON", false, "/a2a", answering(0, "text/plain", "-32009"), false},
 		{"nothing", false, "/a2a", answering(0, ""), false},
 		{"HTTP+JSON: 400 with the reason", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[`+versionInfo+`]}}`), true},
@@ -232,4 +234,33 @@ func TestAnswerBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFollow feeds the answer reader what a wrapped server could answer:
+// it never panics, never changes the answer, and reads an answer the same
+// however it is split into writes.
+func FuzzFollow(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"error":{"code":-3.2009e4}}`, `[{"result":1},{"error":{"data":[` + versionInfo + `]}}]`,
+		`{"error":{"code":-32009`, `{"\u0065rror":{"code":-32009}}`, "data: {\"error\":{\"code\":-32009}}\n\n", `[[[[`, "",
+	} {
+		f.Add([]byte(seed), uint16(9))
+	}
+	f.Add([]byte(`{"error":{"Code":-3.2009e4`), uint16(0)) // an empty first write is no answer yet
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		at := int(cut) % (len(b) + 1)
+		var outcomes [2]string
+		for i, parts := range [][]string{{string(b)}, {string(b[:at]), string(b[at:])}} {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, answering(0, "application/json", parts...))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+			if w.Body.String() != string(b) {
+				t.Fatalf("%q answered as %q", b, w.Body)
+			}
+			outcomes[i] = onlyPayload(t, rec).Outcome
+		}
+		if outcomes[0] != outcomes[1] {
+			t.Fatalf("%q: %s whole, %s split at %d", b, outcomes[0], outcomes[1], at)
+		}
+	})
 }
