@@ -34,6 +34,7 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 		{"no sink", n, a2ahttp.Options{}, "a2ahttp: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error()},
 		{"relative card path", n, a2ahttp.Options{Sink: sink, CardPath: "agent-card.json"}, `a2ahttp: Options.CardPath "agent-card.json" does not start with /`},
 		{"negative bound", n, a2ahttp.Options{Sink: sink, MaxBodyBytes: -1}, "a2ahttp: Options.MaxBodyBytes -1 is negative"},
+		{"negative answer bound", n, a2ahttp.Options{Sink: sink, MaxAnswerBytes: -1}, "a2ahttp: Options.MaxAnswerBytes -1 is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := a2ahttp.New(tc.n, tc.opts)

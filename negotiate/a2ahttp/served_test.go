@@ -88,6 +88,11 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
 		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
 		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
+		{"-32009 after another 3", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":3,"error":{"code":-32009}}`), true},
+		{"an error that is no object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":-32009}`), false},
+		{"a code that is no number", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":"-32009"}}`), false},
+		{"data that is a string", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":1,"data":"VERSION_NOT_SUPPORTED","details":["VERSION_NOT_SUPPORTED"]}}`), false},
+		{"a reason that is no string", false, "/a2a", answering(0, "application/json", `{"error":{"code":1,"data":[{"reason":["VERSION_NOT_SUPPORTED"]}]}}`), false},
 		{"not JSON", false, "/a2a", answering(0, "text/plain", "-32009"), false},
 		{"nothing", false, "/a2a", answering(0, ""), false},
 		{"HTTP+JSON: 400 with the reason", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[`+versionInfo+`]}}`), true},
@@ -263,4 +268,22 @@ func FuzzFollow(f *testing.F) {
 			t.Fatalf("%q: %s whole, %s split at %d", b, outcomes[0], outcomes[1], at)
 		}
 	})
+}
+
+// The bound is 64 KiB unless Options.MaxAnswerBytes says otherwise.
+func TestAnswerBoundDefault(t *testing.T) {
+	head := `{"jsonrpc":"2.0","id":"req-1","error":{"message":"`
+	for _, tc := range []struct {
+		held int // bytes written before the code
+		want string
+	}{{64 << 10, "refused"}, {64<<10 + 1, "refused"}} {
+		rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, answering(0, "application/json",
+			head+strings.Repeat("x", tc.held-len(head)), `","code":-32009}}`))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+		replaced := strings.Contains(w.Body.String(), `"code":-32603`)
+		if got := onlyPayload(t, rec); got.Outcome != tc.want || replaced != (tc.held > 64<<10) {
+			t.Errorf("%d bytes before the code: recorded %s, replaced %v", tc.held, got.Outcome, replaced)
+		}
+	}
 }
