@@ -98,6 +98,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"HTTP+JSON: 400 with the reason", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[`+versionInfo+`]}}`), true},
 		{"HTTP+JSON: a bare details object", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"details":`+versionInfo+`}}`), true},
 		{"HTTP+JSON: another reason", true, "/a2a", answering(404, "application/json", `{"error":{"code":404,"status":"NOT_FOUND","details":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
+		{"HTTP+JSON: 300 is an error status", true, "/a2a", answering(300, "application/json", `{"error":{"code":300,"details":[`+versionInfo+`]}}`), true},
+		{"HTTP+JSON: 299 is a success", true, "/a2a", answering(299, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), false},
 		{"HTTP+JSON: a success is no error", true, "/a2a", answering(200, "application/json", `{"error":{"code":-32009}}`), false},
 		{"HTTP+JSON: an event of a stream", true, "/a2a", answering(200, "Text/Event-Stream; charset=utf-8", "data: {\"error\":{\"code\":400,\"details\":["+versionInfo+"]}}\r\n\r\n"), true},
 		{"the card: 400 with the reason", false, "/.well-known/agent-card.json", answering(400, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
@@ -119,7 +121,8 @@ func TestRecordFollowsServer(t *testing.T) {
 			if w.Code != bare.Code || w.Body.String() != bare.Body.String() || w.Header().Get("Content-Type") != bare.Header().Get("Content-Type") {
 				t.Errorf("answered %d %q %s\nwant the server's %d %q %s", w.Code, w.Header().Get("Content-Type"), w.Body, bare.Code, bare.Header().Get("Content-Type"), bare.Body)
 			}
-			if got := strings.Join(w.Header().Values("A2A-Version"), ","); got != version {
+			// The head as it was sent, not the map the handler may still change.
+			if got := strings.Join(w.Result().Header.Values("A2A-Version"), ","); got != version {
 				t.Errorf("A2A-Version %q, want %q", got, version)
 			}
 		})
@@ -150,10 +153,20 @@ type recordedFirst struct {
 }
 
 func (w *recordedFirst) Write(p []byte) (int, error) {
+	w.first()
+	return w.ResponseRecorder.Write(p)
+}
+
+// Flush sends what was written: nothing may go before the record either.
+func (w *recordedFirst) Flush() {
+	w.first()
+	w.ResponseRecorder.Flush()
+}
+
+func (w *recordedFirst) first() {
 	if !w.once {
 		w.once, w.seen = true, len(w.rec.Events())
 	}
-	return w.ResponseRecorder.Write(p)
 }
 
 // Under RequireAudit a request that may act is recorded before the handler
@@ -194,14 +207,21 @@ func TestRequiredAuditRecordsTheServersRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h3 := m3.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var writeErrs [2]error
+	h3 := m3.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		rec3.Fail(errors.New("event store down"))
-		answering(0, "application/json", refusal).ServeHTTP(w, r)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, writeErrs[0] = w.Write([]byte("data: " + refusal + "\n\n"))
+		_, writeErrs[1] = w.Write([]byte("data: more\n\n"))
 	}))
 	w3 := httptest.NewRecorder()
 	h3.ServeHTTP(w3, cardOrPost("/a2a", "1.2"))
-	if !strings.Contains(w3.Body.String(), `"id":"req-1","error":{"code":-32603`) || w3.Header().Get("A2A-Version") != "1.2" {
-		t.Errorf("answered A2A-Version %q %s", w3.Header().Get("A2A-Version"), w3.Body)
+	if !strings.Contains(w3.Body.String(), `"id":"req-1","error":{"code":-32603`) || w3.Result().Header.Get("A2A-Version") != "1.2" {
+		t.Errorf("answered A2A-Version %q %s", w3.Result().Header.Get("A2A-Version"), w3.Body)
+	}
+	// The handler hears that its answer goes nowhere.
+	if writeErrs[0] == nil || writeErrs[1] == nil {
+		t.Errorf("the handler's writes returned %v", writeErrs)
 	}
 }
 
@@ -285,5 +305,36 @@ func TestAnswerBoundDefault(t *testing.T) {
 		if got := onlyPayload(t, rec); got.Outcome != tc.want || replaced != (tc.held > 64<<10) {
 			t.Errorf("%d bytes before the code: recorded %s, replaced %v", tc.held, got.Outcome, replaced)
 		}
+	}
+}
+
+// statuses is a ResponseWriter that keeps every status written to it.
+type statuses struct {
+	*httptest.ResponseRecorder
+	written []int
+}
+
+func (w *statuses) WriteHeader(status int) {
+	w.written = append(w.written, status)
+	w.ResponseRecorder.WriteHeader(status)
+}
+
+// An informational answer goes before the real one, unheld, and a status
+// written twice is passed on once.
+func TestInformationalAnswers(t *testing.T) {
+	rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write([]byte(`{"result":{}}`))
+	}))
+	w := &statuses{ResponseRecorder: httptest.NewRecorder()}
+	h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+	if got := onlyPayload(t, rec); got != accepted12 {
+		t.Errorf("recorded %+v", got)
+	}
+	if len(w.written) != 2 || w.written[0] != http.StatusEarlyHints || w.written[1] != http.StatusOK || w.Body.String() != `{"result":{}}` {
+		t.Errorf("statuses %v, body %s", w.written, w.Body)
 	}
 }
