@@ -32,15 +32,17 @@ func Decide(subject *Subject, advertised facets.Set, offer Offer, p policy.Polic
 	now := p.Time()
 	adv, ok := advertised.Lookup(offer.Protocol)
 	if !ok {
-		return refuseInput(offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
+		return refuseInput(offer, nil, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 	}
 	f, err := compileFacet(adv)
 	if err != nil {
-		return refuseInput(offer, &adv, err, now)
+		// A facet the decision cannot rely on says nothing about what
+		// this caller could be served.
+		return refuseInput(offer, &adv, nil, err, now)
 	}
 	digest, err := peerDigest(offer.Peer)
 	if err != nil {
-		return refuseInput(offer, &adv, err, now)
+		return refuseInput(offer, &adv, f.servable(subject, &p), err, now)
 	}
 	f.decide(subject, &offer, &p, digest, now, &o, &e)
 	return o, e
@@ -218,11 +220,29 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 	e.Floor, e.PeerDigest, e.At = f.adv.Floor, digest, now
 	if o.Kind == Refused {
 		e.Outcome = "refused"
-		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.adv.Versions, o.Reason)
+		o.Error = refusalError(f.adv.Protocol, offer.Requested, f.adv.Preferred, f.servable(subject, p), o.Reason)
 	}
 	if named {
 		e.Requested = offer.Requested
 	}
+}
+
+// servable returns the offered versions subject could be served at, in
+// the facet's order: the ones the decision accepts when subject asks for
+// them by name. None is below the floor, and none is below preferred
+// unless subject is authenticated and p allows that downgrade, so that a
+// caller who believes a refusal's list never retries into another refusal.
+func (f *facet) servable(subject *Subject, p *policy.Policy) []string {
+	out := make([]string, 0, len(f.adv.Versions))
+	for _, s := range f.adv.Versions {
+		i := f.index(s)
+		if i > f.low || i > f.pref && (!p.IsAuthenticated(subject) ||
+			p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: s})) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // refusalError is the interop_version_unsupported error the reference host
@@ -245,12 +265,11 @@ func refusalError(protocol facets.Protocol, requested, preferred string, support
 
 // refuseInput refuses an exchange whose inputs could not be decided on.
 // adv is nil when the protocol is not advertised.
-func refuseInput(offer Offer, adv *facets.Advertised, cause error, now time.Time) (Outcome, events.NegotiationDecided) {
+func refuseInput(offer Offer, adv *facets.Advertised, supported []string, cause error, now time.Time) (Outcome, events.NegotiationDecided) {
 	reason := events.ReasonUnsupported
 	var preferred string
-	var supported []string
 	if adv != nil {
-		preferred, supported = adv.Preferred, adv.Versions
+		preferred = adv.Preferred
 	}
 	o := Outcome{
 		Kind:      Refused,

@@ -74,7 +74,7 @@ func (c decideCase) expect() (negotiate.Outcome, events.NegotiationDecided) {
 			Details: map[string]any{
 				"protocol":  string(c.offer.Protocol),
 				"requested": requested,
-				"supported": slices.Clone(adv.Versions),
+				"supported": c.servable(adv),
 				"reason":    string(c.reason),
 			},
 		}
@@ -90,6 +90,25 @@ func (c decideCase) expect() (negotiate.Outcome, events.NegotiationDecided) {
 		At:         testNowUTC,
 	}
 	return o, e
+}
+
+// servable is what c's caller could be served at: the offered versions,
+// in the facet's order, at or above preferred, and those between the floor
+// and preferred when the caller is authenticated and the policy allows the
+// downgrade.
+func (c decideCase) servable(adv facets.Advertised) []string {
+	out := []string{}
+	parse := func(s string) facets.Version { return facets.MustParseVersion(adv.Protocol, s) }
+	for _, s := range adv.Versions {
+		v := parse(s)
+		switch {
+		case v.Compare(parse(adv.Floor)) < 0:
+		case v.Compare(parse(adv.Preferred)) >= 0,
+			c.policy.IsAuthenticated(c.subject) && !c.policy.DeniesDowngrade(policy.Downgrade{Subject: c.subject, Protocol: adv.Protocol, From: adv.Preferred, To: s}):
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 const (
@@ -257,8 +276,9 @@ func TestNegotiatorMatchesDecideTable(t *testing.T) {
 }
 
 func TestDecideRefusalErrorDetails(t *testing.T) {
-	// requested is R, or preferred when R is absent; supported is the
-	// offered list in the facet's order.
+	// requested is R, or preferred when R is absent; supported is what
+	// this caller could be served, in the facet's order: never below the
+	// floor, so a below-floor refusal never lists the version it refused.
 	set := a2aSet([]string{"1.2", "1.0", "1.1"}, "1.2", "1.1")
 	for _, c := range []struct {
 		name, requested, wantRequested string
@@ -273,7 +293,7 @@ func TestDecideRefusalErrorDetails(t *testing.T) {
 			want := &wperrors.Error{
 				Code:    wperrors.InteropVersionUnsupported,
 				Message: "a2a negotiation refused: " + string(c.reason),
-				Details: map[string]any{"protocol": "a2a", "requested": c.wantRequested, "supported": []string{"1.2", "1.0", "1.1"}, "reason": string(c.reason)},
+				Details: map[string]any{"protocol": "a2a", "requested": c.wantRequested, "supported": []string{"1.2", "1.1"}, "reason": string(c.reason)},
 			}
 			if !reflect.DeepEqual(o.Error, want) {
 				t.Fatalf("Error = %#v, want %#v", o.Error, want)
@@ -283,7 +303,7 @@ func TestDecideRefusalErrorDetails(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantBody := `{"error":"interop_version_unsupported","message":"a2a negotiation refused: ` + string(c.reason) +
-				`","details":{"protocol":"a2a","reason":"` + string(c.reason) + `","requested":"` + c.wantRequested + `","supported":["1.2","1.0","1.1"]}}`
+				`","details":{"protocol":"a2a","reason":"` + string(c.reason) + `","requested":"` + c.wantRequested + `","supported":["1.2","1.1"]}}`
 			if string(body) != wantBody {
 				t.Errorf("body\n got %s\nwant %s", body, wantBody)
 			}
@@ -315,7 +335,9 @@ func TestDecideInputRefusals(t *testing.T) {
 		requested, floor, digest string
 		supported                []string
 	}
-	a2aV := []string{"1.0", "1.1", "1.2"}
+	// An authenticated caller can be served everything from the floor up;
+	// a facet the decision cannot rely on serves nothing.
+	a2aV := []string{"1.1", "1.2"}
 	cases := []inputCase{
 		{name: "mcp not advertised", set: wideA2A(), offer: mcpOffer("2026-07-28", "2026-07-28"), cause: negotiate.ErrNotAdvertised,
 			text: `protocol not advertised: "mcp"`, requested: "2026-07-28", digest: peerDigest, supported: []string{}},
@@ -330,21 +352,21 @@ func TestDecideInputRefusals(t *testing.T) {
 		{name: "no versions offered", set: a2aSet(nil, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
 			text: "a2a facet offers no versions", requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "malformed offered version", set: a2aSet([]string{"1.0", "1.x"}, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrInvalid, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{"1.0", "1.x"}},
+			cause: facets.ErrInvalid, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "offered twice", set: a2aSet([]string{"1.0", "1.1", "1.0"}, "1.0", "1.0"), offer: a2aOffer("", "1.0"),
-			text: `a2a facet offers "1.0" twice`, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{"1.0", "1.1", "1.0"}},
+			text: `a2a facet offers "1.0" twice`, requested: "1.0", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "malformed preferred", set: a2aSet([]string{"1.0"}, "1", "1.0"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrInvalid, requested: "1", floor: "1.0", digest: peerDigest, supported: []string{"1.0"}},
+			cause: facets.ErrInvalid, requested: "1", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "malformed floor", set: a2aSet([]string{"1.0"}, "1.0", "x"), offer: a2aOffer("", "1.0"),
-			cause: facets.ErrInvalid, requested: "1.0", digest: peerDigest, supported: []string{"1.0"}},
+			cause: facets.ErrInvalid, requested: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "preferred not offered", set: a2aSet([]string{"1.0"}, "1.1", "1.0"), offer: a2aOffer("", "1.0"),
-			text: `a2a facet does not offer its preferred version "1.1"`, requested: "1.1", floor: "1.0", digest: peerDigest, supported: []string{"1.0"}},
+			text: `a2a facet does not offer its preferred version "1.1"`, requested: "1.1", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "floor not offered", set: a2aSet([]string{"1.1"}, "1.1", "1.0"), offer: a2aOffer("", "1.1"),
-			text: `a2a facet does not offer its floor "1.0"`, requested: "1.1", floor: "1.0", digest: peerDigest, supported: []string{"1.1"}},
+			text: `a2a facet does not offer its floor "1.0"`, requested: "1.1", floor: "1.0", digest: peerDigest, supported: []string{}},
 		{name: "floor above preferred", set: a2aSet([]string{"1.0", "1.1"}, "1.0", "1.1"), offer: a2aOffer("", "1.0"),
-			text: `a2a facet floor "1.1" is above its preferred version "1.0"`, requested: "1.0", floor: "1.1", digest: peerDigest, supported: []string{"1.0", "1.1"}},
+			text: `a2a facet floor "1.1" is above its preferred version "1.0"`, requested: "1.0", floor: "1.1", digest: peerDigest, supported: []string{}},
 		{name: "mcp floor above preferred", set: mcpSet([]string{"2025-06-18", "2026-07-28"}, "2025-06-18", "2026-07-28"), offer: mcpOffer("", "2025-06-18"),
-			text: `mcp facet floor "2026-07-28" is above its preferred version "2025-06-18"`, requested: "2025-06-18", floor: "2026-07-28", digest: peerDigest, supported: []string{"2025-06-18", "2026-07-28"}},
+			text: `mcp facet floor "2026-07-28" is above its preferred version "2025-06-18"`, requested: "2025-06-18", floor: "2026-07-28", digest: peerDigest, supported: []string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -587,7 +609,7 @@ func TestCompileCopiesTheFacet(t *testing.T) {
 	if d := sameOutcome(refusedBefore, refusedAfter); d != "" {
 		t.Errorf("refusal changed: %s", d)
 	}
-	if got := refusedAfter.Error.Details["supported"]; !reflect.DeepEqual(got, []string{"1.0", "1.1", "1.2"}) {
+	if got := refusedAfter.Error.Details["supported"]; !reflect.DeepEqual(got, []string{"1.1", "1.2"}) {
 		t.Errorf("supported = %v", got)
 	}
 	if !reflect.DeepEqual(n.Facets(), want) {
@@ -621,7 +643,7 @@ func TestNegotiatorFacetsAreItsOwn(t *testing.T) {
 		t.Errorf("a change to Facets() reached the Negotiator: %+v", got)
 	}
 	o, _ := n.Decide(user(), a2aOffer("", "0.3"))
-	if got := o.Error.Details["supported"]; !reflect.DeepEqual(got, []string{"1.0", "1.1", "1.2"}) {
+	if got := o.Error.Details["supported"]; !reflect.DeepEqual(got, []string{"1.1", "1.2"}) {
 		t.Errorf("a change to Facets() reached the refusal: supported = %v", got)
 	}
 }
@@ -744,50 +766,56 @@ func mustLookup(s facets.Set, p facets.Protocol) facets.Advertised {
 	return a
 }
 
+// The hook is asked about each downgrade the other rules would allow: the
+// one a decision settles on, and on a refusal each version below preferred
+// the refusal could list as served to this caller (details.supported).
 func TestDowngradeDeniedHook(t *testing.T) {
-	type call struct {
-		d     policy.Downgrade
-		count int
-	}
+	a2a := &policy.Downgrade{Protocol: facets.ProtocolA2A, From: "1.2", To: "1.1"}
 	for _, c := range []struct {
 		name    string
 		set     facets.Set
 		subject *negotiate.Subject
 		offer   negotiate.Offer
-		want    *policy.Downgrade // nil: the hook must not be asked
+		want    *policy.Downgrade // what the hook is asked; nil: never asked
+		asked   [2]int            // how many times, allowing and denying
 	}{
-		{"a2a downgrade", wideA2A(), user(), a2aOffer("", "1.1"), &policy.Downgrade{Protocol: facets.ProtocolA2A, From: "1.2", To: "1.1"}},
-		{"a2a explicit downgrade", wideA2A(), agentSAML(), a2aOffer("1.1", "1.1", "1.2"), &policy.Downgrade{Protocol: facets.ProtocolA2A, From: "1.2", To: "1.1"}},
-		{"mcp downgrade", wideMCP(), user(), mcpOffer("", "2025-11-25", "2025-06-18"), &policy.Downgrade{Protocol: facets.ProtocolMCP, From: "2026-07-28", To: "2025-11-25"}},
-		{"no downgrade", wideA2A(), user(), a2aOffer("", "1.1", "1.2"), nil},
-		{"unauthenticated is refused first", wideA2A(), nil, a2aOffer("", "1.1"), nil},
-		{"anonymous is refused first", wideA2A(), anonymous(), a2aOffer("", "1.1"), nil},
-		{"below floor is refused first", wideA2A(), user(), a2aOffer("", "1.0"), nil},
-		{"unoffered is refused first", wideA2A(), user(), a2aOffer("1.3", "1.1"), nil},
+		{"a2a downgrade", wideA2A(), user(), a2aOffer("", "1.1"), a2a, [2]int{1, 2}},
+		{"a2a explicit downgrade", wideA2A(), agentSAML(), a2aOffer("1.1", "1.1", "1.2"), a2a, [2]int{1, 2}},
+		{"mcp downgrade", wideMCP(), user(), mcpOffer("", "2025-11-25", "2025-06-18"), &policy.Downgrade{Protocol: facets.ProtocolMCP, From: "2026-07-28", To: "2025-11-25"}, [2]int{1, 2}},
+		{"no downgrade", wideA2A(), user(), a2aOffer("", "1.1", "1.2"), nil, [2]int{}},
+		{"unauthenticated is refused first", wideA2A(), nil, a2aOffer("", "1.1"), nil, [2]int{}},
+		{"anonymous is refused first", wideA2A(), anonymous(), a2aOffer("", "1.1"), nil, [2]int{}},
+		{"below floor is refused first, then listed", wideA2A(), user(), a2aOffer("", "1.0"), a2a, [2]int{1, 1}},
+		{"unoffered is refused first, then listed", wideA2A(), user(), a2aOffer("1.3", "1.1"), a2a, [2]int{1, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, deny := range []bool{false, true} {
-				var got call
+			for i, deny := range []bool{false, true} {
+				var asked []policy.Downgrade
 				p := withClock(policy.Policy{DowngradeDenied: func(d policy.Downgrade) bool {
-					got.d, got.count = d, got.count+1
+					asked = append(asked, d)
 					return deny
 				}})
 				o, _ := negotiate.Decide(c.subject, c.set, c.offer, p)
-				if c.want == nil {
-					if got.count != 0 {
-						t.Fatalf("hook asked %d times: %+v", got.count, got.d)
-					}
-					continue
+				if len(asked) != c.asked[i] {
+					t.Fatalf("deny %v: hook asked %d times (%+v), want %d", deny, len(asked), asked, c.asked[i])
 				}
-				want := *c.want
-				want.Subject = c.subject
-				if got.count != 1 || got.d.Subject != c.subject || !reflect.DeepEqual(got.d, want) {
-					t.Fatalf("hook asked %d times with %+v, want once with %+v", got.count, got.d, want)
+				for _, d := range asked {
+					want := *c.want
+					want.Subject = c.subject
+					if d.Subject != c.subject || !reflect.DeepEqual(d, want) {
+						t.Fatalf("hook asked %+v, want %+v", d, want)
+					}
+				}
+				if c.asked != [2]int{1, 2} {
+					continue
 				}
 				if deny && (o.Kind != negotiate.Refused || o.Rule != negotiate.RulePolicy || o.Reason != unsupported) {
 					t.Errorf("denied: %+v", o)
 				}
-				if !deny && (o.Kind != negotiate.Downgraded || o.Version != want.To) {
+				if deny && slices.Contains(o.Error.Details["supported"].([]string), c.want.To) {
+					t.Errorf("denied, and still listed: %v", o.Error.Details["supported"])
+				}
+				if !deny && (o.Kind != negotiate.Downgraded || o.Version != c.want.To) {
 					t.Errorf("allowed: %+v", o)
 				}
 			}
@@ -878,4 +906,35 @@ var errNoOrigin = errors.New("peer URL without an origin")
 func isNoOrigin(err error) bool {
 	fe, ok := errors.AsType[*events.FieldError](err)
 	return ok && fe.Field == "peer"
+}
+
+// A refusal lists only what this caller could be served (issue 21): an
+// anonymous caller is not told of versions below preferred it cannot
+// have, a below-floor refusal never lists the version it refused, and a
+// downgrade the policy denies is not offered either.
+func TestRefusalListsWhatThisCallerCanBeServed(t *testing.T) {
+	set := wideA2A() // 1.0, 1.1, 1.2; preferred 1.2, floor 1.1
+	for _, c := range []struct {
+		name    string
+		subject *negotiate.Subject
+		p       policy.Policy
+		offer   negotiate.Offer
+		want    []string
+	}{
+		{"anonymous, below preferred", nil, policy.Policy{}, a2aOffer("1.1", "1.1"), []string{"1.2"}},
+		{"anonymous, below the floor", anonymous(), policy.Policy{}, a2aOffer("1.0", "1.0"), []string{"1.2"}},
+		{"authenticated, below the floor", user(), policy.Policy{}, a2aOffer("1.0", "1.0"), []string{"1.1", "1.2"}},
+		{"authenticated, downgrades denied", user(), policy.Policy{DenyDowngrade: true}, a2aOffer("1.1", "1.1"), []string{"1.2"}},
+		{"authenticated, unoffered", user(), policy.Policy{}, a2aOffer("1.3", "1.3"), []string{"1.1", "1.2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, _ := negotiate.Decide(c.subject, set, c.offer, withClock(c.p))
+			if o.Kind != negotiate.Refused {
+				t.Fatalf("not refused: %+v", o)
+			}
+			if got := o.Error.Details["supported"]; !reflect.DeepEqual(got, c.want) {
+				t.Errorf("supported %v, want %v", got, c.want)
+			}
+		})
+	}
 }

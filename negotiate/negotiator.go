@@ -75,12 +75,12 @@ func (n *Negotiator) decide(subject *Subject, offer *Offer, o *Outcome, e *event
 		f = nil
 	}
 	if f == nil {
-		*o, *e = refuseInput(*offer, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
+		*o, *e = refuseInput(*offer, nil, nil, fmt.Errorf("%w: %q", errNotAdvertised, offer.Protocol), now)
 		return
 	}
 	digest, err := n.digests.get(offer.Peer)
 	if err != nil {
-		*o, *e = refuseInput(*offer, &f.adv, err, now)
+		*o, *e = refuseInput(*offer, &f.adv, f.servable(subject, &n.policy), err, now)
 		return
 	}
 	f.decide(subject, offer, &n.policy, digest, now, o, e)

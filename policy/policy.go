@@ -47,7 +47,9 @@ type Policy struct {
 
 	// DowngradeDenied, when set, is asked about each downgrade that the
 	// other rules would allow; returning true refuses it. It cannot allow a
-	// downgrade that DenyDowngrade or the authentication rule refuses.
+	// downgrade that DenyDowngrade or the authentication rule refuses. A
+	// refusal asks it too, about each version below preferred that the
+	// refusal could list as one the caller can be served.
 	DowngradeDenied func(Downgrade) bool `json:"-"`
 
 	// Authenticated, when set, narrows who counts as authenticated: it is

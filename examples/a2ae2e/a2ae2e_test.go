@@ -78,6 +78,10 @@ func checkEvents(t *testing.T, h *host, want ...events.NegotiationDecided) {
 
 var served03 = map[string]string{"supportedVersions": "0.3,1.0"}
 
+// served10 is what an anonymous caller can be served: nothing below
+// preferred, which it could not have.
+var served10 = map[string]string{"supportedVersions": "1.0"}
+
 // (a) An a2a-go v2 client with its defaults resolves the card (sending no
 // A2A-Version, so it gets the preferred 1.0 card), picks the 1.0 JSON-RPC
 // interface and sends A2A-Version: 1.0.
@@ -146,7 +150,7 @@ func TestA2AGo03CompatUnauthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = client.SendMessage(ctx, hello())
-	versionNotSupported(t, err, `A2A-Version "0.3" is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`, served03)
+	versionNotSupported(t, err, `A2A-Version "0.3" is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 1.0`, served10)
 	checkWire(t, h, []exchange{
 		{"GET", a2asrv.WellKnownAgentCardPath, nil, []string{"1.0"}, 200},
 		{"POST", "/a2a", []string{"0.3"}, []string{"1.0"}, 200},

@@ -28,7 +28,7 @@ import (
 // Options.OmitErrorData; it then surfaces the -32009 it does not know as
 // an internal error carrying the middleware's message.
 func TestA2AGo03ClientSendsNoHeader(t *testing.T) {
-	const refusal = "A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0"
+	const refusal = "A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 1.0"
 	for _, tc := range []struct {
 		name     string
 		auth     bool

@@ -109,8 +109,8 @@ func TestA2AJSClients(t *testing.T) {
 	card := func(sent *string) jsExchange {
 		return jsExchange{Method: "GET", Path: a2asrv.WellKnownAgentCardPath, Sent: sent, Served: ptr("1.0"), Status: 200}
 	}
-	const refusal03 = "JSON-RPC error: A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0 (Code: -32009) Data: " +
-		`[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]`
+	const refusal03 = "JSON-RPC error: A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 1.0 (Code: -32009) Data: " +
+		`[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.0"}}]`
 	for _, tc := range []struct {
 		name   string
 		sdk    string

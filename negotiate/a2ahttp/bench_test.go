@@ -94,3 +94,22 @@ func BenchmarkRefusal(b *testing.B) {
 		})
 	}
 }
+
+// answerJSON answers as a2a-go's JSON-RPC handler does: a Content-Type,
+// then the response in one write.
+var answerJSON = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":"req-1","result":{"message":{"parts":[{"text":"hi at 1.2"}]}}}` + "\n"))
+})
+
+// BenchmarkFollow is an accepted request whose answer the middleware
+// reads to see that it served the version: the answer alone, and through
+// the middleware.
+func BenchmarkFollow(b *testing.B) {
+	m, err := a2ahttp.New(compile(b, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: discard, Subject: subjectOf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("answer", func(b *testing.B) { benchServe(b, answerJSON, "1.2") })
+	b.Run("middleware", func(b *testing.B) { benchServe(b, m.Wrap(answerJSON), "1.2") })
+}

@@ -46,20 +46,84 @@
 //     HTTP+JSON binding, and for the agent card, it is HTTP 400 with a
 //     google.rpc.Status body: code 400, status FAILED_PRECONDITION (as
 //     a2a-go maps VersionNotSupported) and the same ErrorInfo in details.
-//   - Every response, refusals included, carries A2A-Version with the
-//     version served: the decided one, or the preferred one on a refusal.
+//   - A response carries A2A-Version with the version served: the decided
+//     one once the wrapped handler's answer shows it served it (unless the
+//     handler set the header itself, which then stands), the
+//     preferred one on the middleware's own refusals, and none on an
+//     answer in which the wrapped handler refused the version (see "The
+//     record follows the server").
 //   - The agent card path answers with the card of the decided version,
 //     which is the preferred one when the request names none; the card
 //     comes from Options.Card or, when that is nil, from the wrapped
-//     handler.
+//     handler. Every answer on it, refusals included, carries
+//     Vary: A2A-Version, so that a cache never hands one version's card
+//     to a client of another.
 //   - An accepted request reaches the wrapped handler untouched (its body is
 //     never read), with the decided version and [negotiate.Outcome] in its
-//     context: see [Version] and [Outcome].
+//     context: see [Version] and [Outcome]. A request is read once: its
+//     version, Subject and the decision's offer are taken from it once and
+//     used by the decision, the record and the refusal alike; a refused
+//     JSON-RPC request's body is read once, within Options.MaxBodyBytes, for
+//     its id, by JSON v2's tokenizer (github.com/go-json-experiment/json,
+//     encoding/json/v2 under Go 1.27) with this module's rules: member
+//     names matched exactly, none repeated, valid UTF-8, nesting at most 64
+//     deep, nothing after the object.
 //   - When the event cannot be recorded and the policy requires the audit
 //     (policy.Policy.RequireAudit), the request is refused as an internal
 //     error: JSON-RPC -32603 on HTTP 200, or HTTP 500 with a
 //     google.rpc.Status INTERNAL body. Without that policy the request is
 //     served and the failure is logged, never swallowed.
+//
+// # The record follows the server
+//
+// The wrapped handler may refuse a version the middleware accepted (an A2A
+// server answers -32009 VersionNotSupportedError for a version it cannot
+// serve), and the record says what happened on the wire. So an
+// acceptance is recorded only once the handler's answer shows whether it
+// served the version, and before any byte of that answer leaves; the
+// answer then goes through byte for byte. An answer is a refusal of the
+// version when a client of the binding would read it as one:
+//
+//   - On the JSON-RPC binding, whatever the status and Content-Type, a
+//     response (or a member of a batch, or the first event of an event
+//     stream) whose error has the code -32009 in any spelling of that
+//     number (-32009.0, -3.2009e4), or whose error.data holds an ErrorInfo
+//     with reason VERSION_NOT_SUPPORTED (A2A 1.0.1's array of details, or
+//     the one bare object of older servers). Member names match in any
+//     case, as encoding/json clients match them, and a repeated member is
+//     a refusal when any of its values is. A response whose result comes
+//     first is settled as served there: JSON-RPC forbids an error beside a
+//     result, and a result is not held to look for one.
+//   - On HTTP+JSON and on the card path, an error status (300 and up) or
+//     the first event of an event stream whose body is an error object
+//     with such an ErrorInfo in its details (or a -32009 code); a success
+//     is no error for any client to read.
+//
+// A refusal is recorded refused, reason unsupported, with the version
+// requested, and its answer carries no A2A-Version (the server served no
+// version the middleware can name). Any other answer, an error for
+// another cause included, is recorded accepted and carries the decided
+// version. To read this much the middleware holds the head of the answer
+// and its first bytes, up to Options.MaxAnswerBytes (64 KiB), until they
+// show one or the other; an answer that has not within the bound is
+// replaced by an internal error (-32603, or HTTP 500 INTERNAL) and
+// recorded refused: an acceptance the middleware did not see is never
+// recorded. A Flush of an answer still held sends nothing. The answer is
+// read as it is held, once in the common case: an answer whose bytes
+// cannot spell a refusal (no 32009, no VERSION_NOT_SUPPORTED, no escape)
+// is settled without a parse, and any other is read with JSON v2's
+// tokenizer, leniently as a client reads it.
+//
+// Under policy.Policy.RequireAudit nothing may act unrecorded, and every
+// request but the card's may act (a SendMessage runs the agent): such a
+// request is recorded accepted before the handler sees it, and refused
+// as an internal error when that record cannot be written. When its
+// answer then refuses the version, a second event records the refusal,
+// so that the audit never shows an acceptance alone for an exchange the
+// server refused: of the two events of one request, the later one says
+// what the server did. The card's request does not act, and is recorded
+// as its answer shows, as without the policy. Under the policy an answer
+// whose record cannot be written is replaced by the internal error.
 //
 // # Outbound
 //

@@ -62,8 +62,8 @@ func ExampleMiddleware() {
 	}
 	// Output:
 	// 200 1.0 served at 1.0
-	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]}}
-	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served; this interface serves 0.3, 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}]}}
+	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.0"}}]}}
+	// 200 1.0 {"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served; this interface serves 1.0","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.0"}}]}}
 	// host event: true accepted 1.0 1.0 ok
 	// host event: true refused  0.3 unauthenticated
 	// host event: true refused  9.9 unsupported

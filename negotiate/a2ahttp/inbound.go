@@ -83,6 +83,14 @@ type Options struct {
 	// buffer. An accepted request's body is never read.
 	MaxBodyBytes int64
 
+	// MaxAnswerBytes bounds how much of the wrapped handler's answer is
+	// held while the middleware reads whether it refused the version (see
+	// "The record follows the server" in the package doc); zero means 64
+	// KiB. An answer that has not shown it within the bound is replaced by
+	// an internal error and recorded refused: an acceptance the middleware
+	// did not see is never recorded.
+	MaxAnswerBytes int64
+
 	// ErrorLog receives what the middleware cannot answer to the caller: a
 	// negotiation.decided event that was not recorded while the policy does
 	// not require it, a Card function that failed, an invalid Subject. Nil
@@ -98,9 +106,8 @@ type Middleware struct {
 	opts      Options
 	cardPath  string
 	maxBody   int64
+	maxAnswer int
 	log       *slog.Logger
-	served    []string // the offered versions at or above the floor, for refusals.
-	servedCSV string
 }
 
 // New returns a Middleware that decides with n, which must advertise a2a.
@@ -122,18 +129,17 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if m.maxBody == 0 {
 		m.maxBody = defaultMaxBodyBytes
 	}
+	switch {
+	case opts.MaxAnswerBytes < 0:
+		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
+	case opts.MaxAnswerBytes == 0:
+		m.maxAnswer = defaultMaxAnswerBytes
+	default:
+		m.maxAnswer = int(min(opts.MaxAnswerBytes, 1<<40))
+	}
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	// A version offered below the floor is never served, so a refusal
-	// does not suggest it.
-	floor := facets.MustParseVersion(facets.ProtocolA2A, adv.Floor) // Compile validated the facet.
-	for _, v := range adv.Versions {
-		if facets.MustParseVersion(facets.ProtocolA2A, v).Compare(floor) >= 0 {
-			m.served = append(m.served, v)
-		}
-	}
-	m.servedCSV = strings.Join(m.served, ",")
 	return m, nil
 }
 
@@ -148,6 +154,11 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	card := r.URL.Path == m.cardPath && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	if card {
+		// The card depends on the version asked for: a cache must not
+		// hand one version's card to another version's client.
+		w.Header().Add("Vary", headerName)
+	}
 	subject, invalid := m.subject(r)
 	if invalid != "" {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
@@ -162,9 +173,16 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	outcome, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, negotiate.InboundOffer(m.adv, "", req.raw()))
-	if err != nil {
-		m.logAudit(ctx, &req, outcome, err)
+	offer := negotiate.InboundOffer(m.adv, "", req.raw())
+	outcome, _ := m.n.Decide(subject, offer)
+	cardServed := card && m.opts.Card != nil
+	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
+	if recorded {
+		// A refusal, and a card from Options.Card, are the middleware's
+		// own answers: what it answers is what it records, now. Under
+		// RequireAudit every request but the card's may act (a
+		// SendMessage runs the agent), and nothing may act unrecorded.
+		outcome = m.record(ctx, subject, offer)
 	}
 
 	if outcome.Err() != nil {
@@ -177,15 +195,29 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 
-	// Indexing with the canonical key skips canonicalizing headerName
-	// on every request.
-	w.Header()[canonicalHeader] = []string{outcome.Version}
-	r = r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome))
-	if card && m.opts.Card != nil {
+	if cardServed {
+		// Indexing with the canonical key skips canonicalizing headerName
+		// on every request.
+		w.Header()[canonicalHeader] = []string{outcome.Version}
 		m.serveCard(w, r, outcome.Version)
 		return
 	}
-	next.ServeHTTP(w, r)
+	a := watch(w, m, r)
+	a.subject, a.offer, a.version, a.card, a.recorded = subject, offer, outcome.Version, card, recorded
+	a.everyStatus = !card && !m.opts.HTTPJSON
+	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
+	a.finish()
+	a.release()
+}
+
+// record decides offer for subject and records it, logging an event that
+// was not recorded.
+func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
+	o, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, offer)
+	if err != nil {
+		m.logAudit(ctx, offer.Requested, o, err)
+	}
+	return o
 }
 
 // subject resolves the caller's Subject. An invalid one is logged with
@@ -213,14 +245,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 // logAudit reports an event that was not recorded: what the decision was,
 // and whether the request was refused for it (failClosed), so that the
 // host's log keeps what its event store lost.
-func (m *Middleware) logAudit(ctx context.Context, req *requested, outcome negotiate.Outcome, err error) {
+func (m *Middleware) logAudit(ctx context.Context, requested string, outcome negotiate.Outcome, err error) {
 	decided := outcome
 	var ae *negotiate.AuditError
 	if errors.As(err, &ae) {
 		decided = ae.Decided
 	}
 	m.log.ErrorContext(ctx, "a2ahttp: negotiation.decided was not recorded",
-		slog.String("requested", truncate(req.raw())),
+		slog.String("requested", truncate(requested)),
 		slog.String("decided", decided.Kind.String()),
 		slog.String("version", decided.Version),
 		slog.Bool("failClosed", outcome.Rule == negotiate.RuleAudit),
@@ -232,7 +264,7 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 	body, err := m.opts.Card(r, version)
 	if err != nil {
 		m.log.ErrorContext(r.Context(), "a2ahttp: the agent card could not be produced", slog.String("version", version), slog.Any("error", err))
-		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", m.errorInfo(reasonInternal, false))
+		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", errorInfo(reasonInternal))
 		return
 	}
 	h := w.Header()
@@ -245,13 +277,19 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 }
 
 // refuseVersion answers a request whose version was refused.
+// What it lists as served is what this caller could be served: the
+// decision's details.supported, never below the floor, and never below
+// preferred for a caller who could not have it.
 func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
-	msg := m.refusalMessage(req, o)
+	servable, _ := o.Error.Details["supported"].([]string)
+	msg := m.refusalMessage(req, o, servable)
 	if card || m.opts.HTTPJSON {
-		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, m.errorInfo(rpcerr.A2AReasonVersionNotSupported, true))
+		info := errorInfo(rpcerr.A2AReasonVersionNotSupported)
+		info.Metadata = map[string]string{"supportedVersions": strings.Join(servable, ",")}
+		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, info)
 		return
 	}
-	e := rpcerr.A2AVersionNotSupported(req.raw(), m.served)
+	e := rpcerr.A2AVersionNotSupported(req.raw(), servable)
 	e.Message = msg
 	if m.opts.OmitErrorData {
 		e = e.WithoutData()
@@ -269,25 +307,30 @@ const auditMessage = "the A2A version negotiation could not be recorded; retry"
 // about an exchange it has no record of, and the caller may retry), or an
 // invalid Subject under StrictSubject.
 func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool, msg string) {
+	var id json.RawMessage
+	if !card && !m.opts.HTTPJSON {
+		id = m.requestID(r)
+	}
+	m.answerInternal(w, card, msg, id)
+}
+
+// answerInternal answers an internal error; id is the JSON-RPC id, on that
+// binding.
+func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id json.RawMessage) {
 	if card || m.opts.HTTPJSON {
-		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, m.errorInfo(reasonInternal, false))
+		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, errorInfo(reasonInternal))
 		return
 	}
 	e := rpcerr.RPCError{Code: -32603, Message: msg} // JSON-RPC 2.0 Internal error
 	if !m.opts.OmitErrorData {
-		e.Data = []rpcerr.ErrorInfo{m.errorInfo(reasonInternal, false)}
+		e.Data = []rpcerr.ErrorInfo{errorInfo(reasonInternal)}
 	}
-	writeRPCError(w, m.requestID(r), e)
+	writeRPCError(w, id, e)
 }
 
-// errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal; a
-// version refusal names the versions served in its metadata.
-func (m *Middleware) errorInfo(reason string, versions bool) rpcerr.ErrorInfo {
-	info := rpcerr.ErrorInfo{Type: rpcerr.A2AErrorInfoType, Reason: reason, Domain: rpcerr.A2AErrorDomain}
-	if versions {
-		info.Metadata = map[string]string{"supportedVersions": m.servedCSV}
-	}
-	return info
+// errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal.
+func errorInfo(reason string) rpcerr.ErrorInfo {
+	return rpcerr.ErrorInfo{Type: rpcerr.A2AErrorInfoType, Reason: reason, Domain: rpcerr.A2AErrorDomain}
 }
 
 // requestID reads the JSON-RPC id of a refused request, within the bound.
@@ -308,8 +351,8 @@ func (m *Middleware) requestID(r *http.Request) json.RawMessage {
 
 // refusalMessage says, for people, why the version was refused and what is
 // served instead.
-func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome) string {
-	serves := "; this interface serves " + strings.Join(m.served, ", ")
+func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome, servable []string) string {
+	serves := "; this interface serves " + strings.Join(servable, ", ")
 	switch req.problem {
 	case problemMultiple:
 		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", headerName, req.count, listed(req)) + serves

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,7 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 		{"no sink", n, a2ahttp.Options{}, "a2ahttp: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error()},
 		{"relative card path", n, a2ahttp.Options{Sink: sink, CardPath: "agent-card.json"}, `a2ahttp: Options.CardPath "agent-card.json" does not start with /`},
 		{"negative bound", n, a2ahttp.Options{Sink: sink, MaxBodyBytes: -1}, "a2ahttp: Options.MaxBodyBytes -1 is negative"},
+		{"negative answer bound", n, a2ahttp.Options{Sink: sink, MaxAnswerBytes: -1}, "a2ahttp: Options.MaxAnswerBytes -1 is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := a2ahttp.New(tc.n, tc.opts)
@@ -48,12 +50,22 @@ func TestNewRefusesWhatItCannotWorkWith(t *testing.T) {
 
 // The JSON-RPC refusal bodies, exactly as written.
 const (
-	errInfoServed = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.1,1.2"}}`
-	serves        = `; this interface serves 1.1, 1.2`
+	serves     = `; this interface serves 1.1, 1.2` // what an authenticated caller can be served
+	servesAnon = `; this interface serves 1.2`      // what anyone else can, and a caller denied downgrades
 )
 
+// errInfoServed is the ErrorInfo of a refusal whose message ends with
+// what the caller can be served.
+func errInfoServed(message string) string {
+	list := "1.1,1.2"
+	if strings.HasSuffix(message, servesAnon) {
+		list = "1.2"
+	}
+	return `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"` + list + `"}}`
+}
+
 func rpcRefusal(id, message string) string {
-	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32009,"message":"` + message + `","data":[` + errInfoServed + `]}}`
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32009,"message":"` + message + `","data":[` + errInfoServed(message) + `]}}`
 }
 
 func TestJSONRPCBinding(t *testing.T) {
@@ -79,11 +91,11 @@ func TestJSONRPCBinding(t *testing.T) {
 		want   want
 	}{
 		{"absent: a request for 0.3, below the floor", "/a2a", nil, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+servesAnon), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"empty: a request for 0.3, below the floor", "/a2a", []string{"A2A-Version", ""}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+servesAnon), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"blank: a request for 0.3, below the floor", "/a2a", []string{"A2A-Version", " \t"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+servesAnon), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"preferred named", "/a2a", []string{"A2A-Version", "1.2"}, `"req-1"`,
 			want{200, "1.2", "served", "1.2", negotiate.Accepted, accepted("1.2", "1.2")}},
 		{"space around the value", "/a2a", []string{"A2A-Version", " 1.2\t"}, `"req-1"`,
@@ -91,41 +103,41 @@ func TestJSONRPCBinding(t *testing.T) {
 		{"authenticated downgrade", "/a2a", []string{"A2A-Version", "1.1", "Authorization", bearer}, `"req-1"`,
 			want{200, "1.1", "served", "1.1", negotiate.Downgraded, accepted("1.1", "1.1")}},
 		{"query ignored on JSON-RPC", "/a2a?A2A-Version=1.2", nil, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1`+servesAnon), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"unauthenticated downgrade", "/a2a", []string{"A2A-Version", "1.1"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+serves), "", negotiate.Refused, refused("1.1", events.ReasonUnauthenticated)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+servesAnon), "", negotiate.Refused, refused("1.1", events.ReasonUnauthenticated)}},
 		{"below the floor", "/a2a", []string{"A2A-Version", "1.0", "Authorization", bearer}, `7`,
 			want{200, "1.2", rpcRefusal(`7`, `A2A-Version \"1.0\" is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("1.0", events.ReasonBelowFloor)}},
 		{"below everything", "/a2a", []string{"A2A-Version", "0.3"}, `-1.5e3`,
-			want{200, "1.2", rpcRefusal(`-1.5e3`, `A2A-Version \"0.3\" is below this interface's minimum version 1.1`+serves), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
+			want{200, "1.2", rpcRefusal(`-1.5e3`, `A2A-Version \"0.3\" is below this interface's minimum version 1.1`+servesAnon), "", negotiate.Refused, refused("0.3", events.ReasonBelowFloor)}},
 		{"unsupported", "/a2a", []string{"A2A-Version", "9.9", "Authorization", bearer}, `"req-1"`,
 			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"9.9\" is not served`+serves), "", negotiate.Refused, refused("9.9", events.ReasonUnsupported)}},
 		{"malformed", "/a2a", []string{"A2A-Version", "v1"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"v1\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"v1\" is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"full semver", "/a2a", []string{"A2A-Version", "1.2.0"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.2.0\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.2.0\" is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"leading zero", "/a2a", []string{"A2A-Version", "01.2"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"01.2\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"01.2\" is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"two header lines", "/a2a", []string{"A2A-Version", "0.2", "A2A-Version", "1.0"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"0.2\", \"1.0\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"0.2\", \"1.0\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"two equal header lines", "/a2a", []string{"A2A-Version", "1.2", "A2A-Version", "1.2"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a comma list", "/a2a", []string{"A2A-Version", "1.2, 1.1"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a trailing comma", "/a2a", []string{"A2A-Version", "1.2,"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"1.2\", \"\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"an empty line beside a value", "/a2a", []string{"A2A-Version", "", "A2A-Version", "1.2"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"\", \"1.2\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 2 values (\"\", \"1.2\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"four values, all listed", "/a2a", []string{"A2A-Version", "1.0,1.1", "A2A-Version", "1.2,1.3"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 4 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\"), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 4 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\"), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"many values, listed up to four", "/a2a", []string{"A2A-Version", "1.0,1.1,1.2,1.3,1.4"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 5 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\", ...), not one; send exactly one version`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version carries 5 values (\"1.0\", \"1.1\", \"1.2\", \"1.3\", ...), not one; send exactly one version`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a long value is cut in the message", "/a2a", []string{"A2A-Version", strings.Repeat("9", 40)}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\"... is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\"... is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a value of the longest echoed length is echoed whole", "/a2a", []string{"A2A-Version", strings.Repeat("9", 32)}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"`+strings.Repeat("9", 32)+`\" is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 		{"a control character is escaped", "/a2a", []string{"A2A-Version", "1.\x012"}, `"req-1"`,
-			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.\\x012\" is not a version: want major.minor, such as \"1.2\"`+serves), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
+			want{200, "1.2", rpcRefusal(`"req-1"`, `A2A-Version \"1.\\x012\" is not a version: want major.minor, such as \"1.2\"`+servesAnon), "", negotiate.Refused, refused("", events.ReasonUnsupported)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
@@ -217,7 +229,7 @@ func TestRefusalEchoesTheID(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
 			w := f.do(post("/a2a", tc.body, "A2A-Version", "9.9"))
-			want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+serves)
+			want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+servesAnon)
 			if w.Body.String() != want {
 				t.Errorf("body\n%s\nwant\n%s", w.Body, want)
 			}
@@ -234,7 +246,7 @@ func TestRefusalReadsTheBodyWithinTheBound(t *testing.T) {
 	}{{int64(len(body)), `"late"`}, {int64(len(body)) - 1, `null`}} {
 		f := newFixture(t, policy.Policy{}, a2ahttp.Options{MaxBodyBytes: tc.max})
 		w := f.do(post("/a2a", body, "A2A-Version", "9.9"))
-		if want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+serves); w.Body.String() != want {
+		if want := rpcRefusal(tc.id, `A2A-Version \"9.9\" is not served`+servesAnon); w.Body.String() != want {
 			t.Errorf("MaxBodyBytes %d: body\n%s\nwant\n%s", tc.max, w.Body, want)
 		}
 	}
@@ -243,14 +255,14 @@ func TestRefusalReadsTheBodyWithinTheBound(t *testing.T) {
 func TestOmitErrorData(t *testing.T) {
 	f := newFixture(t, policy.Policy{}, a2ahttp.Options{OmitErrorData: true})
 	w := f.do(post("/a2a", rpcBody(`"req-1"`), "A2A-Version", "9.9"))
-	want := `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served` + serves + `"}}`
+	want := `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"A2A-Version \"9.9\" is not served` + servesAnon + `"}}`
 	if w.Code != 200 || w.Body.String() != want {
 		t.Errorf("%d\n%s\nwant 200\n%s", w.Code, w.Body, want)
 	}
 }
 
 func statusRefusal(message string) string {
-	return `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"` + message + `","details":[` + errInfoServed + `]}}`
+	return `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"` + message + `","details":[` + errInfoServed(message) + `]}}`
 }
 
 func TestHTTPJSONBinding(t *testing.T) {
@@ -263,24 +275,24 @@ func TestHTTPJSONBinding(t *testing.T) {
 		body    string
 	}{
 		{"absent: a request for 0.3", "/tasks/t-1", nil, 400, "1.2",
-			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + servesAnon)},
 		{"header", "/tasks/t-1", []string{"A2A-Version", "1.1", "Authorization", bearer}, 200, "1.1", "served"},
 		{"query", "/tasks/t-1?A2A-Version=1.1", []string{"Authorization", bearer}, 200, "1.1", "served"},
 		{"escaped query name and value", "/tasks/t-1?x=1&A2A%2DVersion=1%2E1", []string{"Authorization", bearer}, 200, "1.1", "served"},
 		{"empty query value: a request for 0.3", "/tasks/t-1?A2A-Version=", nil, 400, "1.2",
-			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + servesAnon)},
 		{"another case is another parameter: a request for 0.3", "/tasks/t-1?a2a-version=1.2", nil, 400, "1.2",
-			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + serves)},
+			statusRefusal(`A2A-Version (none, which A2A reads as 0.3) is below this interface's minimum version 1.1` + servesAnon)},
 		{"query unsupported", "/tasks/t-1?A2A-Version=9.9", nil, 400, "1.2",
-			statusRefusal(`A2A-Version \"9.9\" is not served` + serves)},
+			statusRefusal(`A2A-Version \"9.9\" is not served` + servesAnon)},
 		{"header unauthenticated", "/tasks/t-1", []string{"A2A-Version", "1.1"}, 400, "1.2",
-			statusRefusal(`A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller` + serves)},
+			statusRefusal(`A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller` + servesAnon)},
 		{"header and query", "/tasks/t-1?A2A-Version=1.2", []string{"A2A-Version", "1.2"}, 400, "1.2",
-			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version` + serves)},
+			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.2\"), not one; send exactly one version` + servesAnon)},
 		{"two query parameters", "/tasks/t-1?A2A-Version=1.2&A2A-Version=1.1", nil, 400, "1.2",
-			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version` + serves)},
+			statusRefusal(`A2A-Version carries 2 values (\"1.2\", \"1.1\"), not one; send exactly one version` + servesAnon)},
 		{"a query value that does not unescape", "/tasks/t-1?A2A-Version=1%zz", nil, 400, "1.2",
-			statusRefusal(`A2A-Version \"1%zz\" is not a version: want major.minor, such as \"1.2\"` + serves)},
+			statusRefusal(`A2A-Version \"1%zz\" is not a version: want major.minor, such as \"1.2\"` + servesAnon)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: true})
@@ -325,13 +337,13 @@ func TestAgentCard(t *testing.T) {
 		{"HEAD", false, cardFor, "HEAD", nil, 200, "1.2", ``, 0, ""},
 		{"a named version", false, cardFor, "GET", []string{"A2A-Version", "1.2"}, 200, "1.2", `{"name":"host","version":"1.2"}`, 0, ""},
 		{"refused on the JSON-RPC binding is still a status body", false, cardFor, "GET", []string{"A2A-Version", "0.3"}, 400, "1.2",
-			statusRefusal(`A2A-Version \"0.3\" is below this interface's minimum version 1.1` + serves), 0, ""},
+			statusRefusal(`A2A-Version \"0.3\" is below this interface's minimum version 1.1` + servesAnon), 0, ""},
 		{"the card function fails", false, cardFor, "GET", []string{"A2A-Version", "1.1", "Authorization", bearer}, 500, "1.1",
 			`{"error":{"code":500,"status":"INTERNAL","message":"the agent card could not be produced","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`, 0,
 			"level=ERROR msg=\"a2ahttp: the agent card could not be produced\" version=1.1 error=\"no 1.1 card today\"\n"},
 		{"no card function: the wrapped handler serves it", true, nil, "GET", nil, 200, "1.2", "served", 1, ""},
 		{"POST to the card path is a binding request", false, cardFor, "POST", []string{"A2A-Version", "9.9"}, 200, "1.2",
-			rpcRefusal(`null`, `A2A-Version \"9.9\" is not served`+serves), 0, ""},
+			rpcRefusal(`null`, `A2A-Version \"9.9\" is not served`+servesAnon), 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: tc.httpJSON, Card: tc.card})
@@ -345,6 +357,10 @@ func TestAgentCard(t *testing.T) {
 			}
 			if tc.calls == 1 && f.served.version != "1.2" {
 				t.Errorf("the handler saw version %q", f.served.version)
+			}
+			// A cache must not hand one version's card to another's client.
+			if vary := w.Header().Values("Vary"); tc.method != "POST" && !slices.Contains(vary, "A2A-Version") {
+				t.Errorf("Vary %q, want A2A-Version", vary)
 			}
 			if strings.HasPrefix(tc.body, `{"name"`) && w.Header().Get("Content-Length") != "31" {
 				t.Errorf("Content-Length %q", w.Header().Get("Content-Length"))
@@ -369,7 +385,9 @@ func TestCardPathOption(t *testing.T) {
 }
 
 // With RequireAudit, a negotiation that cannot be recorded is refused as an
-// internal error whatever it would have been, and the handler never runs.
+// internal error whatever it would have been. A request that may act never
+// reaches the handler; the card, which does not act, is recorded as its
+// handler answers, and that answer is replaced.
 func TestRequiredAuditFailsClosed(t *testing.T) {
 	internalInfo := `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}`
 	const msg = "the A2A version negotiation could not be recorded; retry"
@@ -379,22 +397,23 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 		target string
 		status int
 		body   string
+		calls  int
 	}{
 		{"JSON-RPC", a2ahttp.Options{}, "/a2a", 200,
-			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`},
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `","data":[` + internalInfo + `]}}`, 0},
 		{"JSON-RPC without data", a2ahttp.Options{OmitErrorData: true}, "/a2a", 200,
-			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`},
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + msg + `"}}`, 0},
 		{"HTTP+JSON", a2ahttp.Options{HTTPJSON: true}, "/a2a", 500,
-			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`, 0},
 		{"card", a2ahttp.Options{}, "/.well-known/agent-card.json", 500,
-			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`},
+			`{"error":{"code":500,"status":"INTERNAL","message":"` + msg + `","details":[` + internalInfo + `]}}`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, policy.Policy{RequireAudit: true}, tc.opts)
 			f.rec.Fail(errors.New("event store down"))
 			w := f.do(cardOrPost(tc.target, "1.2"))
-			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != 0 {
-				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, 0", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body)
+			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != tc.calls {
+				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, %d", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body, tc.calls)
 			}
 			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
 			if f.log.String() != wantLog {
@@ -439,7 +458,7 @@ func TestAuditFailureIsLoggedWhenNotRequired(t *testing.T) {
 func TestPolicyDeniedDowngrade(t *testing.T) {
 	f := newFixture(t, policy.Policy{DenyDowngrade: true}, a2ahttp.Options{})
 	w := f.do(post("/a2a", rpcBody(`1`), "A2A-Version", "1.1", "Authorization", bearer))
-	if want := rpcRefusal(`1`, `A2A-Version \"1.1\" is not served to this caller by the host's policy`+serves); w.Body.String() != want {
+	if want := rpcRefusal(`1`, `A2A-Version \"1.1\" is not served to this caller by the host's policy`+servesAnon); w.Body.String() != want {
 		t.Errorf("body\n%s\nwant\n%s", w.Body, want)
 	}
 }
@@ -459,8 +478,8 @@ func TestAccessorsOutsideTheMiddleware(t *testing.T) {
 // Only the agent card keeps the v2 rule (the preferred version's card).
 func TestHeaderlessRequestIsA2A03(t *testing.T) {
 	const (
-		errInfo03 = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.3,1.0"}}`
-		msg       = `A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 0.3, 1.0`
+		errInfo03 = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"1.0"}}`
+		msg       = `A2A-Version (none, which A2A reads as 0.3) is below the preferred version 1.0 and is served only to an authenticated caller; this interface serves 1.0`
 	)
 	accepted03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "0.3", Requested: "0.3", Reason: events.ReasonOK, Floor: "0.3", At: testNow}
 	refused03 := events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "0.3", Reason: events.ReasonUnauthenticated, Floor: "0.3", At: testNow}
@@ -531,7 +550,7 @@ func TestInvalidSubject(t *testing.T) {
 		log     string
 	}{
 		{"JSON-RPC: decided as unauthenticated", a2ahttp.Options{}, "/a2a", 200, "1.2",
-			rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+serves), 1,
+			rpcRefusal(`"req-1"`, `A2A-Version \"1.1\" is below the preferred version 1.2 and is served only to an authenticated caller`+servesAnon), 1,
 			`level=ERROR msg="wopneg: invalid Subject: ` + violations + `" refused=false` + "\n"},
 		{"JSON-RPC, strict: -32603", a2ahttp.Options{StrictSubject: true}, "/a2a", 200, "1.2",
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"` + strictMsg + `","data":[` + internalInfo + `]}}`, 0,

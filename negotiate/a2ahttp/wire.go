@@ -1,14 +1,16 @@
 package a2ahttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/wopneg/wopneg/internal/rpcerr"
-	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // The google.rpc statuses the middleware answers with. Its JSON-RPC codes
@@ -96,30 +98,59 @@ func readBounded(r io.Reader, max int64) ([]byte, error) {
 	return body, nil
 }
 
-// errNoID ends the reading of a request whose id cannot be echoed.
-var errNoID = errors.New("the id is neither a string nor a number")
+// maxDepth bounds the nesting of a request body read for its id, the
+// module's rule for every JSON it reads: the object itself is depth 1.
+const maxDepth = 64
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was
 // written, or null when there is none to echo: the body is not one JSON
-// object as the strict reader reads it (member names matched exactly, as
-// JSON-RPC requires, none repeated, nesting bounded, nothing after it), or
-// its id is missing or neither a string nor a number (JSON-RPC 2.0 §4).
+// object as this module reads JSON (member names matched exactly, as
+// JSON-RPC requires, none repeated, valid UTF-8, nesting at most 64 deep,
+// nothing after it), or its id is missing or neither a string nor a number
+// (JSON-RPC 2.0 §4).
 func sniffID(body []byte) json.RawMessage {
-	r := strictjson.NewReader(body, 0)
-	var id json.RawMessage
-	err := r.Object(func(key string) error {
-		if key != "id" {
-			return nil // the reader skips the value, checking it.
-		}
-		if k, err := r.Next(); err != nil || k != strictjson.String && k != strictjson.Number {
-			return errNoID
-		}
-		raw, err := r.Raw()
-		id = raw
-		return err
-	})
-	if err != nil || r.End() != nil || id == nil {
+	d := jsontext.NewDecoder(bytes.NewBuffer(body)) // repeated names and invalid UTF-8 are errors by default
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
 		return nullID
 	}
+	var id json.RawMessage
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return nullID
+		}
+		if name.String() != "id" {
+			if !skip(d) {
+				return nullID
+			}
+			continue
+		}
+		v, err := d.ReadValue()
+		if err != nil || v.Kind() != '"' && v.Kind() != '0' {
+			return nullID
+		}
+		id = json.RawMessage(v.Clone())
+	}
+	if _, err := d.ReadToken(); err != nil || id == nil {
+		return nullID
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nullID // something after the object
+	}
 	return id
+}
+
+// skip reads the value that comes next, token by token so that its nesting
+// is bounded as it is read, and reports whether it was well formed.
+func skip(d *jsontext.Decoder) bool {
+	depth := d.StackDepth()
+	for {
+		t, err := d.ReadToken()
+		if err != nil || d.StackDepth() > maxDepth {
+			return false
+		}
+		if k := t.Kind(); d.StackDepth() == depth && k != '{' && k != '[' {
+			return true
+		}
+	}
 }

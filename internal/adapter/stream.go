@@ -1,0 +1,62 @@
+package adapter
+
+import "bytes"
+
+// EventScanner reads server-sent events as an answer arrives, to find the
+// events in it: each call is given all the bytes held so far, and it keeps
+// its place, so that each byte is searched once however the answer is
+// split into writes. The zero value is ready for an answer's first byte.
+type EventScanner struct {
+	pos int // bytes of complete lines read
+	// searched is how far the held bytes have been searched for the end
+	// of the line at pos.
+	searched int
+	data     []byte // the data of the event being read
+	has      bool   // the event being read has a data field
+}
+
+// Next reads the complete lines of held past what it has read, and
+// returns the data of the next event it completes that has a data field
+// (the data lines joined by "\n", as the event-stream format says), or
+// false when held ends before such an event does. Comments, and events
+// with no data, are passed over.
+func (s *EventScanner) Next(held []byte) ([]byte, bool) {
+	for {
+		rest := held[s.pos:]
+		// Search only what was not searched before: a long line arriving
+		// in many writes is searched once, not once a write.
+		from := max(s.searched-s.pos, 0)
+		i := bytes.IndexAny(rest[from:], "\r\n")
+		if i < 0 {
+			s.searched = len(held)
+			return nil, false // the line is not complete yet
+		}
+		i += from
+		if rest[i] == '\r' && i+1 == len(rest) {
+			s.searched = s.pos + i // the \r again: a \n may follow it
+			return nil, false
+		}
+		line := rest[:i]
+		s.pos += i + 1
+		if rest[i] == '\r' && rest[i+1] == '\n' {
+			s.pos++
+		}
+		if len(line) == 0 {
+			data, has := s.data, s.has
+			s.data, s.has = nil, false
+			if has {
+				return data, true
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if string(field) != "data" {
+			continue
+		}
+		if s.has {
+			s.data = append(s.data, '\n')
+		}
+		s.has = true
+		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
+	}
+}

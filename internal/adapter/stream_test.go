@@ -1,0 +1,90 @@
+package adapter
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// An event stream fed one byte at a time, as a slow server sends it, gives
+// each event's data as it does in one piece: a \r at the end of one write
+// and its \n in the next included; comments and events with no data are
+// passed over.
+func TestEventScannerByteByByte(t *testing.T) {
+	for _, tc := range []struct {
+		stream string
+		want   []string
+	}{
+		{"event: message\r\ndata: a\r\n\r\n", []string{"a"}},
+		{": note\n\nid: 1\n\ndata: a\ndata:b\n\ndata: c\n\n", []string{"a\nb", "c"}},
+		{"data: a\r\r\ndata: b\r\rdata", []string{"a", "b"}},
+		{"data", nil},
+	} {
+		var s EventScanner
+		var got []string
+		for i := 1; i <= len(tc.stream); i++ {
+			for {
+				data, ok := s.Next([]byte(tc.stream[:i]))
+				if !ok {
+					break
+				}
+				got = append(got, string(data))
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: %q, want %q", tc.stream, got, tc.want)
+		}
+	}
+}
+
+// Each write resumes the search where the last one stopped (at the \r that
+// ended it, when a \n may follow), so a long line arriving in many writes
+// is searched once rather than once a write.
+func TestEventScannerSearchesEachByteOnce(t *testing.T) {
+	stream := []byte("data: " + strings.Repeat("x", 64) + "\r\nid: 7\r\n\r\n")
+	var s EventScanner
+	for n := 1; n < len(stream); n++ {
+		if _, ok := s.Next(stream[:n]); ok {
+			t.Fatalf("an event in %q", stream[:n])
+		}
+		want := n
+		if stream[n-1] == '\r' {
+			want = n - 1
+		}
+		if s.searched != want {
+			t.Fatalf("after %d bytes the search resumes at %d, want %d", n, s.searched, want)
+		}
+	}
+}
+
+// FuzzEventScanner: a stream reads the same however it is split in two.
+func FuzzEventScanner(f *testing.F) {
+	for _, seed := range []string{"data: a\r\n\r\ndata: b\n\n", ": x\rdata:\r\r", "data"} {
+		f.Add([]byte(seed), uint16(3))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		all := func(parts ...[]byte) (out [][]byte) {
+			var s EventScanner
+			for _, p := range parts {
+				for {
+					data, ok := s.Next(p)
+					if !ok {
+						break
+					}
+					out = append(out, data)
+				}
+			}
+			return out
+		}
+		at := int(cut) % (len(b) + 1)
+		whole, split := all(b), all(b[:at], b)
+		if len(whole) != len(split) {
+			t.Fatalf("split at %d: %q, whole: %q", at, split, whole)
+		}
+		for i := range whole {
+			if !bytes.Equal(whole[i], split[i]) {
+				t.Fatalf("split at %d: %q, whole: %q", at, split, whole)
+			}
+		}
+	})
+}

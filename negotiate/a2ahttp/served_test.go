@@ -1,0 +1,340 @@
+package a2ahttp_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// answering is a wrapped A2A server that answers with status (none written
+// when zero) and a Content-Type (none when empty), writing parts one
+// after another and flushing after each, as a streaming server does.
+func answering(status int, contentType string, parts ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if contentType != "" {
+			w.Header().Set("Content-Type", contentType)
+		}
+		w.Header().Set("A2A-Version", "1.2") // a server's own claim never stands for a refusal
+		if status != 0 {
+			w.WriteHeader(status)
+		}
+		for _, p := range parts {
+			_, _ = w.Write([]byte(p))
+			w.(http.Flusher).Flush()
+		}
+	})
+}
+
+// following is a middleware over h recording into its own Recorder.
+func following(t *testing.T, p policy.Policy, opts a2ahttp.Options, h http.Handler) (*negotiatetest.Recorder, http.Handler) {
+	t.Helper()
+	rec := &negotiatetest.Recorder{}
+	opts.Sink, opts.Subject = rec, subjectOf
+	m, err := a2ahttp.New(compile(t, wideA2A(), p), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, m.Wrap(h)
+}
+
+var (
+	accepted12 = events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.2", Requested: "1.2", Reason: events.ReasonOK, Floor: "1.1", At: testNow}
+	refused12  = events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "refused", Requested: "1.2", Reason: events.ReasonUnsupported, Floor: "1.1", At: testNow}
+)
+
+const versionInfo = `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}`
+
+// The record follows the server: an answer a client reads as a refusal of
+// the version is recorded refused, whatever its spelling, and carries no
+// A2A-Version; any other answer is recorded accepted and says the version
+// served. The answer itself goes through unchanged.
+func TestRecordFollowsServer(t *testing.T) {
+	const sse = "text/event-stream"
+	ok := `{"jsonrpc":"2.0","id":"req-1","result":{"id":"task-1"}}`
+	for _, tc := range []struct {
+		name     string
+		httpJSON bool
+		target   string
+		h        http.Handler
+		refused  bool
+	}{
+		{"a result", false, "/a2a", answering(0, "application/json", ok), false},
+		{"-32009", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
+		{"-32009.0", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009.0,"message":"no"}}`), true},
+		{"-3.2009e4", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"no","code":-3.2009e4}}`), true},
+		{"-320090e-1", false, "/a2a", answering(0, "application/json", `{"error":{"code":-320090e-1}}`), true},
+		{"no Content-Type", false, "/a2a", answering(0, "", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
+		{"application/json-rpc", false, "/a2a", answering(0, "application/json-rpc", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
+		{"on HTTP 400", false, "/a2a", answering(400, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
+		{"member names in another case", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","Error":{"CODE":-32009,"message":"no"}}`), true},
+		{"an escaped name", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","\u0065rror":{"code":-32009}}`), true},
+		{"a repeated code", false, "/a2a", answering(0, "application/json", `{"error":{"code":-32603,"code":-32009}}`), true},
+		{"the code split across writes", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-320`, `09,"message":"no"}}`), true},
+		{"the reason in data", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"message":"no","data":[{"@type":"x"},`+versionInfo+`]}}`), true},
+		{"the reason in a bare data object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"data":`+versionInfo+`}}`), true},
+		{"in a batch", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32009}}]`), true},
+		{"a batch of results", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{"n":-32009}},{"jsonrpc":"2.0","id":2,"error":{"code":-32001}}]`), false},
+		{"the first event of a stream", false, "/a2a", answering(0, sse, ": hello\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",", "\"error\":{\"code\":-32009}}\n\n", "data: more\n\n"), true},
+		{"a stream", false, "/a2a", answering(0, sse, "data: "+ok+"\n\n", "data: {\"error\":{\"code\":-32009}}\n\n"), false},
+		{"another error", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
+		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
+		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
+		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
+		{"-32009 after another 3", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":3,"error":{"code":-32009}}`), true},
+		{"an error that is no object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":-32009}`), false},
+		{"a code that is no number", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":"-32009"}}`), false},
+		{"data that is a string", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":1,"data":"VERSION_NOT_SUPPORTED","details":["VERSION_NOT_SUPPORTED"]}}`), false},
+		{"a reason that is no string", false, "/a2a", answering(0, "application/json", `{"error":{"code":1,"data":[{"reason":["VERSION_NOT_SUPPORTED"]}]}}`), false},
+		{"not JSON", false, "/a2a", answering(0, "text/plain", "-32009"), false},
+		{"nothing", false, "/a2a", answering(0, ""), false},
+		{"HTTP+JSON: 400 with the reason", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[`+versionInfo+`]}}`), true},
+		{"HTTP+JSON: a bare details object", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"details":`+versionInfo+`}}`), true},
+		{"HTTP+JSON: another reason", true, "/a2a", answering(404, "application/json", `{"error":{"code":404,"status":"NOT_FOUND","details":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
+		{"HTTP+JSON: 300 is an error status", true, "/a2a", answering(300, "application/json", `{"error":{"code":300,"details":[`+versionInfo+`]}}`), true},
+		{"HTTP+JSON: 299 is a success", true, "/a2a", answering(299, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), false},
+		{"HTTP+JSON: a success is no error", true, "/a2a", answering(200, "application/json", `{"error":{"code":-32009}}`), false},
+		{"HTTP+JSON: an event of a stream", true, "/a2a", answering(200, "Text/Event-Stream; charset=utf-8", "data: {\"error\":{\"code\":400,\"details\":["+versionInfo+"]}}\r\n\r\n"), true},
+		{"the card: 400 with the reason", false, "/.well-known/agent-card.json", answering(400, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
+		{"the card", false, "/.well-known/agent-card.json", answering(0, "application/json", `{"name":"host","error":{"code":-32009}}`), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: tc.httpJSON}, tc.h)
+			bare := httptest.NewRecorder()
+			tc.h.ServeHTTP(bare, cardOrPost(tc.target, "1.2"))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, cardOrPost(tc.target, "1.2"))
+			want, version := accepted12, "1.2"
+			if tc.refused {
+				want, version = refused12, ""
+			}
+			if got := onlyPayload(t, rec); got != want {
+				t.Errorf("recorded %+v\nwant %+v", got, want)
+			}
+			if w.Code != bare.Code || w.Body.String() != bare.Body.String() || w.Header().Get("Content-Type") != bare.Header().Get("Content-Type") {
+				t.Errorf("answered %d %q %s\nwant the server's %d %q %s", w.Code, w.Header().Get("Content-Type"), w.Body, bare.Code, bare.Header().Get("Content-Type"), bare.Body)
+			}
+			// The head as it was sent, not the map the handler may still change.
+			if got := strings.Join(w.Result().Header.Values("A2A-Version"), ","); got != version {
+				t.Errorf("A2A-Version %q, want %q", got, version)
+			}
+		})
+	}
+}
+
+// The record is in place before the first byte of the answer leaves, so a
+// client never acts on an answer the record does not hold.
+func TestRecordBeforeTheAnswer(t *testing.T) {
+	rec := &negotiatetest.Recorder{}
+	m, err := a2ahttp.New(compile(t, wideA2A(), policy.Policy{}), a2ahttp.Options{Sink: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(answering(0, "text/event-stream", "data: {\"result\":{}}\n", "\n", "data: {}\n\n"))
+	w := &recordedFirst{ResponseRecorder: httptest.NewRecorder(), rec: rec}
+	h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+	if w.seen != 1 || w.Body.String() != "data: {\"result\":{}}\n\ndata: {}\n\n" || !w.Flushed {
+		t.Errorf("events recorded at the first byte: %d; body %q, flushed %v", w.seen, w.Body, w.Flushed)
+	}
+}
+
+type recordedFirst struct {
+	*httptest.ResponseRecorder
+	rec  *negotiatetest.Recorder
+	seen int
+	once bool
+}
+
+func (w *recordedFirst) Write(p []byte) (int, error) {
+	w.first()
+	return w.ResponseRecorder.Write(p)
+}
+
+// Flush sends what was written: nothing may go before the record either.
+func (w *recordedFirst) Flush() {
+	w.first()
+	w.ResponseRecorder.Flush()
+}
+
+func (w *recordedFirst) first() {
+	if !w.once {
+		w.once, w.seen = true, len(w.rec.Events())
+	}
+}
+
+// Under RequireAudit a request that may act is recorded before the handler
+// sees it; when the server then refuses the version, a second event
+// records the refusal, so the audit never shows the acceptance alone.
+func TestRequiredAuditRecordsTheServersRefusal(t *testing.T) {
+	refusal := `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`
+	var before int
+	rec := &negotiatetest.Recorder{}
+	m, err := a2ahttp.New(compile(t, wideA2A(), policy.Policy{RequireAudit: true}), a2ahttp.Options{Sink: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		before = len(rec.Events())
+		answering(0, "application/json", refusal).ServeHTTP(w, r)
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+	got := rec.Events()
+	if before != 1 || len(got) != 2 || got[0].Payload != accepted12 || got[1].Payload != refused12 {
+		t.Fatalf("recorded %d before the handler, then %+v", before, got)
+	}
+	if w.Body.String() != refusal || w.Header().Get("A2A-Version") != "" {
+		t.Errorf("answered A2A-Version %q %s", w.Header().Get("A2A-Version"), w.Body)
+	}
+
+	// A success is recorded once, before.
+	rec2, h2 := following(t, policy.Policy{RequireAudit: true}, a2ahttp.Options{}, answering(0, "application/json", `{"result":{}}`))
+	h2.ServeHTTP(httptest.NewRecorder(), cardOrPost("/a2a", "1.2"))
+	if p := onlyPayload(t, rec2); p != accepted12 {
+		t.Errorf("recorded %+v", p)
+	}
+
+	// The refusal's record failing too replaces the answer.
+	rec3 := &negotiatetest.Recorder{}
+	m3, err := a2ahttp.New(compile(t, wideA2A(), policy.Policy{RequireAudit: true}), a2ahttp.Options{Sink: rec3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writeErrs [2]error
+	h3 := m3.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		rec3.Fail(errors.New("event store down"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, writeErrs[0] = w.Write([]byte("data: " + refusal + "\n\n"))
+		_, writeErrs[1] = w.Write([]byte("data: more\n\n"))
+	}))
+	w3 := httptest.NewRecorder()
+	h3.ServeHTTP(w3, cardOrPost("/a2a", "1.2"))
+	if !strings.Contains(w3.Body.String(), `"id":"req-1","error":{"code":-32603`) || w3.Result().Header.Get("A2A-Version") != "1.2" {
+		t.Errorf("answered A2A-Version %q %s", w3.Result().Header.Get("A2A-Version"), w3.Body)
+	}
+	// The handler hears that its answer goes nowhere.
+	if writeErrs[0] == nil || writeErrs[1] == nil {
+		t.Errorf("the handler's writes returned %v", writeErrs)
+	}
+}
+
+// An answer that has not shown within the bound whether the version was
+// served is replaced, and recorded refused; one that shows a result early
+// goes through whole, however long.
+func TestAnswerBound(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		refused bool
+		body    string
+	}{
+		{"a long result", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":"`, long, `"}`), false,
+			`{"jsonrpc":"2.0","id":"req-1","result":"` + long + `"}`},
+		{"a long error before its code", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"`+long, `","code":-32009}}`), true,
+			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+		{"a stream with no event within the bound", answering(0, "text/event-stream", "data: "+long), true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{MaxAnswerBytes: 64}, tc.h)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+			want := accepted12
+			if tc.refused {
+				want = refused12
+			}
+			if got := onlyPayload(t, rec); got != want {
+				t.Errorf("recorded %+v", got)
+			}
+			if w.Body.String() != tc.body {
+				t.Errorf("answered %s\nwant %s", w.Body, tc.body)
+			}
+		})
+	}
+}
+
+// FuzzFollow feeds the answer reader what a wrapped server could answer:
+// it never panics, never changes the answer, and reads an answer the same
+// however it is split into writes.
+func FuzzFollow(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"error":{"code":-3.2009e4}}`, `[{"result":1},{"error":{"data":[` + versionInfo + `]}}]`,
+		`{"error":{"code":-32009`, `{"\u0065rror":{"code":-32009}}`, "data: {\"error\":{\"code\":-32009}}\n\n", `[[[[`, "",
+	} {
+		f.Add([]byte(seed), uint16(9))
+	}
+	f.Add([]byte(`{"error":{"Code":-3.2009e4`), uint16(0)) // an empty first write is no answer yet
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		at := int(cut) % (len(b) + 1)
+		var outcomes [2]string
+		for i, parts := range [][]string{{string(b)}, {string(b[:at]), string(b[at:])}} {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, answering(0, "application/json", parts...))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+			if w.Body.String() != string(b) {
+				t.Fatalf("%q answered as %q", b, w.Body)
+			}
+			outcomes[i] = onlyPayload(t, rec).Outcome
+		}
+		if outcomes[0] != outcomes[1] {
+			t.Fatalf("%q: %s whole, %s split at %d", b, outcomes[0], outcomes[1], at)
+		}
+	})
+}
+
+// The bound is 64 KiB unless Options.MaxAnswerBytes says otherwise.
+func TestAnswerBoundDefault(t *testing.T) {
+	head := `{"jsonrpc":"2.0","id":"req-1","error":{"message":"`
+	for _, tc := range []struct {
+		held int // bytes written before the code
+		want string
+	}{{64 << 10, "refused"}, {64<<10 + 1, "refused"}} {
+		rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, answering(0, "application/json",
+			head+strings.Repeat("x", tc.held-len(head)), `","code":-32009}}`))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+		replaced := strings.Contains(w.Body.String(), `"code":-32603`)
+		if got := onlyPayload(t, rec); got.Outcome != tc.want || replaced != (tc.held > 64<<10) {
+			t.Errorf("%d bytes before the code: recorded %s, replaced %v", tc.held, got.Outcome, replaced)
+		}
+	}
+}
+
+// statuses is a ResponseWriter that keeps every status written to it.
+type statuses struct {
+	*httptest.ResponseRecorder
+	written []int
+}
+
+func (w *statuses) WriteHeader(status int) {
+	w.written = append(w.written, status)
+	w.ResponseRecorder.WriteHeader(status)
+}
+
+// An informational answer goes before the real one, unheld, and a status
+// written twice is passed on once.
+func TestInformationalAnswers(t *testing.T) {
+	rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write([]byte(`{"result":{}}`))
+	}))
+	w := &statuses{ResponseRecorder: httptest.NewRecorder()}
+	h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+	if got := onlyPayload(t, rec); got != accepted12 {
+		t.Errorf("recorded %+v", got)
+	}
+	if len(w.written) != 2 || w.written[0] != http.StatusEarlyHints || w.written[1] != http.StatusOK || w.Body.String() != `{"result":{}}` {
+		t.Errorf("statuses %v, body %s", w.written, w.Body)
+	}
+}
