@@ -3,6 +3,7 @@ module github.com/wopneg/wopneg
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/samber/slog-multi v1.7.1
 	golang.org/x/mod v0.43.0
