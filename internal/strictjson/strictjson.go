@@ -90,7 +90,8 @@ type Error struct {
 	Path     string // JSON path of the value at fault, e.g. offer.peerVersions[2]; "" for the whole document
 	Offset   int    // where in the input the fault was found: the start of the value at fault, or where the syntax broke
 	Msg      string
-	Repeated string // the key, when the fault is a key given twice in the object at Path
+	Repeated bool   // the fault is that Key appears twice in the object at Path
+	Key      string // the key given twice
 }
 
 // Error returns "PATH: MSG", or MSG alone for the whole document.
@@ -226,8 +227,8 @@ func wrapAt(err error, outer []step, skip, base int, kind func(level int) jsonte
 		e := &Error{Path: pathOf(path), Offset: base + int(se.ByteOffset)}
 		switch msg := se.Err.Error(); {
 		case errors.Is(se.Err, jsontext.ErrDuplicateName):
-			e.Repeated = se.JSONPointer.LastToken()
-			e.Msg = fmt.Sprintf("the key %q appears twice", e.Repeated)
+			e.Repeated, e.Key = true, se.JSONPointer.LastToken()
+			e.Msg = fmt.Sprintf("the key %q appears twice", e.Key)
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			e.Msg = "unexpected end of JSON input"
 		case msg == "invalid UTF-8":
@@ -360,7 +361,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 }
 
 func (r *Reader) repeated(at int, key string) error {
-	return &Error{Path: r.Path(), Offset: at, Msg: fmt.Sprintf("the key %q appears twice", key), Repeated: key}
+	return &Error{Path: r.Path(), Offset: at, Msg: fmt.Sprintf("the key %q appears twice", key), Repeated: true, Key: key}
 }
 
 // Array reads an array, calling fn with each element's index. fn reads the
@@ -488,9 +489,12 @@ func Decode(data []byte, v any) error {
 
 // Value reads the next value into v, a non-nil pointer, as Decode does.
 // The value is read twice: once by the Reader, which bounds its depth and
-// checks its syntax, then by JSON v2's Unmarshal.
+// checks its syntax, then by JSON v2's Unmarshal, into a copy of *v that
+// replaces it only when the whole value was read: on error *v is as it was
+// (unless it holds maps or pointers that the copy shares).
 func (r *Reader) Value(v any) error {
-	if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || rv.IsNil() {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
 	}
 	from, outer := r.start(), r.path
@@ -498,9 +502,12 @@ func (r *Reader) Value(v any) error {
 	if err != nil {
 		return err
 	}
-	if err := jsonv2.Unmarshal(raw, v, decodeOptions); err != nil {
+	into := reflect.New(rv.Type().Elem())
+	into.Elem().Set(rv.Elem())
+	if err := jsonv2.Unmarshal(raw, into.Interface(), decodeOptions); err != nil {
 		return semantic(err, raw, outer, from)
 	}
+	rv.Elem().Set(into.Elem())
 	return nil
 }
 
@@ -595,7 +602,7 @@ func semantic(err error, raw []byte, outer []step, from int) error {
 	switch got := kindOf(se.JSONKind); {
 	case errors.As(se.Err, &inner): // a nested UnmarshalJSON of ours
 		e.Path = joinPath(e.Path, inner.Path)
-		e.Offset, e.Msg, e.Repeated = from+int(se.ByteOffset)+inner.Offset, inner.Msg, inner.Repeated
+		e.Offset, e.Msg, e.Repeated, e.Key = from+int(se.ByteOffset)+inner.Offset, inner.Msg, inner.Repeated, inner.Key
 	case errors.Is(se.Err, jsonv2.ErrUnknownName):
 		key := se.JSONPointer.LastToken()
 		e.Path = pathOf(path[:len(path)-1])

@@ -122,6 +122,21 @@ func TestDecodeNullIsZero(t *testing.T) {
 	}
 }
 
+// A value Decode refuses leaves the target as it was, even where JSON v2
+// had begun to fill it.
+func TestDecodeErrorLeavesValue(t *testing.T) {
+	for _, in := range []string{`{"a":"x","a":"y"}`, `{"a":"x","n":"1"}`, `{"a":"x","zz":1}`, `{"a":"x","u":256}`} {
+		v := closed{A: "kept", N: 7}
+		if err := Decode([]byte(in), &v); err == nil || v.A != "kept" || v.N != 7 {
+			t.Errorf("Decode(%s) = %v, value %+v; want an error and the value unchanged", in, err, v)
+		}
+	}
+	var m map[string]any
+	if err := Decode([]byte(`{"id":1,"id":2}`), &m); err == nil || m != nil {
+		t.Errorf("Decode into a nil map = %v, %v; want an error and no map", err, m)
+	}
+}
+
 func TestDecodeNeedsPointer(t *testing.T) {
 	var v closed
 	for _, target := range []any{v, (*closed)(nil), nil} {
