@@ -480,8 +480,20 @@ func (r *Reader) End() error {
 // present as such. Types with their own UnmarshalJSON read their own
 // values.
 func Decode(data []byte, v any) error {
+	return decode(data, v, closedRecords)
+}
+
+// DecodeOpen is Decode for a document of someone else's — a peer's card
+// or answer — that may carry members this module does not read: those
+// are skipped instead of refused. Every other rule holds: they are read,
+// so bounded and well-formed, and no key in the document may repeat.
+func DecodeOpen(data []byte, v any) error {
+	return decode(data, v, openRecords)
+}
+
+func decode(data []byte, v any, opts jsonv2.Options) error {
 	r := NewReader(data, 0)
-	if err := r.Value(v); err != nil {
+	if err := r.value(v, opts); err != nil {
 		return err
 	}
 	return r.End()
@@ -492,7 +504,9 @@ func Decode(data []byte, v any) error {
 // checks its syntax, then by JSON v2's Unmarshal, into a copy of *v that
 // replaces it only when the whole value was read: on error *v is as it was
 // (unless it holds maps or pointers that the copy shares).
-func (r *Reader) Value(v any) error {
+func (r *Reader) Value(v any) error { return r.value(v, closedRecords) }
+
+func (r *Reader) value(v any, opts jsonv2.Options) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
@@ -504,18 +518,19 @@ func (r *Reader) Value(v any) error {
 	}
 	into := reflect.New(rv.Type().Elem())
 	into.Elem().Set(rv.Elem())
-	if err := jsonv2.Unmarshal(raw, into.Interface(), decodeOptions); err != nil {
+	if err := jsonv2.Unmarshal(raw, into.Interface(), opts); err != nil {
 		return semantic(err, raw, outer, from)
 	}
 	rv.Elem().Set(into.Elem())
 	return nil
 }
 
-// decodeOptions are JSON v2's defaults (exact-case names, no repeated
-// names, valid UTF-8) with closed records and no null for a scalar.
-var decodeOptions = jsonv2.JoinOptions(
-	jsonv2.RejectUnknownMembers(true),
-	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(refuseNull)),
+// openRecords are JSON v2's defaults (exact-case names, no repeated names,
+// valid UTF-8) with no null for a scalar; closedRecords refuse unknown
+// members too.
+var (
+	openRecords   = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(refuseNull))
+	closedRecords = jsonv2.JoinOptions(openRecords, jsonv2.RejectUnknownMembers(true))
 )
 
 var (
