@@ -199,6 +199,8 @@ func (r *Reader) here() string {
 	steps := r.path[:len(r.path):len(r.path)]
 	for level := len(r.path) + 1; level <= r.dec.StackDepth(); level++ {
 		switch k, n := r.dec.StackIndex(level); {
+		case k == '{' && n%2 == 0 && level == r.dec.StackDepth(): // a name, not a value, comes next
+			return pathOf(steps)
 		case k == '{':
 			steps = append(steps, step{key: tokens[level-1], index: -1})
 		case level == r.dec.StackDepth():
