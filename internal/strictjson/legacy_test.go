@@ -205,10 +205,44 @@ func stricter(err error) bool {
 }
 
 // decodeStricter reports whether err, Decode's refusal of what the old one
-// accepted, is one of the ways JSON v2 is stricter: the Reader's, and a
+// accepted, is one of the ways JSON v2 is stricter: the Reader's; a
 // repeated name in a value the old reader handed to encoding/json whole
-// (into any, where the last one won).
+// (into any, where the last one won); an array of another length than the
+// Go array it is read into (encoding/json dropped or zeroed the rest).
 func decodeStricter(err error) bool {
 	var e *Error
-	return stricter(err) || errors.As(err, &e) && e.Repeated
+	return stricter(err) || errors.As(err, &e) && (e.Repeated || strings.HasSuffix(e.Msg, "array elements"))
+}
+
+// BenchmarkLegacyBodies is BenchmarkBodies for the reader JSON v2 replaced.
+func BenchmarkLegacyBodies(b *testing.B) {
+	for _, body := range benchBodies {
+		data := []byte(body.data)
+		b.Run(body.name+"/legacy.Decode", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := legacy.Decode(data, body.into()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(body.name+"/legacy.Reader.Skip", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := legacy.NewReader(data, 0)
+				if err := r.Skip(); err != nil || r.End() != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(body.name+"/legacy.Reader.Object", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := legacy.NewReader(data, 0)
+				if err := r.Object(func(string) error { return nil }); err != nil || r.End() != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -578,6 +578,17 @@ func scalar(t reflect.Type) Kind {
 	return 0
 }
 
+// integer names the numbers Go type t holds, when it holds integers only.
+func integer(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	}
+	return ""
+}
+
 // want returns the kind of JSON value Go type t decodes from.
 func want(t reflect.Type) Kind {
 	for t.Kind() == reflect.Pointer {
@@ -637,6 +648,8 @@ func semantic(err error, raw []byte, outer []step, from int) error {
 		e.Msg = fmt.Sprintf("want a string, got %v", got)
 	case got == Number && se.Err != nil && strings.HasSuffix(se.Err.Error(), "out of range"):
 		e.Msg = fmt.Sprintf("number %s is out of range", se.JSONValue)
+	case got == Number && se.GoType != nil && integer(se.GoType) != "":
+		e.Msg = fmt.Sprintf("want %s, got %s", integer(se.GoType), se.JSONValue)
 	case se.Err != nil:
 		e.Msg = se.Err.Error()
 	default:
