@@ -447,19 +447,28 @@ func (r *Reader) Skip() error {
 // Raw reads any value, as Skip does, and returns its bytes exactly as
 // written: a subslice of the Reader's data.
 func (r *Reader) Raw() ([]byte, error) {
+	raw, _, err := r.raw()
+	return raw, err
+}
+
+// raw is Raw, and tells whether the value holds a null.
+func (r *Reader) raw() (raw []byte, null bool, err error) {
 	if _, err := r.Next(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	from, base := r.start(), r.dec.StackDepth()
 	for {
-		if k := r.dec.PeekKind(); (k == '{' || k == '[') && r.dec.StackDepth() >= r.maxDepth {
-			return nil, &Error{Path: r.here(), Offset: r.start(), Msg: fmt.Sprintf("nested deeper than %d levels", r.maxDepth)}
+		switch k := r.dec.PeekKind(); {
+		case (k == '{' || k == '[') && r.dec.StackDepth() >= r.maxDepth:
+			return nil, false, &Error{Path: r.here(), Offset: r.start(), Msg: fmt.Sprintf("nested deeper than %d levels", r.maxDepth)}
+		case k == 'n':
+			null = true
 		}
 		if err := r.token(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if r.dec.StackDepth() == base {
-			return r.data[from:r.Offset()], nil
+			return r.data[from:r.Offset()], null, nil
 		}
 	}
 }
@@ -482,7 +491,7 @@ func (r *Reader) End() error {
 // present as such. Types with their own UnmarshalJSON read their own
 // values.
 func Decode(data []byte, v any) error {
-	return decode(data, v, closedRecords)
+	return decode(data, v, closedRecords[:])
 }
 
 // DecodeOpen is Decode for a document of someone else's — a peer's card
@@ -490,10 +499,10 @@ func Decode(data []byte, v any) error {
 // are skipped instead of refused. Every other rule holds: they are read,
 // so bounded and well-formed, and no key in the document may repeat.
 func DecodeOpen(data []byte, v any) error {
-	return decode(data, v, openRecords)
+	return decode(data, v, openRecords[:])
 }
 
-func decode(data []byte, v any, opts jsonv2.Options) error {
+func decode(data []byte, v any, opts []jsonv2.Options) error {
 	r := NewReader(data, 0)
 	if err := r.value(v, opts); err != nil {
 		return err
@@ -506,21 +515,23 @@ func decode(data []byte, v any, opts jsonv2.Options) error {
 // checks its syntax, then by JSON v2's Unmarshal, into a copy of *v that
 // replaces it only when the whole value was read: on error *v is as it was
 // (unless it holds maps or pointers that the copy shares).
-func (r *Reader) Value(v any) error { return r.value(v, closedRecords) }
+func (r *Reader) Value(v any) error { return r.value(v, closedRecords[:]) }
 
-func (r *Reader) value(v any, opts jsonv2.Options) error {
+// value is Value with opts: JSON v2's options for a value without null
+// and for one with.
+func (r *Reader) value(v any, opts []jsonv2.Options) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
 	}
 	from, outer := r.start(), r.path
-	raw, err := r.Raw()
+	raw, null, err := r.raw()
 	if err != nil {
 		return err
 	}
 	into := reflect.New(rv.Type().Elem())
 	into.Elem().Set(rv.Elem())
-	if err := jsonv2.Unmarshal(raw, into.Interface(), opts); err != nil {
+	if err := jsonv2.Unmarshal(raw, into.Interface(), opts[btoi(null)]); err != nil {
 		return semantic(err, raw, outer, from)
 	}
 	rv.Elem().Set(into.Elem())
@@ -528,12 +539,22 @@ func (r *Reader) value(v any, opts jsonv2.Options) error {
 }
 
 // openRecords are JSON v2's defaults (exact-case names, no repeated names,
-// valid UTF-8) with no null for a scalar; closedRecords refuse unknown
-// members too.
+// valid UTF-8), then those with no null for a scalar, which costs JSON v2 a
+// call for every value and so is asked for only where the value holds a
+// null; closedRecords refuse unknown members too.
 var (
-	openRecords   = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(refuseNull))
-	closedRecords = jsonv2.JoinOptions(openRecords, jsonv2.RejectUnknownMembers(true))
+	noNull        = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(refuseNull))
+	unknown       = jsonv2.RejectUnknownMembers(true)
+	openRecords   = [2]jsonv2.Options{jsonv2.JoinOptions(), noNull}
+	closedRecords = [2]jsonv2.Options{unknown, jsonv2.JoinOptions(unknown, noNull)}
 )
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 var (
 	jsonUnmarshaler   = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()
