@@ -453,6 +453,9 @@ func FuzzReader(f *testing.F) {
 		` 1 `, `[1,]`, `{"a":"x"} }`, `"\ud800"`, "\"\xff\"", `[[[[[[[[[]]]]]]]]]`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(data, 8)
 		got, err := walk(r)
@@ -493,6 +496,9 @@ func FuzzReader(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"a":"x","l":["y"],"p":{"b":"z"},"n":3,"q":"4"}`, `{"A":"x"}`, `null`, `{"m":{"k":true}}`} {
 		f.Add([]byte(s))
+	}
+	for _, s := range seeds(f) {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got, want closed
