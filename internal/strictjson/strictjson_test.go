@@ -601,3 +601,52 @@ func BenchmarkUnmarshal(b *testing.B) {
 		}
 	}
 }
+
+// TestSuggest: a near miss of a known name gets that name (issue 21 item
+// 5), the nearest when several are near; an unrelated key gets none.
+func TestSuggest(t *testing.T) {
+	a2a := []string{"versions", "preferredVersion", "minimumVersion", "refreshedAt", "profiles", "agentCardUrl", "streaming"}
+	mcp := []string{"revisions", "preferredVersion", "minimumRevision", "refreshedAt", "serverUrls", "client"}
+	for _, tc := range []struct {
+		key   string
+		known []string
+		want  string
+	}{
+		{"preferedVersion", a2a, ` (did you mean "preferredVersion"?)`},
+		{"minimumRevision", a2a, ` (did you mean "minimumVersion"?)`},
+		{"minimumVersion", mcp, ` (did you mean "minimumRevision"?)`},
+		{"serverUrl", mcp, ` (did you mean "serverUrls"?)`},
+		{"serverURLs", mcp, ` (field names are case-sensitive: did you mean "serverUrls"?)`},
+		{"verisons", a2a, ` (did you mean "versions"?)`},      // two letters swapped: one edit
+		{"refreshdAt", a2a, ` (did you mean "refreshedAt"?)`}, // one letter dropped
+		{"revision", mcp, ` (did you mean "revisions"?)`},
+		{"clients", mcp, ` (did you mean "client"?)`},
+		{"cli", mcp, ""}, // three letters off a six-letter name is no near miss
+		{"x", a2a, ""},
+		{"supported", a2a, ""},
+		{"", a2a, ""},
+		{"a", []string{"b", "ab"}, ` (did you mean "b"?)`},            // the first of the nearest
+		{"abcd", []string{"abxy", "abcx"}, ` (did you mean "abcx"?)`}, // the nearest, not the first
+	} {
+		if got := Suggest(tc.key, tc.known); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"ab", "ba", 1}, {"abc", "acb", 1}, {"abc", "abc", 0},
+		{"kitten", "sitting", 3}, {"ca", "abc", 3}, {"revision", "version", 3}, {"abcdef", "badcfe", 3},
+	} {
+		if got := distance(tc.a, tc.b); got != tc.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := distance(tc.b, tc.a); got != tc.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
