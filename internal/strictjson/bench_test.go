@@ -35,7 +35,7 @@ type toolsCall struct {
 }
 
 // BenchmarkBodies reads each body with the strict reader (Decode into a Go
-// value, and a walk of the Reader that reads every value) and with
+// value, and walks of a Reader, released after each) and with
 // encoding/json (Unmarshal into the same value, and a walk of its Decoder's
 // tokens).
 func BenchmarkBodies(b *testing.B) {
@@ -64,6 +64,7 @@ func BenchmarkBodies(b *testing.B) {
 				if err := r.Skip(); err != nil || r.End() != nil {
 					b.Fatal(err)
 				}
+				r.Release()
 			}
 		})
 		b.Run(body.name+"/strictjson.Reader.Object", func(b *testing.B) {
@@ -73,6 +74,7 @@ func BenchmarkBodies(b *testing.B) {
 				if err := r.Object(func(string) error { return nil }); err != nil || r.End() != nil {
 					b.Fatal(err)
 				}
+				r.Release()
 			}
 		})
 		b.Run(body.name+"/encoding-json.Decoder.Token", func(b *testing.B) {

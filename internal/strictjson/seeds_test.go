@@ -78,4 +78,3 @@ func TestSeedsFound(t *testing.T) {
 		t.Errorf("%d seeds, want the module's test bodies (over a thousand)", n)
 	}
 }
-

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -108,7 +109,8 @@ func (e *Error) Error() string {
 // anything.
 type Reader struct {
 	data     []byte
-	dec      *jsontext.Decoder
+	dec      jsontext.Decoder
+	buf      bytes.Buffer // data, which the Decoder reads in place
 	maxDepth int
 	path     []step
 }
@@ -118,6 +120,10 @@ type step struct {
 	index int // -1 for an object member
 }
 
+// readers keeps Readers given back with Release: a Decoder's stacks grow
+// as it reads, and a Reader reused keeps them.
+var readers = sync.Pool{New: func() any { return new(Reader) }}
+
 // NewReader returns a Reader of data with the given nesting bound
 // (MaxDepth when maxDepth <= 0). The Reader does not copy data; Raw returns
 // subslices of it.
@@ -125,12 +131,21 @@ func NewReader(data []byte, maxDepth int) *Reader {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
-	// A bytes.Buffer is read in place: the Decoder copies nothing. Object
-	// looks for repeated keys itself, so that Skip and Raw do not: a
-	// caller that reads a member as Raw reads it again (Decode does, and
+	r := readers.Get().(*Reader)
+	r.data, r.maxDepth, r.path = data, maxDepth, r.path[:0]
+	r.buf = *bytes.NewBuffer(data)
+	// Object looks for repeated keys itself, so that Skip and Raw do not:
+	// a caller that reads a member as Raw reads it again (Decode does, and
 	// JSON v2's Unmarshal refuses a repeated name wherever it is).
-	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true))
-	return &Reader{data: data, dec: dec, maxDepth: maxDepth}
+	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
+	return r
+}
+
+// Release gives r back for a later NewReader to reuse. Neither r nor what
+// it returned but Raw's subslices of the data may be used after it.
+func (r *Reader) Release() {
+	r.data, r.buf = nil, bytes.Buffer{}
+	readers.Put(r)
 }
 
 // Offset returns how many bytes of data have been read.
@@ -504,6 +519,7 @@ func DecodeOpen(data []byte, v any) error {
 
 func decode(data []byte, v any, opts []jsonv2.Options) error {
 	r := NewReader(data, 0)
+	defer r.Release()
 	if err := r.value(v, opts); err != nil {
 		return err
 	}

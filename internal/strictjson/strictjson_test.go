@@ -650,3 +650,28 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// A Reader given back and taken again reads its new data from the start,
+// at its new bound, with a path of its own.
+func TestReleaseAndReuse(t *testing.T) {
+	r := NewReader([]byte(`{"a":[[1]]}`), 0)
+	err := r.Object(func(string) error { return r.Array(func(int) error { return errors.New("stop") }) })
+	if err == nil || r.Path() != "a[0]" {
+		t.Fatalf("first walk: %v at %q", err, r.Path())
+	}
+	r.Release()
+	for range 3 {
+		r = NewReader([]byte(` [[2]] `), 1)
+		if r.Path() != "" || r.Offset() != 0 {
+			t.Fatalf("reused Reader at %q, offset %d", r.Path(), r.Offset())
+		}
+		if err := r.Skip(); err == nil || err.Error() != "[0]: nested deeper than 1 levels" {
+			t.Fatalf("reused Reader: %v", err)
+		}
+		r.Release()
+	}
+	r = NewReader([]byte(`"x"`), 0)
+	if s, err := r.String(); err != nil || s != "x" || r.End() != nil {
+		t.Fatalf("reused Reader read %q, %v", s, err)
+	}
+}
