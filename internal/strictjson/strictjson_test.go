@@ -245,6 +245,13 @@ func TestDepth(t *testing.T) {
 	if err == nil || err.Error() != "[0][0]: nested deeper than 2 levels" {
 		t.Errorf("Array past maxDepth 2: %v", err)
 	}
+	// A container where an object's name belongs, past the bound, is
+	// named by the object's path (FuzzAgreesWithLegacy found this).
+	for _, in := range []string{`{"": {   "": {{`, `{"": {"": {"x":1, {`} {
+		if err := NewReader([]byte(in), 3).Skip(); err == nil || err.Error() != `[""][""]: nested deeper than 3 levels` {
+			t.Errorf("Skip(%s) past maxDepth 3: %v", in, err)
+		}
+	}
 	if err := NewReader([]byte(`[[1]]`), 2).Skip(); err != nil {
 		t.Errorf("Skip at maxDepth 2: %v", err)
 	}
