@@ -682,3 +682,24 @@ func TestReleaseAndReuse(t *testing.T) {
 		t.Fatalf("reused Reader read %q, %v", s, err)
 	}
 }
+
+// A syntax error inside a member the Reader skips is named at the path
+// below the member, which the Reader's own path begins.
+func TestSyntaxErrorPathInsideSkip(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":[1 2]}`:             "a: invalid character '2' after array element (expecting ',' or ']')",
+		`{"a":{"b":[1,{"c" 1}]}}`: `a.b[1].c: invalid character '1' after object name (expecting ':')`,
+		`[0,{"k":tru}]`:           "[1].k: invalid character '}' in literal true (expecting 'e')",
+	} {
+		r := NewReader([]byte(in), 0)
+		var err error
+		if k, _ := r.Next(); k == Object {
+			err = r.Object(nil)
+		} else {
+			err = r.Array(nil)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+}
