@@ -211,18 +211,20 @@ func (r *Reader) here() string {
 	for tok := range r.dec.StackPointer().Tokens() {
 		tokens = append(tokens, tok)
 	}
-	steps := r.path[:len(r.path):len(r.path)]
-	for level := len(r.path) + 1; level <= r.dec.StackDepth(); level++ {
-		switch k, n := r.dec.StackIndex(level); {
-		case k == '{' && n%2 == 0 && level == r.dec.StackDepth(): // a name, not a value, comes next
-			return pathOf(steps)
-		case k == '{':
-			steps = append(steps, step{key: tokens[level-1], index: -1})
-		case level == r.dec.StackDepth():
-			steps = append(steps, step{index: int(n)})
-		default:
-			steps = append(steps, step{index: int(n) - 1})
+	steps, depth := r.path[:len(r.path):len(r.path)], r.dec.StackDepth()
+	for level := len(r.path) + 1; level <= depth; level++ {
+		k, n := r.dec.StackIndex(level)
+		if k == '{' && n%2 == 0 && level == depth { // a name, not a value, comes next
+			break
 		}
+		if k == '{' {
+			steps = append(steps, step{key: tokens[level-1], index: -1})
+			continue
+		}
+		if level < depth {
+			n-- // an element being read is counted from its start
+		}
+		steps = append(steps, step{index: int(n)})
 	}
 	return pathOf(steps)
 }
@@ -248,10 +250,8 @@ func wrapAt(err error, outer []step, skip, base int, kind func(level int) jsonte
 			e.Msg = fmt.Sprintf("the key %q appears twice", e.Key)
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			e.Msg = "unexpected end of JSON input"
-		case msg == "invalid UTF-8":
-			e.Msg = "invalid UTF-8 in string"
 		default:
-			e.Msg = strings.Replace(msg, "at start of value", "looking for beginning of value", 1)
+			e.Msg = cmp.Or(renamed[msg], strings.Replace(msg, "at start of value", "looking for beginning of value", 1))
 		}
 		return e
 	}
@@ -260,6 +260,9 @@ func wrapAt(err error, outer []step, skip, base int, kind func(level int) jsonte
 	}
 	return &Error{Path: pathOf(outer), Offset: base, Msg: err.Error()}
 }
+
+// renamed are JSON v2's messages that say less than the module's.
+var renamed = map[string]string{"invalid UTF-8": "invalid UTF-8 in string"}
 
 // pointerSteps returns the steps of a JSON Pointer that starts at depth
 // from; kind tells an array from an object at each level.
@@ -473,12 +476,11 @@ func (r *Reader) raw() (raw []byte, null bool, err error) {
 	}
 	from, base := r.start(), r.dec.StackDepth()
 	for {
-		switch k := r.dec.PeekKind(); {
-		case (k == '{' || k == '[') && r.dec.StackDepth() >= r.maxDepth:
+		k := r.dec.PeekKind()
+		if (k == '{' || k == '[') && r.dec.StackDepth() >= r.maxDepth {
 			return nil, false, &Error{Path: r.here(), Offset: r.start(), Msg: fmt.Sprintf("nested deeper than %d levels", r.maxDepth)}
-		case k == 'n':
-			null = true
 		}
+		null = null || k == 'n'
 		if err := r.token(); err != nil {
 			return nil, false, err
 		}
@@ -664,7 +666,7 @@ func semantic(err error, raw []byte, outer []step, from int) error {
 	e := &Error{Path: pathOf(path), Offset: from + int(se.ByteOffset)}
 	var inner *Error
 	var null *nullError
-	switch got := kindOf(se.JSONKind); {
+	switch {
 	case errors.As(se.Err, &inner): // a nested UnmarshalJSON of ours
 		e.Path = joinPath(e.Path, inner.Path)
 		e.Offset, e.Msg, e.Repeated, e.Key = from+int(se.ByteOffset)+inner.Offset, inner.Msg, inner.Repeated, inner.Key
@@ -677,22 +679,37 @@ func semantic(err error, raw []byte, outer []step, from int) error {
 		}
 	case errors.As(se.Err, &null):
 		e.Msg = null.Error()
-	case se.Err == nil && se.GoType != nil && got != want(se.GoType) && want(se.GoType) != 0:
-		e.Msg = fmt.Sprintf("want %v, got %v", want(se.GoType), got)
-	case se.Err == nil && got != 0 && got == want(se.GoType):
-		// The kind the type takes, refused: only the string option does
-		// that, which wants the number inside a string.
-		e.Msg = fmt.Sprintf("want a string, got %v", got)
-	case got == Number && se.Err != nil && strings.HasSuffix(se.Err.Error(), "out of range"):
-		e.Msg = fmt.Sprintf("number %s is out of range", se.JSONValue)
-	case got == Number && se.GoType != nil && integer(se.GoType) != "":
-		e.Msg = fmt.Sprintf("want %s, got %s", integer(se.GoType), se.JSONValue)
-	case se.Err != nil:
-		e.Msg = se.Err.Error()
 	default:
-		e.Msg = se.Error()
+		e.Msg = refusal(se)
 	}
 	return e
+}
+
+// refusal says why JSON v2 refused a value for its Go type, in the
+// module's words: the kind wanted and got, never the Go type.
+func refusal(se *jsonv2.SemanticError) string {
+	got, wanted := kindOf(se.JSONKind), Kind(0)
+	if se.GoType != nil {
+		wanted = want(se.GoType)
+	}
+	if se.Err != nil {
+		if got == Number && strings.HasSuffix(se.Err.Error(), "out of range") {
+			return fmt.Sprintf("number %s is out of range", se.JSONValue)
+		}
+		if got == Number && wanted == Number && integer(se.GoType) != "" {
+			return fmt.Sprintf("want %s, got %s", integer(se.GoType), se.JSONValue)
+		}
+		return se.Err.Error()
+	}
+	if got == 0 || wanted == 0 {
+		return se.Error()
+	}
+	if got == wanted {
+		// The kind the type takes, refused: only the string option does
+		// that, which wants the number inside a string.
+		return fmt.Sprintf("want a string, got %v", got)
+	}
+	return fmt.Sprintf("want %v, got %v", wanted, got)
 }
 
 func joinPath(outer, inner string) string {
@@ -739,11 +756,12 @@ func fieldNames(t reflect.Type) []string {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
-		switch {
-		case tag == "-":
-		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
 			names = append(names, fieldNames(f.Type)...)
-		case f.IsExported():
+		} else if f.IsExported() {
 			names = append(names, cmp.Or(name, f.Name))
 		}
 	}
