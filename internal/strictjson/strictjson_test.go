@@ -78,6 +78,8 @@ func TestDecode(t *testing.T) {
 		{`{"bytes":[1]}`, closed{}, "bytes: want a string, got an array"},
 		{`{"u":256}`, closed{}, "u: number 256 is out of range"},
 		{`{"u":-1}`, closed{}, "u: want a non-negative integer, got -1"},
+		{`{"f":1e400}`, closed{}, "f: number 1e400 is out of range"},
+		{`{"any":-1e400}`, closed{}, "any: number -1e400 is out of range"},
 		{`{"n":1.5}`, closed{}, "n: want an integer, got 1.5"},
 		{`{"arr":[1]}`, closed{}, "arr: too few array elements"},
 		{`{"arr":[1,2,3]}`, closed{}, "arr: too many array elements"},
@@ -701,5 +703,20 @@ func TestSyntaxErrorPathInsideSkip(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", in, err, want)
 		}
+	}
+}
+
+// A number beyond float64 is read by the Reader as written: only a Go
+// value that cannot hold it refuses it.
+func TestHugeNumberAsWritten(t *testing.T) {
+	r := NewReader([]byte(`{"n":1e400,"m":123456789012345678901234567890}`), 0)
+	var got []string
+	err := r.Object(func(string) error {
+		n, err := r.Number()
+		got = append(got, string(n))
+		return err
+	})
+	if err != nil || strings.Join(got, " ") != "1e400 123456789012345678901234567890" {
+		t.Errorf("read %q, %v", got, err)
 	}
 }
