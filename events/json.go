@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -244,12 +243,13 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			if i == fSchemaVersion {
 				minimum = 1
 			}
-			var n json.Number
+			var n string
 			if k == strictjson.Number {
-				var err error
-				if n, err = r.Number(); err != nil {
+				num, err := r.Number()
+				if err != nil {
 					return err
 				}
+				n = string(num)
 			}
 			// As encoding/json reads an int64: no fraction, no exponent. A
 			// value that is no number is "" here, and is skipped.

@@ -109,19 +109,21 @@ func readDoc(data []byte, walk func(*decoder) error) ([]Violation, bool) {
 	if serr == nil {
 		serr = r.End()
 	}
+	var e *strictjson.Error
 	if serr != nil {
-		return []Violation{{"", "syntax", "the document is not JSON: " + serr.Error()}}, false
+		msg := "the document is not JSON: " + serr.Error()
+		if errors.As(serr, &e) {
+			msg += fmt.Sprintf(" (at byte %d)", e.Offset)
+		}
+		return []Violation{{"", "syntax", msg}}, false
 	}
 	// The document is well-formed, so what stopped the walk is the one
-	// thing Skip does not look for: a key repeated in an object. The
-	// reader's error points at the repeat.
-	var e *strictjson.Error
+	// thing Skip does not look for: a key repeated in an object.
 	if !errors.As(err, &e) {
 		e = &strictjson.Error{Msg: err.Error()}
 	}
-	key, _ := strictjson.NewReader(data[e.Offset:], 0).String()
-	path := memberPath(e.Path, key)
-	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", key)}), false
+	path := memberPath(e.Path, e.Key)
+	return append(d.vs, Violation{path, "duplicate-key", fmt.Sprintf("key %q appears more than once", e.Key)}), false
 }
 
 // walk reads a value this package does not decode, to its end, so that
@@ -211,10 +213,8 @@ func unknownMessage(key string, known []string) string {
 	if msg, ok := removedKeys[key]; ok {
 		return msg
 	}
-	for _, k := range known {
-		if strings.EqualFold(k, key) {
-			return fmt.Sprintf("unknown field %q (field names are case-sensitive: did you mean %q?)", key, k)
-		}
+	if hint := strictjson.Suggest(key, known); hint != "" {
+		return fmt.Sprintf("unknown field %q%s", key, hint)
 	}
 	return fmt.Sprintf("unknown field %q: the record is closed", key)
 }

@@ -3,6 +3,7 @@ package facets
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,13 +17,18 @@ const okA2A = `"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0
 // further.
 func TestParseDepthBoundedWhileReading(t *testing.T) {
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
-	for _, doc := range []string{
-		`{"a2a":{` + okA2A + `,"x":` + deep + `}}`,
-		`{"x":` + deep + `}`,
-		`{"a2a":{` + okA2A + `,"versions":` + deep + `}}`,
+	// The error names the first container past the bound, and its offset.
+	at := func(path string, offset int) string {
+		return "the document is not JSON: " + path + strings.Repeat("[0]", 64-strings.Count(path, ".")-1) +
+			": nested deeper than 64 levels (at byte " + strconv.Itoa(offset) + ")"
+	}
+	for doc, msg := range map[string]string{
+		`{"a2a":{` + okA2A + `,"x":` + deep + `}}`:        at("a2a.x", 168),
+		`{"x":` + deep + `}`:                              at("x", 68),
+		`{"a2a":{` + okA2A + `,"versions":` + deep + `}}`: at("a2a.versions", 175),
 	} {
 		_, err := Parse([]byte(doc))
-		want := []Violation{{"", "syntax", "the document is not JSON: nested deeper than 64 levels"}}
+		want := []Violation{{"", "syntax", msg}}
 		if got := violationsOf(t, err); !slices.Equal(got, want) {
 			t.Errorf("Parse(%.40s...) = %q, want %q", doc, got, want)
 		}
@@ -69,11 +75,11 @@ func TestRepeatedKeyStopsReading(t *testing.T) {
 // a stray brace, makes it no JSON.
 func TestParseSyntax(t *testing.T) {
 	for doc, msg := range map[string]string{
-		`{"a2a":{` + okA2A + `}} }`:       "the document is not JSON: data after the JSON value",
-		`null null`:                       "the document is not JSON: data after the JSON value",
-		`{"a2a":{` + okA2A + `,}}`:        "the document is not JSON: invalid character '}' looking for beginning of object key string",
+		`{"a2a":{` + okA2A + `}} }`:       "the document is not JSON: data after the JSON value (at byte 104)",
+		`null null`:                       "the document is not JSON: data after the JSON value (at byte 5)",
+		`{"a2a":{` + okA2A + `,}}`:        "the document is not JSON: a2a: invalid character ',' looking for beginning of value (at byte 101)",
 		"{\"a2a\":{\"status\":\"\xff\"}}": "the document is not valid UTF-8",
-		``:                                "the document is not JSON: unexpected end of JSON input",
+		``:                                "the document is not JSON: unexpected end of JSON input (at byte 0)",
 	} {
 		_, err := Parse([]byte(doc))
 		if got := violationsOf(t, err); !slices.Equal(got, []Violation{{"", "syntax", msg}}) {

@@ -315,6 +315,13 @@ func TestMessages(t *testing.T) {
 			`a2a.Streaming: unknown field "Streaming" (field names are case-sensitive: did you mean "streaming"?)`},
 		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","x":1}}`,
 			`a2a.x: unknown field "x": the record is closed`},
+		// Issue 21 item 5: a near miss of a known field names it.
+		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","preferedVersion":"1.0"}}`,
+			`a2a.preferedVersion: unknown field "preferedVersion" (did you mean "preferredVersion"?)`},
+		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","minimumRevision":"1.0"}}`,
+			`a2a.minimumRevision: unknown field "minimumRevision" (did you mean "minimumVersion"?)`},
+		{`{"mcp":{"revisions":["2026-07-28"],"preferredVersion":"2026-07-28","minimumRevision":"2026-07-28","refreshedAt":"2026-09-18","serverUrl":["https://x.example/mcp"]}}`,
+			`mcp.serverUrl: unknown field "serverUrl" (did you mean "serverUrls"?)`},
 		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","status":"stable","until":"2.1"}}`,
 			`a2a.until: until must be absent when status is "stable"`},
 		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","status":"beta"}}`,
@@ -365,7 +372,7 @@ func TestMessages(t *testing.T) {
 		{`{"refreshWindowDays":90}`, `2 violations: advertises neither a2a nor mcp; refreshWindowDays: no field carries the refresh window: it is fixed at 90 days`},
 		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","supported":true,"protocolVersions":["1.0"]},"grpc":{}}`,
 			`3 violations: a2a.supported: the v1 flag supported is gone in v2: advertising the facet is the claim; a2a.protocolVersions: the v1 list protocolVersions is gone from the families in v2; grpc: grpc was removed by RFC 0175: v2 does not advertise transports`},
-		{`{"a2a":`, `the document is not JSON: unexpected end of JSON input`},
+		{`{"a2a":`, `the document is not JSON: a2a: unexpected end of JSON input (at byte 7)`},
 		{"{\"a2a\":\"\xff\"}", `the document is not valid UTF-8`},
 	} {
 		_, err := Parse([]byte(tc.in))

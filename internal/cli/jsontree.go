@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
@@ -69,17 +67,14 @@ func parseTree(data []byte) (*jnode, error) {
 	if !errors.As(err, &se) {
 		return root, err // nil: the reader returns nothing but *strictjson.Error
 	}
-	if inner, ok := strings.CutPrefix(se.Msg, "the key "); ok {
-		if quoted, ok := strings.CutSuffix(inner, " appears twice"); ok && wellFormed(data) {
-			key, _ := strconv.Unquote(quoted)
-			path := key
-			if se.Path != "" {
-				path = se.Path + "." + key
-			}
-			return nil, &repeatedKeyError{path, key}
+	if key := se.Key; se.Repeated && wellFormed(data) {
+		path := key
+		if se.Path != "" {
+			path = se.Path + "." + key
 		}
+		return nil, &repeatedKeyError{path, key}
 	}
-	return nil, &notJSONError{se.Error()}
+	return nil, &notJSONError{fmt.Sprintf("%v (at byte %d)", se, se.Offset)}
 }
 
 // wellFormed reports whether data is one JSON value the strict reader

@@ -119,7 +119,7 @@ func migrateDocument(data []byte) ([]byte, []change, error) {
 	slices.Sort(drop)
 	m.edits = append(m.edits, removeItems(root, drop)...)
 	out, err := splice(data, m.edits)
-	if err == nil && !json.Valid(out) {
+	if err == nil && !wellFormed(out) {
 		err = errors.New("internal error: the migrated document is not JSON")
 	}
 	if err != nil {

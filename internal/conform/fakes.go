@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // Bounds of the fakes: what they read of a request, and how many calls
@@ -91,7 +93,7 @@ func (f *fake) record(w http.ResponseWriter, r *http.Request) call {
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFakeBody))
 	c := call{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
 	var req rpcRequest
-	if json.Unmarshal(body, &req) == nil {
+	if strictjson.DecodeOpen(body, &req) == nil {
 		c.RPC, c.Params, c.ID = req.Method, req.Params, req.ID
 	}
 	f.mu.Lock()

@@ -15,5 +15,5 @@ func ExampleDecode() {
 	fmt.Println(strictjson.Decode([]byte(`{"ISSUER": "https://evil.example"}`), &s))
 	// Output:
 	// <nil> https://idp.example
-	// unknown field "ISSUER"
+	// unknown field "ISSUER" (field names are case-sensitive: did you mean "issuer"?)
 }

@@ -32,8 +32,6 @@ type closed struct {
 	U     uint8             `json:"u"`
 	Raw   json.RawMessage   `json:"raw"`
 	Deep  map[string]*inner `json:"deep"`
-	//lint:ignore SA5008 the tag names the key "-", as encoding/json documents; the reader must agree
-	Dash  string `json:"-,"`
 	Plain string
 }
 
@@ -46,18 +44,24 @@ func TestDecode(t *testing.T) {
 		{`{"a":"x","b":"y","n":2}`, closed{A: "x", inner: inner{"y"}, N: 2}, ""},
 		{` {"a":"x"} `, closed{A: "x"}, ""},
 		{`{}`, closed{}, ""},
-		{`{"q":"7","Plain":"p","-":"d"}`, closed{Q: 7, Plain: "p", Dash: "d"}, ""},
+		{`{"q":"7","Plain":"p"}`, closed{Q: 7, Plain: "p"}, ""},
 		{`{"l":["x","y"],"m":{"k":true},"p":{"b":"z"},"arr":[1,2],"f":1.5,"u":255}`,
 			closed{L: []string{"x", "y"}, M: map[string]bool{"k": true}, P: &inner{"z"}, Arr: [2]int{1, 2}, F: 1.5, U: 255}, ""},
 		{`{"bytes":"AQI=","at":"2026-11-30T00:00:00Z"}`, closed{Bytes: []byte{1, 2}, At: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}, ""},
 		{`{"l":null,"m":null,"p":null,"any":null,"deep":{"k":null}}`, closed{Deep: map[string]*inner{"k": nil}}, ""},
-		{`{"A":"x"}`, closed{}, `unknown field "A"`},
-		{`{"plain":"x"}`, closed{}, `unknown field "plain"`},
+		{`{"A":"x"}`, closed{}, `unknown field "A" (field names are case-sensitive: did you mean "a"?)`},
+		{`{"plain":"x"}`, closed{}, `unknown field "plain" (field names are case-sensitive: did you mean "Plain"?)`},
 		{`{"a":"x","a":"y"}`, closed{}, `the key "a" appears twice`},
 		{`{"Hidden":"x"}`, closed{}, `unknown field "Hidden"`},
 		{`{"inner":{}}`, closed{}, `unknown field "inner"`},
-		{`{"p":{"B":"x"}}`, closed{}, `p: unknown field "B"`},
+		{`{"p":{"B":"x"}}`, closed{}, `p: unknown field "B" (field names are case-sensitive: did you mean "b"?)`},
+		{`{"Arrr":[]}`, closed{}, `unknown field "Arrr" (did you mean "arr"?)`},
+		{`{"zzz":[]}`, closed{}, `unknown field "zzz"`},
+		{`{"byte":""}`, closed{}, `unknown field "byte" (did you mean "bytes"?)`},
+		{`{"deeep":{}}`, closed{}, `unknown field "deeep" (did you mean "deep"?)`},
 		{`{"deep":{"k":{"b":"x","b":"y"}}}`, closed{}, `deep.k: the key "b" appears twice`},
+		{`{"any":[{},{"k":1,"k":2}]}`, closed{}, `any[1]: the key "k" appears twice`},
+		{`{"any":{"0":{"k":1,"k":2}}}`, closed{}, `any["0"]: the key "k" appears twice`},
 		{`{"m":{"k":true,"k":false}}`, closed{}, `m: the key "k" appears twice`},
 		{`["a"]`, closed{}, "want an object, got an array"},
 		{`"a"`, closed{}, "want an object, got a string"},
@@ -73,17 +77,25 @@ func TestDecode(t *testing.T) {
 		{`{"arr":{}}`, closed{}, "arr: want an array, got an object"},
 		{`{"bytes":[1]}`, closed{}, "bytes: want a string, got an array"},
 		{`{"u":256}`, closed{}, "u: number 256 is out of range"},
+		{`{"u":-1}`, closed{}, "u: want a non-negative integer, got -1"},
+		{`{"f":1e400}`, closed{}, "f: number 1e400 is out of range"},
+		{`{"any":-1e400}`, closed{}, "any: number -1e400 is out of range"},
+		{`{"n":1.5}`, closed{}, "n: want an integer, got 1.5"},
+		{`{"arr":[1]}`, closed{}, "arr: too few array elements"},
+		{`{"arr":[1,2,3]}`, closed{}, "arr: too many array elements"},
+		{`{"raw":{"k":1,"k":2}}`, closed{}, `raw: the key "k" appears twice`},
+		{`{"s":"\ud800"}`, closed{}, "s: invalid surrogate pair `\\ud800\"}` in string"},
 		{`{"at":"yesterday"}`, closed{}, `at: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`},
 		{`{"a":"x"} {}`, closed{}, "data after the JSON value"},
 		{`{"a":"x"} }`, closed{}, "data after the JSON value"},
 		{`{"a":"x"},`, closed{}, "data after the JSON value"},
 		{`{"a":`, closed{}, "a: unexpected end of JSON input"},
 		{``, closed{}, "unexpected end of JSON input"},
-		{`{"a":"x",}`, closed{}, "invalid character '}' looking for beginning of object key string"},
-		{`{"a" "x"}`, closed{}, "a: invalid character '\"' after object key"},
+		{`{"a":"x",}`, closed{}, "invalid character ',' looking for beginning of value"},
+		{`{"a" "x"}`, closed{}, "a: invalid character '\"' after object name (expecting ':')"},
 		{"{\"a\":\"\xff\"}", closed{}, "a: invalid UTF-8 in string"},
 		{"{\"\xff\":1}", closed{}, "invalid UTF-8 in string"},
-		{"{\"any\":{\"x\":\"\xff\"}}", closed{}, "any: invalid UTF-8 in string"},
+		{"{\"any\":{\"x\":\"\xff\"}}", closed{}, "any.x: invalid UTF-8 in string"},
 		{`{"a":x}`, closed{}, "a: invalid character 'x' looking for beginning of value"},
 	}
 	for _, tt := range tests {
@@ -105,10 +117,31 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-func TestDecodeNullLeavesValue(t *testing.T) {
-	v := closed{A: "kept"}
-	if err := Decode([]byte(" null "), &v); err != nil || v.A != "kept" {
-		t.Errorf("Decode(null) = %v, value %+v; want nil and the value unchanged", err, v)
+// JSON v2 reads null as the zero value of an object, array or pointer
+// (encoding/json left the target unchanged).
+func TestDecodeNullIsZero(t *testing.T) {
+	v := closed{A: "dropped", P: &inner{"x"}}
+	if err := Decode([]byte(" null "), &v); err != nil || v.A != "" || v.P != nil {
+		t.Errorf("Decode(null) = %v, value %+v; want nil and the zero value", err, v)
+	}
+	v = closed{P: &inner{"x"}}
+	if err := Decode([]byte(`{"p":null}`), &v); err != nil || v.P != nil {
+		t.Errorf(`Decode({"p":null}) = %v, value %+v; want nil and no P`, err, v)
+	}
+}
+
+// A value Decode refuses leaves the target as it was, even where JSON v2
+// had begun to fill it.
+func TestDecodeErrorLeavesValue(t *testing.T) {
+	for _, in := range []string{`{"a":"x","a":"y"}`, `{"a":"x","n":"1"}`, `{"a":"x","zz":1}`, `{"a":"x","u":256}`} {
+		v := closed{A: "kept", N: 7}
+		if err := Decode([]byte(in), &v); err == nil || v.A != "kept" || v.N != 7 {
+			t.Errorf("Decode(%s) = %v, value %+v; want an error and the value unchanged", in, err, v)
+		}
+	}
+	var m map[string]any
+	if err := Decode([]byte(`{"id":1,"id":2}`), &m); err == nil || m != nil {
+		t.Errorf("Decode into a nil map = %v, %v; want an error and no map", err, m)
 	}
 }
 
@@ -147,9 +180,9 @@ func TestDecodeNestedUnmarshaler(t *testing.T) {
 		t.Fatalf("Decode = %v, %+v", err, o)
 	}
 	for in, want := range map[string]string{
-		`{"in":{"V":"a"}}`:          `in: unknown field "V"`,
+		`{"in":{"V":"a"}}`:          `in: unknown field "V" (field names are case-sensitive: did you mean "v"?)`,
 		`{"ins":[{},{"v":1}]}`:      `ins[1].v: want a string, got a number`,
-		`{"ins":[{},{"v":"1"}],}`:   "invalid character '}' looking for beginning of object key string",
+		`{"ins":[{},{"v":"1"}],}`:   "invalid character ',' looking for beginning of value",
 		`{"in":{"v":"a","v":"b"}}`:  `in: the key "v" appears twice`,
 		`{"ins":[{"v":"a"} , 3 ]}`:  `ins[1]: want an object, got a number`,
 		`{"in":{"v":"a"},"in":{}} `: `the key "in" appears twice`,
@@ -165,9 +198,9 @@ func TestErrorOffsets(t *testing.T) {
 	for in, want := range map[string]int{
 		`{"a":1}`:         5,
 		`{"a":"x"}  x`:    11,
-		`{"A":1}`:         5,
+		`{"A":1}`:         1,
 		`{"a":"x","a":1}`: 9,
-		`[1,`:             0,
+		`[1,`:             3,
 		`{"p":{"b":7}}`:   10,
 	} {
 		var e *Error
@@ -186,8 +219,9 @@ func TestDepth(t *testing.T) {
 	if err := Decode(deep(MaxDepth), &v); err != nil {
 		t.Errorf("depth %d: %v", MaxDepth, err)
 	}
-	// Into any, the value is read by Skip, which names where it started.
-	if err := Decode(deep(MaxDepth+1), &v); err == nil || err.Error() != "nested deeper than 64 levels" {
+	// Into any or a struct, the error names the container past the bound.
+	want := strings.TrimSuffix(strings.Repeat("a.", MaxDepth), ".") + ": nested deeper than 64 levels"
+	if err := Decode(deep(MaxDepth+1), &v); err == nil || err.Error() != want {
 		t.Errorf("depth %d: %v", MaxDepth+1, err)
 	}
 	type chain struct {
@@ -195,7 +229,6 @@ func TestDepth(t *testing.T) {
 	}
 	var c chain
 	err := Decode(deep(MaxDepth+1), &c)
-	want := strings.TrimSuffix(strings.Repeat("a.", MaxDepth), ".") + ": nested deeper than 64 levels"
 	if err == nil || err.Error() != want {
 		t.Errorf("depth %d into a struct chain: %v", MaxDepth+1, err)
 	}
@@ -206,13 +239,20 @@ func TestDepth(t *testing.T) {
 		t.Errorf("depth 8000: %#v", err)
 	}
 	r := NewReader([]byte(`[[[1]]]`), 2)
-	if err := r.Skip(); err == nil || err.Error() != "nested deeper than 2 levels" {
+	if err := r.Skip(); err == nil || err.Error() != "[0][0]: nested deeper than 2 levels" {
 		t.Errorf("Skip past maxDepth 2: %v", err)
 	}
 	r = NewReader([]byte(`[[[1]]]`), 2)
 	err = r.Array(func(int) error { return r.Array(func(int) error { return r.Array(nil) }) })
 	if err == nil || err.Error() != "[0][0]: nested deeper than 2 levels" {
 		t.Errorf("Array past maxDepth 2: %v", err)
+	}
+	// A container where an object's name belongs, past the bound, is
+	// named by the object's path (FuzzAgreesWithLegacy found this).
+	for _, in := range []string{`{"": {   "": {{`, `{"": {"": {"x":1, {`} {
+		if err := NewReader([]byte(in), 3).Skip(); err == nil || err.Error() != `[""][""]: nested deeper than 3 levels` {
+			t.Errorf("Skip(%s) past maxDepth 3: %v", in, err)
+		}
 	}
 	if err := NewReader([]byte(`[[1]]`), 2).Skip(); err != nil {
 		t.Errorf("Skip at maxDepth 2: %v", err)
@@ -309,8 +349,8 @@ func TestReaderKindErrors(t *testing.T) {
 		`}`:     "invalid character '}' looking for beginning of value",
 		`tru`:   "unexpected end of JSON input",
 		`-`:     "unexpected end of JSON input",
-		`"\u"`:  "invalid character '\"' in \\u hexadecimal character escape",
-		`[1 2]`: "invalid character '2' after array element",
+		`"\u"`:  "invalid escape sequence `\\u\"` in string",
+		`[1 2]`: "invalid character '2' after array element (expecting ',' or ']')",
 	} {
 		if err := NewReader([]byte(in), 0).Skip(); err == nil || err.Error() != want {
 			t.Errorf("Skip(%q) = %v, want %q", in, err, want)
@@ -422,6 +462,9 @@ func FuzzReader(f *testing.F) {
 		` 1 `, `[1,]`, `{"a":"x"} }`, `"\ud800"`, "\"\xff\"", `[[[[[[[[[]]]]]]]]]`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(data, 8)
 		got, err := walk(r)
@@ -463,6 +506,9 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"a":"x","l":["y"],"p":{"b":"z"},"n":3,"q":"4"}`, `{"A":"x"}`, `null`, `{"m":{"k":true}}`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got, want closed
 		if err := Decode(data, &got); err != nil {
@@ -500,7 +546,7 @@ func TestSiblingsAtTheBound(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
-	if err := NewReader([]byte(`[[1],[2],[[3]]]`), 2).Skip(); err == nil || err.Error() != "nested deeper than 2 levels" {
+	if err := NewReader([]byte(`[[1],[2],[[3]]]`), 2).Skip(); err == nil || err.Error() != "[2][0]: nested deeper than 2 levels" {
 		t.Errorf("Skip: %v", err)
 	}
 }
@@ -544,45 +590,12 @@ func TestNestedErrorOffsets(t *testing.T) {
 		t.Errorf("nested: %#v", err)
 	}
 	var c closed
-	if err := Decode([]byte(`{"a":"x", "u":256}`), &c); !errors.As(err, &e) || e.Offset != 17 || e.Path != "u" {
+	if err := Decode([]byte(`{"a":"x", "u":256}`), &c); !errors.As(err, &e) || e.Offset != 14 || e.Path != "u" {
 		t.Errorf("out of range: %#v", err)
 	}
 	if err := Decode([]byte(`{"a":"x", "at":"x"}`), &c); !errors.As(err, &e) || e.Offset != 15 || e.Path != "at" {
 		t.Errorf("foreign UnmarshalJSON: %#v", err)
 	}
-}
-
-// FuzzValidAndTokenWalksAgree checks the Reader's two walks — the split of
-// valid data and encoding/json's tokens — against each other: the same
-// values, the same errors at the same paths and offsets, the same spans.
-func FuzzValidAndTokenWalksAgree(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"x\"y",null,true,{"b":-1.5e3}]}`, `[]`, `"\u00e9"`, `{"a":1,"a":2}`,
-		` [ [ [ 1 ] ] , { } ] `, "\"\xff\"", `{"k":"\\"}`, `[false,true,0,-0.1E+2]`, `{"a":{"b":{"c":{}}}}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
-		}
-		split := NewReader(data, 3)
-		if split.dec != nil {
-			t.Fatal("valid data walked with tokens")
-		}
-		tokens := NewReader(data, 3)
-		tokens.tokens()
-		v1, err1 := walk(split)
-		v2, err2 := walk(tokens)
-		if !reflect.DeepEqual(v1, v2) || !reflect.DeepEqual(err1, err2) || split.Offset() != tokens.Offset() {
-			t.Fatalf("split: %#v, %v at %d\ntokens: %#v, %v at %d", v1, err1, split.Offset(), v2, err2, tokens.Offset())
-		}
-		split, tokens = NewReader(data, 3), NewReader(data, 3)
-		tokens.tokens()
-		r1, err1 := split.Raw()
-		r2, err2 := tokens.Raw()
-		if !bytes.Equal(r1, r2) || !reflect.DeepEqual(err1, err2) {
-			t.Fatalf("Raw: split %q, %v; tokens %q, %v", r1, err1, r2, err2)
-		}
-	})
 }
 
 // BenchmarkUnmarshal is encoding/json alone on BenchmarkDecode's input: the
@@ -595,5 +608,115 @@ func BenchmarkUnmarshal(b *testing.B) {
 		if err := json.Unmarshal(data, &v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSuggest: a near miss of a known name gets that name (issue 21 item
+// 5), the nearest when several are near; an unrelated key gets none.
+func TestSuggest(t *testing.T) {
+	a2a := []string{"versions", "preferredVersion", "minimumVersion", "refreshedAt", "profiles", "agentCardUrl", "streaming"}
+	mcp := []string{"revisions", "preferredVersion", "minimumRevision", "refreshedAt", "serverUrls", "client"}
+	for _, tc := range []struct {
+		key   string
+		known []string
+		want  string
+	}{
+		{"preferedVersion", a2a, ` (did you mean "preferredVersion"?)`},
+		{"minimumRevision", a2a, ` (did you mean "minimumVersion"?)`},
+		{"minimumVersion", mcp, ` (did you mean "minimumRevision"?)`},
+		{"serverUrl", mcp, ` (did you mean "serverUrls"?)`},
+		{"serverURLs", mcp, ` (field names are case-sensitive: did you mean "serverUrls"?)`},
+		{"verisons", a2a, ` (did you mean "versions"?)`},      // two letters swapped: one edit
+		{"refreshdAt", a2a, ` (did you mean "refreshedAt"?)`}, // one letter dropped
+		{"revision", mcp, ` (did you mean "revisions"?)`},
+		{"clients", mcp, ` (did you mean "client"?)`},
+		{"cli", mcp, ""}, // three letters off a six-letter name is no near miss
+		{"x", a2a, ""},
+		{"supported", a2a, ""},
+		{"", a2a, ""},
+		{"a", []string{"b", "ab"}, ` (did you mean "b"?)`},            // the first of the nearest
+		{"abcd", []string{"abxy", "abcx"}, ` (did you mean "abcx"?)`}, // the nearest, not the first
+	} {
+		if got := Suggest(tc.key, tc.known); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"ab", "ba", 1}, {"abc", "acb", 1}, {"abc", "abc", 0},
+		{"kitten", "sitting", 3}, {"ca", "abc", 3}, {"revision", "version", 3}, {"abcdef", "badcfe", 3},
+	} {
+		if got := distance(tc.a, tc.b); got != tc.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := distance(tc.b, tc.a); got != tc.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+// A Reader given back and taken again reads its new data from the start,
+// at its new bound, with a path of its own.
+func TestReleaseAndReuse(t *testing.T) {
+	r := NewReader([]byte(`{"a":[[1]]}`), 0)
+	err := r.Object(func(string) error { return r.Array(func(int) error { return errors.New("stop") }) })
+	if err == nil || r.Path() != "a[0]" {
+		t.Fatalf("first walk: %v at %q", err, r.Path())
+	}
+	r.Release()
+	for range 3 {
+		r = NewReader([]byte(` [[2]] `), 1)
+		if r.Path() != "" || r.Offset() != 0 {
+			t.Fatalf("reused Reader at %q, offset %d", r.Path(), r.Offset())
+		}
+		if err := r.Skip(); err == nil || err.Error() != "[0]: nested deeper than 1 levels" {
+			t.Fatalf("reused Reader: %v", err)
+		}
+		r.Release()
+	}
+	r = NewReader([]byte(`"x"`), 0)
+	if s, err := r.String(); err != nil || s != "x" || r.End() != nil {
+		t.Fatalf("reused Reader read %q, %v", s, err)
+	}
+}
+
+// A syntax error inside a member the Reader skips is named at the path
+// below the member, which the Reader's own path begins.
+func TestSyntaxErrorPathInsideSkip(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":[1 2]}`:             "a: invalid character '2' after array element (expecting ',' or ']')",
+		`{"a":{"b":[1,{"c" 1}]}}`: `a.b[1].c: invalid character '1' after object name (expecting ':')`,
+		`[0,{"k":tru}]`:           "[1].k: invalid character '}' in literal true (expecting 'e')",
+	} {
+		r := NewReader([]byte(in), 0)
+		var err error
+		if k, _ := r.Next(); k == Object {
+			err = r.Object(nil)
+		} else {
+			err = r.Array(nil)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+}
+
+// A number beyond float64 is read by the Reader as written: only a Go
+// value that cannot hold it refuses it.
+func TestHugeNumberAsWritten(t *testing.T) {
+	r := NewReader([]byte(`{"n":1e400,"m":123456789012345678901234567890}`), 0)
+	var got []string
+	err := r.Object(func(string) error {
+		n, err := r.Number()
+		got = append(got, string(n))
+		return err
+	})
+	if err != nil || strings.Join(got, " ") != "1e400 123456789012345678901234567890" {
+		t.Errorf("read %q, %v", got, err)
 	}
 }

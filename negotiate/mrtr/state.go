@@ -427,7 +427,7 @@ func readClaims(data []byte) (claimsJSON, error) {
 // arguments do not. The arguments are read strictly: anything but one
 // JSON value, a key repeated in an object, or nesting deeper than 64
 // levels is an error. Nil arguments are the JSON null.
-func Digest(name string, arguments json.RawMessage) (string, error) {
+func Digest(name string, arguments []byte) (string, error) {
 	canon := []byte("null")
 	if len(arguments) > 0 {
 		r := strictjson.NewReader(arguments, 0)

@@ -2,13 +2,13 @@ package seams
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 )
 
@@ -78,7 +78,7 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 // never sends the host to another origin.
 func (x *exchange) interfaceURL(raw []byte) string {
 	var c card
-	_ = json.Unmarshal(raw, &c)
+	_ = strictjson.DecodeOpen(raw, &c)
 	var candidates []string
 	for _, i := range c.SupportedInterfaces {
 		if i.ProtocolBinding == "JSONRPC" && i.ProtocolVersion == x.outcome.Version {

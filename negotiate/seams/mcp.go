@@ -1,14 +1,15 @@
 package seams
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 
+	"github.com/go-json-experiment/json/jsontext"
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
@@ -21,8 +22,8 @@ const (
 
 // inputRequired is what the seam reads of an input_required result.
 type inputRequired struct {
-	InputRequests map[string]json.RawMessage `json:"inputRequests"`
-	RequestState  json.RawMessage            `json:"requestState"`
+	InputRequests map[string]jsontext.Value `json:"inputRequests"`
+	RequestState  jsontext.Value            `json:"requestState"`
 }
 
 // mcp runs the §23 seam: server/discover, the decision, one tools/call and
@@ -51,7 +52,7 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	header := func() http.Header {
 		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 	}
-	meta := map[string]json.RawMessage{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
+	meta := map[string]jsontext.Value{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
 	var seen, retried, echoed bool
 	rounds := 0 // the input_required results the guard let through
@@ -78,7 +79,7 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 		seen = true
 		rounds++
 		var ir inputRequired
-		if err := json.Unmarshal(rep.Result, &ir); err != nil {
+		if err := strictjson.DecodeOpen(rep.Result, &ir); err != nil {
 			return nil, x.peerFailure(status, "an input_required result that cannot be read")
 		}
 		responses := make(map[string]any, len(ir.InputRequests))
@@ -102,12 +103,12 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 // observe counts one result with the guard: whether to retry, or the 422
 // for a round past the ceiling. A host that advertises no mrtr runs no
 // rounds, so its first input_required is past the ceiling.
-func (x *exchange) observe(guard *mrtr.Guard, result json.RawMessage) (bool, *httpError) {
+func (x *exchange) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *httpError) {
 	if guard == nil {
 		var r struct {
 			ResultType string `json:"resultType"`
 		}
-		if json.Unmarshal(result, &r) != nil || r.ResultType != "input_required" {
+		if strictjson.DecodeOpen(result, &r) != nil || r.ResultType != "input_required" {
 			return false, nil
 		}
 		return false, x.roundsExceeded(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
@@ -151,15 +152,15 @@ func (x *exchange) checkFields(proto facets.Protocol) *httpError {
 		return envelope(http.StatusBadRequest, "validation_error", "tool is longer than 128 bytes", nil)
 	}
 	if r.Arguments == nil {
-		r.Arguments = json.RawMessage(`{"text":"ping"}`)
+		r.Arguments = jsontext.Value(`{"text":"ping"}`)
 	}
 	if r.ClientCapabilities == nil {
-		r.ClientCapabilities = json.RawMessage(`{}`)
+		r.ClientCapabilities = jsontext.Value(`{}`)
 	}
 	if r.ElicitationAnswer != nil && string(r.ElicitationAnswer) == "null" {
 		r.ElicitationAnswer = nil
 	}
-	for name, v := range map[string]json.RawMessage{"arguments": r.Arguments, "clientCapabilities": r.ClientCapabilities, "elicitationAnswer": r.ElicitationAnswer} {
+	for name, v := range map[string]jsontext.Value{"arguments": r.Arguments, "clientCapabilities": r.ClientCapabilities, "elicitationAnswer": r.ElicitationAnswer} {
 		if v != nil && !isObject(v) {
 			return envelope(http.StatusBadRequest, "validation_error", name+" must be a JSON object", nil)
 		}
@@ -168,12 +169,10 @@ func (x *exchange) checkFields(proto facets.Protocol) *httpError {
 }
 
 // isObject reports whether raw, one valid JSON value, is an object.
-func isObject(raw json.RawMessage) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("{"))
-}
+func isObject(raw jsontext.Value) bool { return raw.Kind() == '{' }
 
 // quoteJSON is s as a JSON string.
-func quoteJSON(s string) json.RawMessage {
+func quoteJSON(s string) jsontext.Value {
 	b, _ := json.Marshal(s)
 	return b
 }

@@ -72,6 +72,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -116,16 +117,16 @@ type Handler struct {
 
 // request is the body of either seam.
 type request struct {
-	PeerURL            string          `json:"peerUrl"`
-	ServerURL          string          `json:"serverUrl"`
-	Authenticated      *bool           `json:"authenticated"`
-	PeerOffersOnly     string          `json:"peerOffersOnly"`
-	RequestVersion     string          `json:"requestVersion"`
-	Scenario           string          `json:"scenario"`
-	Tool               string          `json:"tool"`
-	Arguments          json.RawMessage `json:"arguments"`
-	ClientCapabilities json.RawMessage `json:"clientCapabilities"`
-	ElicitationAnswer  json.RawMessage `json:"elicitationAnswer"`
+	PeerURL            string         `json:"peerUrl"`
+	ServerURL          string         `json:"serverUrl"`
+	Authenticated      *bool          `json:"authenticated"`
+	PeerOffersOnly     string         `json:"peerOffersOnly"`
+	RequestVersion     string         `json:"requestVersion"`
+	Scenario           string         `json:"scenario"`
+	Tool               string         `json:"tool"`
+	Arguments          jsontext.Value `json:"arguments"`
+	ClientCapabilities jsontext.Value `json:"clientCapabilities"`
+	ElicitationAnswer  jsontext.Value `json:"elicitationAnswer"`
 }
 
 // exchange is one invocation in flight.
@@ -278,7 +279,7 @@ func (x *exchange) decided(o negotiate.Outcome, err error) *httpError {
 }
 
 // success is the 200 body of an accepted exchange.
-func (x *exchange) success(result json.RawMessage) map[string]any {
+func (x *exchange) success(result jsontext.Value) map[string]any {
 	digest, _ := events.PeerDigest(x.peer)
 	return map[string]any{
 		"negotiatedVersion": x.outcome.Version,

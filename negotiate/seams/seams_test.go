@@ -233,6 +233,35 @@ func TestPeerOffersOnlyLegacyCard(t *testing.T) {
 	}
 }
 
+// TestPeerOffersOnlyReadsTheCardAsTheAdapterDoes (issue 18 item 1): the
+// tap narrows a card the adapter can read, whatever encoding/json made of
+// it. A card with a number beyond float64 ("n":1e400) is read by the
+// strict reader; before this change the tap read it with encoding/json,
+// failed, and passed it on unnarrowed, so peerOffersOnly was silently not
+// applied and 1.1 was decided instead of 1.0.
+func TestPeerOffersOnlyReadsTheCardAsTheAdapterDoes(t *testing.T) {
+	var wire []string
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			_, _ = w.Write([]byte(`{"n":1e400,"name":"big","supportedInterfaces":[` +
+				`{"url":"http://` + r.Host + `/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.1"},` +
+				`{"url":"http://` + r.Host + `/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`))
+			return
+		}
+		wire = append(wire, r.Header.Get("A2A-Version"))
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	}))
+	defer peer.Close()
+	r := newRig(t, testFacets())
+	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL, "peerOffersOnly": "1.0"})
+	if status != 200 || body["negotiatedVersion"] != "1.0" || strings.Join(wire, ",") != "1.0" {
+		t.Fatalf("status %d, body %v, the peer saw %v; want 200 at 1.0, as narrowed", status, body, wire)
+	}
+	if ev := r.lastEvent(t, runOf(body), "acme"); ev["version"] != "1.0" || ev["outcome"] != "accepted" {
+		t.Errorf("event %v, want accepted at 1.0", ev)
+	}
+}
+
 // TestMRTRRetries: each retry is a new JSON-RPC id and answers every input
 // request (accept with the answer, decline without one); a result without
 // requestState is retried without one.

@@ -7,6 +7,10 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // tap is the transport of an exchange's discovery request (the agent card,
@@ -61,7 +65,10 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 // supportedInterfaces at other versions, and an A2A 0.3 card's top-level
 // protocolVersion of another version, go; so do the other revisions of a
 // server/discover result's supportedVersions or a -32022's data.supported.
-// An answer it cannot read is passed on as it came.
+// The answer is read with the module's strict reader, as the adapter reads
+// it, and every value narrow does not touch is kept as written (a number
+// beyond float64 included); an answer it cannot read is passed on as it
+// came, and the adapter refuses it too.
 func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	raw := body
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
@@ -72,32 +79,26 @@ func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 		raw = events[0]
 		resp.Header.Set("Content-Type", "application/json")
 	}
-	var doc map[string]any
-	if json.Unmarshal(raw, &doc) != nil {
+	var doc object
+	if strictjson.Decode(raw, &doc) != nil {
 		return body
 	}
-	if list, ok := doc["supportedInterfaces"].([]any); ok {
-		doc["supportedInterfaces"] = keep(list, func(v any) bool {
-			i, _ := v.(map[string]any)
-			return i["protocolVersion"] == t.only
-		})
-	}
-	if v, ok := doc["protocolVersion"].(string); ok && !strings.HasPrefix(v+".", t.only+".") {
+	doc.filter("supportedInterfaces", func(v jsontext.Value) bool {
+		var i struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		return strictjson.DecodeOpen(v, &i) == nil && i.ProtocolVersion == t.only
+	})
+	var v string
+	if strictjson.Decode(doc["protocolVersion"], &v) == nil && !strings.HasPrefix(v+".", t.only+".") {
 		delete(doc, "protocolVersion")
 	}
-	isOnly := func(v any) bool { return v == t.only }
-	if r, ok := doc["result"].(map[string]any); ok {
-		if list, ok := r["supportedVersions"].([]any); ok {
-			r["supportedVersions"] = keep(list, isOnly)
-		}
+	isOnly := func(v jsontext.Value) bool {
+		var s string
+		return strictjson.Decode(v, &s) == nil && s == t.only
 	}
-	if e, ok := doc["error"].(map[string]any); ok {
-		if d, ok := e["data"].(map[string]any); ok {
-			if list, ok := d["supported"].([]any); ok {
-				d["supported"] = keep(list, isOnly)
-			}
-		}
-	}
+	doc.within("result", func(r object) { r.filter("supportedVersions", isOnly) })
+	doc.within("error", func(e object) { e.within("data", func(d object) { d.filter("supported", isOnly) }) })
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return body
@@ -105,13 +106,32 @@ func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	return out
 }
 
-// keep returns the members of list that ok keeps, never nil.
-func keep(list []any, ok func(any) bool) []any {
-	out := []any{}
+// object is a JSON object whose members are kept as written.
+type object map[string]jsontext.Value
+
+// filter keeps the elements of the array at key that ok keeps; a member
+// that is not an array is left alone.
+func (o object) filter(key string, ok func(jsontext.Value) bool) {
+	var list []jsontext.Value
+	if o[key] == nil || strictjson.Decode(o[key], &list) != nil {
+		return
+	}
+	kept := []jsontext.Value{}
 	for _, v := range list {
 		if ok(v) {
-			out = append(out, v)
+			kept = append(kept, v)
 		}
 	}
-	return out
+	o[key], _ = json.Marshal(kept)
+}
+
+// within edits the object at key with edit; a member that is not an
+// object is left alone.
+func (o object) within(key string, edit func(object)) {
+	var inner object
+	if o[key] == nil || strictjson.Decode(o[key], &inner) != nil || inner == nil {
+		return
+	}
+	edit(inner)
+	o[key], _ = json.Marshal(inner)
 }

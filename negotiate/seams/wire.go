@@ -2,7 +2,6 @@ package seams
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -11,20 +10,26 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // decodeRequest reads a seam request strictly: only its fields, each once.
 func decodeRequest(raw []byte, req *request) error { return strictjson.Decode(raw, req) }
 
-// rpcReply is a JSON-RPC response, as far as the seams read one.
+// rpcReply is a JSON-RPC response, as far as the seams read one. Peers'
+// answers are read with the module's strict reader, as the adapters read
+// them, except that members the seams do not read are skipped
+// (strictjson.DecodeOpen): an answer the adapter took is never one the
+// seam cannot read.
 type rpcReply struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
+	Result jsontext.Value `json:"result"`
+	Error  *rpcError      `json:"error"`
 }
 
 type rpcError struct {
-	Code int             `json:"code"`
-	Data json.RawMessage `json:"data"`
+	Code int            `json:"code"`
+	Data jsontext.Value `json:"data"`
 }
 
 // versionNotSupported reports whether e is A2A's VersionNotSupportedError:
@@ -38,7 +43,7 @@ func (e *rpcError) versionNotSupported() bool {
 		Reason string `json:"reason"`
 	}
 	var list []info
-	if json.Unmarshal(e.Data, &list) == nil {
+	if strictjson.DecodeOpen(e.Data, &list) == nil {
 		for _, i := range list {
 			if i.Reason == "VERSION_NOT_SUPPORTED" {
 				return true
@@ -47,7 +52,7 @@ func (e *rpcError) versionNotSupported() bool {
 		return false
 	}
 	var one info
-	return json.Unmarshal(e.Data, &one) == nil && one.Reason == "VERSION_NOT_SUPPORTED"
+	return strictjson.DecodeOpen(e.Data, &one) == nil && one.Reason == "VERSION_NOT_SUPPORTED"
 }
 
 // unsupported is the refusal of a version the peer would not serve after
@@ -76,12 +81,12 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/event-stream" {
 		var rep rpcReply
-		err := json.Unmarshal(body, &rep)
+		err := strictjson.DecodeOpen(body, &rep)
 		return rep, err
 	}
 	for _, data := range eventData(body) {
 		var rep rpcReply
-		if json.Unmarshal(data, &rep) == nil && (rep.Result != nil || rep.Error != nil) {
+		if strictjson.DecodeOpen(data, &rep) == nil && (rep.Result != nil || rep.Error != nil) {
 			return rep, nil
 		}
 	}
