@@ -139,13 +139,24 @@
 // revision; anything else (an error, another list or revision, an answer
 // that is not JSON-RPC, none at all) is recorded refused, reason
 // unsupported, with the revision requested. For any other request the
-// acceptance stands unless the server answers a JSON-RPC -32022 (to any
-// member of a batch). To read this much, the middleware holds the head of
-// a JSON answer, and its bytes up to 64 KiB (up to Options.MaxBodyBytes
-// for discover and initialize) until the handler returns; of an event
-// stream answering discover or initialize, it holds the events up to the
-// first JSON-RPC response (bounded the same way). Every other answer,
-// event streams included, is recorded at its head and streams unheld.
+// acceptance stands unless the server's answer is one a JSON-RPC client
+// would read as a -32022 refusal (of any member of a batch). The answer is
+// read as the most lenient client reads it: whatever its Content-Type
+// (none, application/json-rpc and text/plain included) as JSON, except
+// text/event-stream, read event by event; any JSON number equal to -32022
+// as a float64 (-3.2022e4, -32022.0) is the code; keys match in any case
+// and a repeated key counts under each of its values; a refusal counts
+// once read, whatever bytes follow it. To read this much, the middleware
+// holds the head of the answer and its bytes until the handler returns,
+// or, of an event stream, until it has answered every request in the body
+// (notifications the server sends first are held with them); an event
+// stream that answers no request (a session's GET) is recorded at its
+// head and streams unheld. What is held is bounded by
+// Options.MaxAnswerBytes (4 MiB, more than any discover or initialize
+// result holds): an answer longer than that is not one the middleware
+// read, so it is neither let through nor recorded accepted. It is
+// recorded refused, reason unsupported, and the client gets -32603 on
+// HTTP 502 naming the bound instead; the handler's writes then fail.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but discover and initialize may act (a tools/call runs a tool):

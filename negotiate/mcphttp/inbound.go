@@ -28,6 +28,10 @@ import (
 // zero: 4 MiB, the go-sdk streamable handler's own default.
 const defaultMaxBodyBytes = 4 << 20
 
+// defaultMaxAnswerBytes bounds what is held of an answer when
+// Options.MaxAnswerBytes is zero.
+const defaultMaxAnswerBytes = 4 << 20
+
 // defaultMaxBatchMembers bounds a batch when Options.MaxBatchMembers is
 // zero: far more than a client batches, far fewer than a body can hold.
 const defaultMaxBatchMembers = 100
@@ -58,6 +62,16 @@ type Options struct {
 	// streamable handler's own default;
 	// negative is an error.
 	MaxBodyBytes int64
+
+	// MaxAnswerBytes bounds what the middleware holds of the wrapped
+	// server's answer to read it before the decision is recorded (see "The
+	// record follows the server" in the package doc): a JSON answer whole,
+	// an event stream up to the responses the request asks for. An answer
+	// longer than that never leaves unread: it is replaced with -32603 on
+	// HTTP 502 and recorded refused. Zero means 4 MiB, more than a
+	// discover or initialize result (the server's capabilities, info,
+	// icons and instructions) holds; negative is an error.
+	MaxAnswerBytes int64
 
 	// MaxSessions bounds how many legacy sessions the Middleware
 	// remembers, for all the handlers it wraps. Zero means 10,000; negative is an error.
@@ -115,6 +129,7 @@ type settings struct {
 	adv       facets.Advertised
 	opts      Options
 	maxBody   int64
+	maxAnswer int64
 	maxSess   int
 	maxBatch  int
 	counter   bool // the preferred revision can be counter-offered at initialize
@@ -138,7 +153,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	for _, bound := range []struct {
 		name  string
 		value int64
-	}{{"MaxBodyBytes", opts.MaxBodyBytes}, {"MaxSessions", int64(opts.MaxSessions)}, {"MaxBatchMembers", int64(opts.MaxBatchMembers)}} {
+	}{{"MaxBodyBytes", opts.MaxBodyBytes}, {"MaxAnswerBytes", opts.MaxAnswerBytes}, {"MaxSessions", int64(opts.MaxSessions)}, {"MaxBatchMembers", int64(opts.MaxBatchMembers)}} {
 		if bound.value < 0 {
 			return nil, fmt.Errorf("mcphttp: Options.%s is %d; want 0 (the default) or more", bound.name, bound.value)
 		}
@@ -148,6 +163,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		adv:       adv,
 		opts:      opts,
 		maxBody:   opts.MaxBodyBytes,
+		maxAnswer: opts.MaxAnswerBytes,
 		maxSess:   opts.MaxSessions,
 		maxBatch:  opts.MaxBatchMembers,
 		supported: slices.Clone(adv.Versions),
@@ -159,6 +175,9 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	}
 	if m.maxBody == 0 {
 		m.maxBody = defaultMaxBodyBytes
+	}
+	if m.maxAnswer == 0 {
+		m.maxAnswer = defaultMaxAnswerBytes
 	}
 	if m.maxSess == 0 {
 		m.maxSess = defaultMaxSessions
@@ -272,9 +291,13 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		first      message // the message, or the batch member last read
 		initialize bool
 		mismatch   error
+		requests   int // the messages that ask for a response
 	)
 	batch, err := scanBody(raw, h.maxBatch, func(m *message) error {
 		first = *m
+		if m.isRequest() {
+			requests++
+		}
 		if m.hasMethod && m.method == methodInitialize {
 			initialize = true
 			return errStopScan
@@ -307,7 +330,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	} else if err != nil {
 		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
 	} else {
-		h.serveDecided(w, r, subject, rh, raw, id)
+		h.serveDecided(w, r, subject, rh, raw, id, requests)
 	}
 }
 
@@ -387,8 +410,9 @@ func quoteOrAbsent(v string) string {
 
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
-// revision its header names, decided now.
-func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage) {
+// revision its header names, decided now. requests is how many of its
+// messages ask for a response.
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage, requests int) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
 		s, ok := h.sessions.get(rh.session)
@@ -434,7 +458,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.forward(w, r, raw, &o, false)
 		return
 	}
-	h.forward(h.follow(w, r, subject, offer, &o, rh.method, id), r, raw, &o, false)
+	h.forward(h.follow(w, r, subject, offer, &o, rh.method, id, requests), r, raw, &o, false)
 }
 
 // sessionMismatch is the refusal of a request whose revision is not the
@@ -572,7 +596,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id), r, raw, &o, true)
+	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id, 1), r, raw, &o, true)
 }
 
 // decide decides offer for r's caller. A refusal is recorded now; an
@@ -728,7 +752,7 @@ func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject 
 	if r.Method == http.MethodDelete && rh.session != "" {
 		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 	}
-	h.serveDecided(w, r, subject, rh, nil, nil)
+	h.serveDecided(w, r, subject, rh, nil, nil, 0)
 }
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.

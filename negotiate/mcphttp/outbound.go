@@ -104,7 +104,7 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		return discovered{}, &discoverError{err: err}
 	}
 	defer resp.Body.Close()
-	data, err := readAnswer(resp)
+	data, err := readAnswerBody(resp)
 	if err != nil {
 		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
@@ -119,12 +119,12 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 	return discoveryOf(resp.StatusCode, rep)
 }
 
-// readAnswer reads the JSON-RPC response in an answer, up to
+// readAnswerBody reads the JSON-RPC response in an answer, up to
 // defaultMaxBodyBytes: the body itself, or the data of the first
 // server-sent event that is a response. An event stream is read only as
 // far as that event, so a server that keeps its stream open does not hold
 // the caller.
-func readAnswer(resp *http.Response) ([]byte, error) {
+func readAnswerBody(resp *http.Response) ([]byte, error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
 	var events sseScanner

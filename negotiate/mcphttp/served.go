@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/internal/rpcerr"
@@ -25,15 +29,6 @@ import (
 // the revision decided and refused (reason unsupported) when it did not,
 // and then lets the answer through unchanged.
 
-// heldErrorBytes bounds what is held of a JSON answer to a request whose
-// result names no revision, to find a -32022 refusal in it: an error
-// answer is small, so a longer answer is let through as it comes and the
-// decision stands.
-const heldErrorBytes = 64 << 10
-
-// minus32022 is the code of a refusal of the revision, as it is written.
-var minus32022 = []byte(strconv.Itoa(rpcerr.RPCMCPUnsupportedProtocolVersion))
-
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's (the record could not be
 // written and the policy requires it).
@@ -42,13 +37,15 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 // follow returns w watched: the accepted decision of offer for subject is
 // recorded once the wrapped handler's answer shows whether it served the
 // revision, o's. method is the method of the request when it is one
-// message; id is the id a replacement answer carries.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage) *answerWatch {
-	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, limit: heldErrorBytes}
+// message; id is the id a replacement answer carries; requests is how
+// many of the request's messages ask for a response, which an event
+// stream is held for.
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage, requests int) *answerWatch {
+	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
-		// the decision, read whole up to the request bound.
-		a.confirm, a.method, a.limit = true, method, int(h.maxBody)
+		// the decision.
+		a.confirm, a.method = true, method
 	}
 	return a
 }
@@ -103,7 +100,7 @@ type answerWatch struct {
 	id      json.RawMessage
 	method  string
 	confirm bool // the answer must confirm the revision
-	limit   int
+	expect  int  // the responses an event stream is held for
 
 	state  int
 	status int
@@ -111,7 +108,12 @@ type answerWatch struct {
 	sse    bool
 	held   []byte
 	events sseScanner
-	werr   error // the error of writing the held bytes
+	// What the events read so far showed: how many responses, whether one
+	// refused the revision, and (confirm) whether the first served it.
+	responses int
+	refused   bool
+	served    bool
+	werr      error // the error of writing the held bytes
 }
 
 func (a *answerWatch) WriteHeader(status int) {
@@ -126,14 +128,14 @@ func (a *answerWatch) WriteHeader(status int) {
 	}
 	a.status = status
 	mt, _, _ := mime.ParseMediaType(a.Header().Get("Content-Type"))
-	a.sse = mt == "text/event-stream" && a.confirm
-	if mt != "application/json" && !a.sse {
-		// Nothing to read in it: a discover or initialize answer that is
-		// no JSON-RPC did not serve the revision; for any other request
-		// the decision stands.
-		a.settle(!a.confirm)
+	a.sse = mt == "text/event-stream"
+	if a.sse && a.expect == 0 {
+		// A stream that answers no request (a session's GET, or a POST of
+		// notifications) holds no response to read: the decision stands.
+		a.settle(true)
 		return
 	}
+	// Whatever else it is labelled, a client may read it as JSON-RPC.
 	a.state = holding
 	a.head = a.Header().Clone()
 }
@@ -148,17 +150,26 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 	case released:
 		return a.ResponseWriter.Write(p)
 	}
-	if len(a.held)+len(p) > a.limit {
-		// Too long to be read: not the small answer a refusal is, and not
-		// a confirmation the middleware could read.
-		a.held = append(a.held, p...)
-		a.settle(!a.confirm)
+	a.held = append(a.held, p...)
+	if int64(len(a.held)) > a.h.maxAnswer {
+		// Not read within the bound: neither an acceptance nor a refusal
+		// the middleware saw, so it does not leave.
+		a.settle(false)
 		return len(p), a.writeErr()
 	}
-	a.held = append(a.held, p...)
-	if a.sse {
-		if data, ok := a.events.response(a.held); ok {
-			a.settle(serves(data, a.method, a.version))
+	for a.sse {
+		data, ok := a.events.next(a.held)
+		if !ok {
+			break
+		}
+		n, refused := readAnswer(data)
+		if n > 0 && a.responses == 0 && a.confirm {
+			a.served = serves(data, a.method, a.version)
+		}
+		a.responses += n
+		a.refused = a.refused || refused
+		if a.refused || a.responses >= a.expect {
+			a.settle(!a.refused && (a.served || !a.confirm))
 			return len(p), a.writeErr()
 		}
 	}
@@ -201,9 +212,13 @@ func (a *answerWatch) observe(int) {
 			o.observe(http.StatusOK)
 		}
 	case holding:
-		ok := !a.confirm
+		// An event stream that ended before it answered every request
+		// stands unless it refused; a discover or initialize it never
+		// answered did not serve the revision.
+		ok := !a.confirm && !a.refused
 		if !a.sse {
-			ok = serves(a.held, a.method, a.version)
+			_, refused := readAnswer(a.held)
+			ok = !refused && (!a.confirm || serves(a.held, a.method, a.version))
 		}
 		a.settle(ok)
 	}
@@ -211,7 +226,8 @@ func (a *answerWatch) observe(int) {
 
 // settle records the decision, as served when ok and as the server's
 // refusal otherwise, then writes the held answer, or the middleware's own
-// when the record could not be written and the policy requires it.
+// when the record could not be written and the policy requires it, or
+// when the answer is longer than the middleware reads.
 func (a *answerWatch) settle(ok bool) {
 	sink := a.h.opts.Sink
 	if !ok {
@@ -219,10 +235,16 @@ func (a *answerWatch) settle(ok bool) {
 	}
 	o := a.h.record(a.r, sink, a.subject, a.offer)
 	head := a.Header()
-	if o.Rule == negotiate.RuleAudit {
+	if o.Rule == negotiate.RuleAudit || int64(len(a.held)) > a.h.maxAnswer {
 		a.state = replaced
+		a.held = nil
 		clear(head)
-		writeRPCError(a.ResponseWriter, http.StatusInternalServerError, a.id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer exceeds " + strconv.FormatInt(a.h.maxAnswer, 10) + " bytes, more than the middleware reads to record it"}
+		status := http.StatusBadGateway
+		if o.Rule == negotiate.RuleAudit {
+			e.Message, status = o.Error.Message, http.StatusInternalServerError
+		}
+		writeRPCError(a.ResponseWriter, status, a.id, e)
 		return
 	}
 	prev := a.state
@@ -243,43 +265,100 @@ func (a *answerWatch) settle(ok bool) {
 }
 
 // serves reports whether msg, the wrapped server's JSON-RPC answer to a
-// request decided at version, shows the revision served: a discover
-// result that lists it, an initialize result that names it, and for any
-// other method anything but a -32022 refusal (in a batch answer, of any
-// member). method is "" for a request whose result names no revision.
+// discover or initialize decided at version, confirms the revision: a
+// discover result that lists it, an initialize result that names it, read
+// strictly (a result the middleware reads two ways confirms nothing).
 func serves(msg []byte, method, version string) bool {
 	r := strictjson.NewReader(msg, 0)
-	if method == methodDiscover || method == methodInitialize {
-		rep, err := readReply(r)
-		if err != nil || r.End() != nil || rep.result == nil {
-			return false
+	rep, err := readReply(r)
+	if err != nil || r.End() != nil || rep.result == nil {
+		return false
+	}
+	if method == methodDiscover {
+		versions, err := resultVersions(rep.result)
+		return err == nil && slices.Contains(versions, version)
+	}
+	served, err := resultMember(rep.result, "protocolVersion")
+	return err == nil && served == version
+}
+
+// clientReading is how the answer watcher reads an answer for a refusal:
+// as the most lenient JSON-RPC client would, so that nothing a client
+// reads as a refusal passes for an acceptance. Keys match in any case (as
+// encoding/json matches struct fields), a repeated key counts under each
+// of its values (some parsers keep the first, most the last), and strings
+// need not be valid UTF-8 (encoding/json replaces what is not).
+var clientReading = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// readAnswer reads b, a JSON-RPC answer (one message or a batch), as a
+// client would, and returns how many responses it holds (messages without
+// a method) and whether any carries error.code -32022: any JSON number
+// equal to it as a float64, the way JSON parsers read numbers
+// (-3.2022e4 and -32022.0 included). A refusal counts as soon as it is
+// read, whatever follows it (a streaming decoder reads the first value and
+// stops); responses are counted only in a b that is one JSON value.
+func readAnswer(b []byte) (responses int, refused bool) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(b), clientReading...)
+	var err error
+	switch d.PeekKind() {
+	case '[':
+		_, err = d.ReadToken()
+		for err == nil && d.PeekKind() == '{' {
+			err = readResponse(d, &responses, &refused)
 		}
-		if method == methodDiscover {
-			versions, err := resultVersions(rep.result)
-			return err == nil && slices.Contains(versions, version)
+		if err == nil {
+			_, err = d.ReadToken() // the ']', or an error at anything else
 		}
-		served, err := resultMember(rep.result, "protocolVersion")
-		return err == nil && served == version
+	case '{':
+		err = readResponse(d, &responses, &refused)
 	}
-	if !bytes.Contains(msg, minus32022) {
-		// The common answer, read no further: a -32022 refusal spells its
-		// code out, as an integer must be.
-		return true
+	if _, end := d.ReadToken(); err != nil || end != io.EOF {
+		return 0, refused
 	}
-	refused := false
-	one := func() error {
-		rep, err := readReply(r)
-		refused = refused || rep.err != nil && rep.err.code == rpcerr.RPCMCPUnsupportedProtocolVersion
-		return err
+	return responses, refused
+}
+
+// readResponse reads the message object that is d's next value, counting
+// it in responses when it has no method and setting refused when its
+// error's code is -32022.
+func readResponse(d *jsontext.Decoder, responses *int, refused *bool) error {
+	response := true
+	_, err := d.ReadToken()
+	for err == nil && d.PeekKind() == '"' {
+		var name jsontext.Token
+		if name, err = d.ReadToken(); err != nil {
+			break
+		}
+		switch key := name.String(); {
+		case strings.EqualFold(key, "method"):
+			response = false
+			err = d.SkipValue()
+		case strings.EqualFold(key, "error") && d.PeekKind() == '{':
+			_, err = d.ReadToken()
+			for err == nil && d.PeekKind() == '"' {
+				if name, err = d.ReadToken(); err == nil && strings.EqualFold(name.String(), "code") && d.PeekKind() == '0' {
+					var code jsontext.Token
+					code, err = d.ReadToken()
+					f, _ := code.Float()
+					*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
+				} else if err == nil {
+					err = d.SkipValue()
+				}
+			}
+			if err == nil {
+				_, err = d.ReadToken()
+			}
+		default:
+			err = d.SkipValue()
+		}
 	}
-	if k, _ := r.Next(); k == strictjson.Array {
-		_ = r.Array(func(int) error { return one() })
-	} else {
-		_ = one()
+	if err == nil {
+		_, err = d.ReadToken() // the '}', or an error at anything else
 	}
-	// An answer the middleware cannot read is no refusal it could see;
-	// what it read of one stands.
-	return !refused
+	if response {
+		*responses++
+	}
+	return err
 }
 
 // reply is a JSON-RPC response, as far as this package reads one.
@@ -384,8 +463,8 @@ func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
 	return err
 }
 
-// sseScanner reads server-sent events as they are held, to find the first
-// one whose data is a JSON-RPC response. It keeps its place, so that each
+// sseScanner reads server-sent events as they are held, one event's data
+// at a time. It keeps its place, so that each
 // byte is scanned once however the answer is split into writes.
 type sseScanner struct {
 	pos int // bytes of complete lines read
@@ -396,10 +475,9 @@ type sseScanner struct {
 	has      bool   // the event being read has a data field
 }
 
-// response reads the complete lines of b past what it has read, and
-// returns the data of the first event it completes that is a JSON-RPC
-// response (a notification or request before it is passed over).
-func (s *sseScanner) response(b []byte) ([]byte, bool) {
+// next reads the complete lines of b past what it has read, and returns
+// the data of the first event with data that they complete.
+func (s *sseScanner) next(b []byte) ([]byte, bool) {
 	for {
 		rest := b[s.pos:]
 		// Search only what was not searched before: a long line arriving
@@ -423,7 +501,7 @@ func (s *sseScanner) response(b []byte) ([]byte, bool) {
 		if len(line) == 0 {
 			data, has := s.data, s.has
 			s.data, s.has = nil, false
-			if has && isResponse(data) {
+			if has {
 				return data, true
 			}
 			continue
@@ -437,6 +515,17 @@ func (s *sseScanner) response(b []byte) ([]byte, bool) {
 		}
 		s.has = true
 		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
+	}
+}
+
+// response returns the data of the next event s completes in b that is a
+// JSON-RPC response, passing over the notifications and requests before it.
+func (s *sseScanner) response(b []byte) ([]byte, bool) {
+	for {
+		data, ok := s.next(b)
+		if !ok || isResponse(data) {
+			return data, ok
+		}
 	}
 }
 
