@@ -317,7 +317,11 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		id = first.id
 	}
 	var shape *shapeError
-	if initialize && batch {
+	if errors.Is(err, errSyntax) {
+		// Whatever was read of it before it broke: a body that is not JSON
+		// is no message a server would read.
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+	} else if initialize && batch {
 		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
 	} else if initialize {
 		h.serveInitialize(w, r, subject, rh, raw, &first, id)
@@ -327,8 +331,6 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
 	} else if errors.As(err, &shape) {
 		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
-	} else if err != nil {
-		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
 	} else {
 		h.serveDecided(w, r, subject, rh, raw, id, requests)
 	}
