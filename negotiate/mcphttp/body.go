@@ -111,6 +111,22 @@ type bodyReader struct {
 
 var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
 
+// newReader returns a pooled reader of b; release gives it back.
+func newReader(b []byte) *bodyReader {
+	r := bodyReaders.Get().(*bodyReader)
+	r.b, r.buf = b, *bytes.NewBuffer(b)
+	r.d.Reset(&r.buf)
+	return r
+}
+
+// release lets go of the body, so that a pooled reader holds nothing of
+// a request, and pools r.
+func (r *bodyReader) release() {
+	r.b, r.buf = nil, bytes.Buffer{}
+	r.d.Reset(&r.buf)
+	bodyReaders.Put(r)
+}
+
 // scanBody reads a JSON-RPC body, one message or a batch of them, calling
 // fn with each message as it is read, and batch (when not nil) at a
 // batch's first member, before it is read. m is reused from one call to
@@ -123,15 +139,8 @@ var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
 // body is still read for its syntax: a body that is not JSON is errSyntax
 // wherever it breaks, and what fn saw of it must then be disregarded.
 func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() error) (isBatch bool, err error) {
-	r := bodyReaders.Get().(*bodyReader)
-	defer func() {
-		// Let go of the body: a pooled reader holds nothing of a request.
-		r.b, r.buf = nil, bytes.Buffer{}
-		r.d.Reset(&r.buf)
-		bodyReaders.Put(r)
-	}()
-	r.b, r.buf = b, *bytes.NewBuffer(b)
-	r.d.Reset(&r.buf)
+	r := newReader(b)
+	defer r.release()
 	var m message
 	switch r.d.PeekKind() {
 	case '{':
@@ -409,6 +418,29 @@ func (r *bodyReader) string() (string, bool, error) {
 		s, _ = jsontext.AppendUnquote(nil, v)
 	}
 	return string(s), true, nil
+}
+
+// strings reads the next value, an array of strings, into *dst.
+func (r *bodyReader) strings(dst *[]string) error {
+	if r.d.PeekKind() != '[' {
+		return shapef(prefixed(r.path(r.d.StackPointer()), "want an array of strings"))
+	}
+	if err := r.open(); err != nil {
+		return err
+	}
+	*dst = []string{}
+	for r.d.PeekKind() != ']' {
+		s, ok, err := r.string()
+		if err == nil && !ok {
+			err = shapef(prefixed(r.path(r.d.StackPointer()), "want a string"))
+		}
+		if err != nil {
+			return err
+		}
+		*dst = append(*dst, s)
+	}
+	_, err := r.d.ReadToken()
+	return err
 }
 
 // matchKey returns which of names the key is. A key that equals one of

@@ -17,7 +17,6 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/internal/rpcerr"
-	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -269,17 +268,14 @@ func (a *answerWatch) settle(ok bool) {
 // discover result that lists it, an initialize result that names it, read
 // strictly (a result the middleware reads two ways confirms nothing).
 func serves(msg []byte, method, version string) bool {
-	r := strictjson.NewReader(msg, 0)
-	rep, err := readReply(r)
-	if err != nil || r.End() != nil || rep.result == nil {
+	rep, err := readReply(msg)
+	if err != nil || !rep.result {
 		return false
 	}
 	if method == methodDiscover {
-		versions, err := resultVersions(rep.result)
-		return err == nil && slices.Contains(versions, version)
+		return slices.Contains(rep.versions, version)
 	}
-	served, err := resultMember(rep.result, "protocolVersion")
-	return err == nil && served == version
+	return rep.protocolVersion == version
 }
 
 // clientReading is how the answer watcher reads an answer for a refusal:
@@ -363,104 +359,81 @@ func readResponse(d *jsontext.Decoder, responses *int, refused *bool) error {
 
 // reply is a JSON-RPC response, as far as this package reads one.
 type reply struct {
-	result []byte // the result as it was sent; nil when there is none
-	err    *replyError
+	result, isError bool
+	versions        []string // result.supportedVersions; nil when absent
+	protocolVersion string   // result.protocolVersion, when a string
+	code            int64    // error.code
+	message         string   // error.message
+	supported       []string // error.data.supported; nil when absent
 }
 
-type replyError struct {
-	code    int64
-	message string
-	data    []byte // as it was sent; nil when there is none
-}
-
-// readReply reads the next value of r as a JSON-RPC response: an object
-// with exactly one of result and error; error's code must be an integer
-// and its message a string. What it read is returned even with an error.
-func readReply(r *strictjson.Reader) (reply, error) {
+// readReply reads b, one JSON value, as a JSON-RPC response, by the
+// module's rules (body.go): an object with exactly one of result and
+// error, whose error.code is an integer and error.message a string, and
+// nothing after it. What it read is returned even with an error.
+func readReply(b []byte) (reply, error) {
 	var rep reply
-	err := r.Object(func(key string) error {
-		var err error
-		switch key {
-		case "result":
-			rep.result, err = r.Raw()
-		case "error":
-			rep.err = &replyError{}
-			err = r.Object(func(key string) error {
-				var err error
-				switch key {
-				case "code":
-					var n json.Number
-					if n, err = r.Number(); err == nil {
-						if rep.err.code, err = n.Int64(); err != nil {
-							err = fmt.Errorf("error.code %s is not an integer", n)
-						}
+	r := newReader(b)
+	defer r.release()
+	var at span
+	err := errors.New("the answer is not a JSON object")
+	if r.d.PeekKind() == '{' {
+		err = r.object(&at, func(key []byte) error {
+			switch string(key) {
+			case "result":
+				rep.result = true
+				return r.objectOrSkip(&at, func(key []byte) error {
+					switch string(key) {
+					case "supportedVersions":
+						return r.strings(&rep.versions)
+					case "protocolVersion":
+						var err error
+						rep.protocolVersion, _, err = r.string()
+						return err
 					}
-				case "message":
-					rep.err.message, err = r.String()
-				case "data":
-					rep.err.data, err = r.Raw()
-				}
-				return err
-			})
-		}
-		return err
-	})
-	if err == nil && (rep.result == nil) == (rep.err == nil) {
+					return r.skip()
+				})
+			case "error":
+				rep.isError = true
+				return r.objectOrSkip(&at, func(key []byte) error { return r.replyError(&rep, key) })
+			}
+			return r.skip()
+		})
+	}
+	if err == nil && rep.result == rep.isError {
 		err = errors.New("a response has exactly one of result and error")
 	}
-	return rep, err
+	return rep, r.finish(err)
 }
 
-// resultVersions reads a discover result's supportedVersions, or a
-// -32022 error's data.supported: an object whose member holds an array
-// of strings. A missing member is an error.
-func resultVersions(obj []byte) ([]string, error) {
-	return stringsMember(obj, "supportedVersions")
-}
-
-// stringsMember reads obj, a JSON object, and returns its member key, an
-// array of strings.
-func stringsMember(obj []byte, key string) ([]string, error) {
-	var out []string
-	err := member(obj, key, func(r *strictjson.Reader) error {
-		out = []string{}
-		return r.Array(func(int) error {
-			s, err := r.String()
-			out = append(out, s)
-			return err
-		})
-	})
-	return out, err
-}
-
-// resultMember reads obj, a JSON object, and returns its member key, a
-// string.
-func resultMember(obj []byte, key string) (string, error) {
-	var out string
-	err := member(obj, key, func(r *strictjson.Reader) (err error) {
-		out, err = r.String()
-		return err
-	})
-	return out, err
-}
-
-// member reads obj, one JSON value as strictjson's Raw returns it, which
-// must be an object, and calls read for the value of its member key, which
-// must be there.
-func member(obj []byte, key string, read func(*strictjson.Reader) error) error {
-	r := strictjson.NewReader(obj, 0)
-	found := false
-	err := r.Object(func(k string) error {
-		if k != key {
-			return nil
+// replyError reads the member key of a response's error into rep.
+func (r *bodyReader) replyError(rep *reply, key []byte) error {
+	switch string(key) {
+	case "code":
+		v, err := r.d.ReadValue()
+		if err == nil {
+			if rep.code, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+				err = fmt.Errorf("error.code %s is not an integer", v)
+			}
 		}
-		found = true
-		return read(r)
-	})
-	if err == nil && !found {
-		err = fmt.Errorf("no member %q", key)
+		return err
+	case "message":
+		var ok bool
+		var err error
+		if rep.message, ok, err = r.string(); err == nil && !ok {
+			err = errors.New("error.message is not a string")
+		}
+		return err
+	case "data":
+		var at span
+		return r.objectOrSkip(&at, func(key []byte) error {
+			if string(key) == "supported" {
+				return r.strings(&rep.supported)
+			}
+			return r.skip()
+		})
 	}
-	return err
+	return r.skip()
 }
 
 // sseScanner reads server-sent events as they are held, one event's data
@@ -532,7 +505,6 @@ func (s *sseScanner) response(b []byte) ([]byte, bool) {
 // isResponse reports whether data is a JSON-RPC response, not a request
 // or notification the server sent before it.
 func isResponse(data []byte) bool {
-	r := strictjson.NewReader(data, 0)
-	_, err := readReply(r)
-	return err == nil && r.End() == nil
+	_, err := readReply(data)
+	return err == nil
 }
