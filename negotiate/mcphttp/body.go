@@ -107,22 +107,24 @@ type bodyReader struct {
 	d   jsontext.Decoder
 	buf bytes.Buffer
 	b   []byte
+	m   message // the message being read
 }
 
 var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
 
-// newReader returns a pooled reader of b; release gives it back.
-func newReader(b []byte) *bodyReader {
+// newReader returns a pooled reader of b, by the module's rules unless
+// opts say otherwise; release gives it back.
+func newReader(b []byte, opts ...jsontext.Options) *bodyReader {
 	r := bodyReaders.Get().(*bodyReader)
 	r.b, r.buf = b, *bytes.NewBuffer(b)
-	r.d.Reset(&r.buf)
+	r.d.Reset(&r.buf, opts...)
 	return r
 }
 
 // release lets go of the body, so that a pooled reader holds nothing of
 // a request, and pools r.
 func (r *bodyReader) release() {
-	r.b, r.buf = nil, bytes.Buffer{}
+	r.b, r.buf, r.m = nil, bytes.Buffer{}, message{}
 	r.d.Reset(&r.buf)
 	bodyReaders.Put(r)
 }
@@ -141,11 +143,12 @@ func (r *bodyReader) release() {
 func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() error) (isBatch bool, err error) {
 	r := newReader(b)
 	defer r.release()
-	var m message
+	m := &r.m
+	*m = message{}
 	switch r.d.PeekKind() {
 	case '{':
-		if err = r.message(&m); err == nil {
-			err = fn(&m)
+		if err = r.message(m); err == nil {
+			err = fn(m)
 		}
 	case '[':
 		isBatch = true
@@ -161,9 +164,9 @@ func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() 
 				err = batch()
 			}
 			if err == nil {
-				m = message{}
-				if err = r.message(&m); err == nil {
-					err = fn(&m)
+				*m = message{}
+				if err = r.message(m); err == nil {
+					err = fn(m)
 				}
 			}
 		}
@@ -179,8 +182,7 @@ func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() 
 // finish reads what is left of the body after err (nil when all was read)
 // for its syntax alone, and returns the error the body is refused for.
 func (r *bodyReader) finish(err error) error {
-	var syn *jsontext.SyntacticError
-	if errors.As(err, &syn) {
+	if syn, ok := err.(*jsontext.SyntacticError); ok {
 		return r.syntax(syn, nil)
 	}
 	for r.d.StackDepth() > 0 {
@@ -346,9 +348,9 @@ func (r *bodyReader) object(at *span, member func(key []byte) error) error {
 		return err
 	}
 	at.start = int(r.d.InputOffset()) - 1
-	where := r.path(r.d.StackPointer())
 	for n := 0; r.d.PeekKind() == '"'; n++ {
 		if n == maxObjectMembers {
+			where := r.path(r.d.StackPointer().Parent())
 			if where == "" {
 				where = "the message"
 			}
@@ -417,8 +419,26 @@ func (r *bodyReader) string() (string, bool, error) {
 	if bytes.IndexByte(s, '\\') >= 0 {
 		s, _ = jsontext.AppendUnquote(nil, v)
 	}
+	if known, ok := interned[string(s)]; ok {
+		return known, true, nil
+	}
 	return string(s), true, nil
 }
+
+// interned are strings a body often holds, which reading one of them
+// does not copy.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		methodDiscover, methodInitialize, "ping", "tools/list", "tools/call", "resources/list",
+		"resources/read", "resources/templates/list", "prompts/list", "prompts/get", "completion/complete",
+		"logging/setLevel", "notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", statelessRevision,
+	} {
+		m[s] = s
+	}
+	return m
+}()
 
 // strings reads the next value, an array of strings, into *dst.
 func (r *bodyReader) strings(dst *[]string) error {

@@ -679,8 +679,9 @@ func isLoopback(addr string) bool {
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
 	r = r.WithContext(adapter.WithOutcome(r.Context(), facets.ProtocolMCP, o))
 	if raw != nil {
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+		b := &forwardedBody{raw: raw}
+		b.Reset(raw)
+		r.Body, r.GetBody = b, b.again
 		r.ContentLength = int64(len(raw))
 		if rewritten || r.Header.Get("Content-Length") != "" {
 			r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
@@ -691,6 +692,21 @@ func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o 
 		// A handler that returned without writing answered 200.
 		o.observe(http.StatusOK)
 	}
+}
+
+// forwardedBody is the body the wrapped handler reads: raw, read whole
+// before, again each time GetBody asks.
+type forwardedBody struct {
+	bytes.Reader
+	raw []byte
+}
+
+func (*forwardedBody) Close() error { return nil }
+
+func (b *forwardedBody) again() (io.ReadCloser, error) {
+	again := &forwardedBody{raw: b.raw}
+	again.Reset(b.raw)
+	return again, nil
 }
 
 // observer is a ResponseWriter that watches the status of the answer.

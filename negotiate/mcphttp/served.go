@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -103,7 +102,7 @@ type answerWatch struct {
 
 	state  int
 	status int
-	head   http.Header // the head as it was when the status was written
+	late   http.Header // what the handler changes in the head while it is held
 	sse    bool
 	held   []byte
 	events sseScanner
@@ -126,8 +125,8 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	mt, _, _ := mime.ParseMediaType(a.Header().Get("Content-Type"))
-	a.sse = mt == "text/event-stream"
+	mt, _, _ := strings.Cut(a.Header().Get("Content-Type"), ";")
+	a.sse = strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 	if a.sse && a.expect == 0 {
 		// A stream that answers no request (a session's GET, or a POST of
 		// notifications) holds no response to read: the decision stands.
@@ -136,10 +135,35 @@ func (a *answerWatch) WriteHeader(status int) {
 	}
 	// Whatever else it is labelled, a client may read it as JSON-RPC.
 	a.state = holding
-	a.head = a.Header().Clone()
 }
 
-func (a *answerWatch) Write(p []byte) (int, error) {
+// Header is the head of the answer. Once its status is written and while
+// the answer is held, changes go to a copy nothing sends: net/http sends
+// the head as it was when the status was written, and so does the
+// watcher, from the header underneath, untouched since.
+func (a *answerWatch) Header() http.Header {
+	if a.state != holding {
+		return a.ResponseWriter.Header()
+	}
+	if a.late == nil {
+		a.late = a.ResponseWriter.Header().Clone()
+	}
+	return a.late
+}
+
+// WriteString is Write, without a copy of s to make it bytes.
+func (a *answerWatch) WriteString(s string) (int, error) {
+	if a.state == released {
+		return io.WriteString(a.ResponseWriter, s)
+	}
+	return a.write(nil, s)
+}
+
+func (a *answerWatch) Write(p []byte) (int, error) { return a.write(p, "") }
+
+// write writes p, or s when p is nil.
+func (a *answerWatch) write(p []byte, s string) (int, error) {
+	n := len(p) + len(s)
 	if a.state == watching {
 		a.WriteHeader(http.StatusOK)
 	}
@@ -147,14 +171,17 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 	case replaced:
 		return 0, errAnswerReplaced
 	case released:
+		if p == nil {
+			return io.WriteString(a.ResponseWriter, s)
+		}
 		return a.ResponseWriter.Write(p)
 	}
-	a.held = append(a.held, p...)
+	a.held = append(append(a.held, p...), s...)
 	if int64(len(a.held)) > a.h.maxAnswer {
 		// Not read within the bound: neither an acceptance nor a refusal
 		// the middleware saw, so it does not leave.
 		a.settle(false)
-		return len(p), a.writeErr()
+		return n, a.writeErr()
 	}
 	for a.sse {
 		data, ok := a.events.next(a.held)
@@ -169,10 +196,10 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 		a.refused = a.refused || refused
 		if a.refused || a.responses >= a.expect {
 			a.settle(!a.refused && (a.served || !a.confirm))
-			return len(p), a.writeErr()
+			return n, a.writeErr()
 		}
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // writeErr is what a Write that settled the answer returns.
@@ -233,7 +260,7 @@ func (a *answerWatch) settle(ok bool) {
 		sink = followServer{sink}
 	}
 	o := a.h.record(a.r, sink, a.subject, a.offer)
-	head := a.Header()
+	head := a.ResponseWriter.Header()
 	if o.Rule == negotiate.RuleAudit || int64(len(a.held)) > a.h.maxAnswer {
 		a.state = replaced
 		a.held = nil
@@ -253,10 +280,6 @@ func (a *answerWatch) settle(ok bool) {
 			a.ResponseWriter.WriteHeader(a.status)
 		}
 		return
-	}
-	clear(head)
-	for k, v := range a.head {
-		head[k] = v
 	}
 	a.ResponseWriter.WriteHeader(a.status)
 	_, a.werr = a.ResponseWriter.Write(a.held)
@@ -294,7 +317,9 @@ var clientReading = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsont
 // read, whatever follows it (a streaming decoder reads the first value and
 // stops); responses are counted only in a b that is one JSON value.
 func readAnswer(b []byte) (responses int, refused bool) {
-	d := jsontext.NewDecoder(bytes.NewBuffer(b), clientReading...)
+	r := newReader(b, clientReading...)
+	defer r.release()
+	d := &r.d
 	var err error
 	switch d.PeekKind() {
 	case '[':
