@@ -106,11 +106,10 @@ type answerWatch struct {
 	sse    bool
 	held   []byte
 	events sseScanner
-	// What the events read so far showed: how many responses, whether one
-	// refused the revision, and (confirm) whether the first served it.
+	// What the events read so far showed: how many responses, and whether
+	// one refused the revision.
 	responses int
 	refused   bool
-	served    bool
 	werr      error // the error of writing the held bytes
 }
 
@@ -188,14 +187,19 @@ func (a *answerWatch) write(p []byte, s string) (int, error) {
 		if !ok {
 			break
 		}
-		n, refused := readAnswer(data)
-		if n > 0 && a.responses == 0 && a.confirm {
-			a.served = serves(data, a.method, a.version)
+		if a.confirm {
+			// The first event that is a response settles it.
+			if rep, err := readReply(data); err == nil {
+				a.settle(a.confirms(rep))
+				return n, a.writeErr()
+			}
+			continue
 		}
-		a.responses += n
+		responses, refused := readAnswer(data)
+		a.responses += responses
 		a.refused = a.refused || refused
 		if a.refused || a.responses >= a.expect {
-			a.settle(!a.refused && (a.served || !a.confirm))
+			a.settle(!a.refused)
 			return n, a.writeErr()
 		}
 	}
@@ -242,9 +246,12 @@ func (a *answerWatch) observe(int) {
 		// stands unless it refused; a discover or initialize it never
 		// answered did not serve the revision.
 		ok := !a.confirm && !a.refused
-		if !a.sse {
+		if !a.sse && a.confirm {
+			rep, err := readReply(a.held)
+			ok = err == nil && a.confirms(rep)
+		} else if !a.sse {
 			_, refused := readAnswer(a.held)
-			ok = !refused && (!a.confirm || serves(a.held, a.method, a.version))
+			ok = !refused
 		}
 		a.settle(ok)
 	}
@@ -286,19 +293,15 @@ func (a *answerWatch) settle(ok bool) {
 	a.held = nil
 }
 
-// serves reports whether msg, the wrapped server's JSON-RPC answer to a
-// discover or initialize decided at version, confirms the revision: a
-// discover result that lists it, an initialize result that names it, read
-// strictly (a result the middleware reads two ways confirms nothing).
-func serves(msg []byte, method, version string) bool {
-	rep, err := readReply(msg)
-	if err != nil || !rep.result {
-		return false
+// confirms reports whether rep, the wrapped server's answer to a discover
+// or initialize, read strictly (a response the middleware could read two
+// ways confirms nothing), shows the revision decided: a discover result
+// that lists it, an initialize result that names it.
+func (a *answerWatch) confirms(rep reply) bool {
+	if a.method == methodDiscover {
+		return rep.result && slices.Contains(rep.versions, a.version)
 	}
-	if method == methodDiscover {
-		return slices.Contains(rep.versions, version)
-	}
-	return rep.protocolVersion == version
+	return rep.result && rep.protocolVersion == a.version
 }
 
 // clientReading is how the answer watcher reads an answer for a refusal:
@@ -404,8 +407,12 @@ func readReply(b []byte) (reply, error) {
 	err := errors.New("the answer is not a JSON object")
 	if r.d.PeekKind() == '{' {
 		err = r.object(&at, func(key []byte) error {
-			switch string(key) {
-			case "result":
+			// A key a case-folding client reads as result or error is
+			// refused: the response would read two ways.
+			switch k, err := matchKey(key, "result", "error"); {
+			case err != nil:
+				return err
+			case k == "result":
 				rep.result = true
 				return r.objectOrSkip(&at, func(key []byte) error {
 					switch string(key) {
@@ -418,7 +425,7 @@ func readReply(b []byte) (reply, error) {
 					}
 					return r.skip()
 				})
-			case "error":
+			case k == "error":
 				rep.isError = true
 				return r.objectOrSkip(&at, func(key []byte) error { return r.replyError(&rep, key) })
 			}

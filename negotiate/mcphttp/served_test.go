@@ -533,3 +533,40 @@ func TestAnswerPastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestWritesReportTheirBytes: every write the wrapped handler makes
+// reports all its bytes, held, settling or passed through, by Write and
+// WriteString alike.
+func TestWritesReportTheirBytes(t *testing.T) {
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", "data: {}\n\n"}
+	for _, ct := range []string{sseCT, jsonCT} {
+		for _, asString := range []bool{false, true} {
+			var counts []int
+			h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				for _, c := range chunks {
+					var n int
+					if asString {
+						n, _ = io.WriteString(w, c)
+					} else {
+						n, _ = w.Write([]byte(c))
+					}
+					counts = append(counts, n)
+				}
+			}))
+			got := (&rig{h: h}).do(tools())
+			for i, c := range chunks {
+				if counts[i] != len(c) {
+					t.Errorf("%s, WriteString %t: write %d reported %d bytes of %d", ct, asString, i, counts[i], len(c))
+				}
+			}
+			if got.body != strings.Join(chunks, "") {
+				t.Errorf("%s: answer %q", ct, got.body)
+			}
+		}
+	}
+}
