@@ -76,20 +76,21 @@
 // The body reaches the wrapped handler byte for byte. It is read whole,
 // up to Options.MaxBodyBytes (a larger one is answered 413 and nothing is
 // forwarded), into a buffer that grows as bytes arrive, never to a size a
-// Content-Length merely declares; then it is scanned through the module's
-// strict JSON reader, one message at a time, so that a request costs a
-// small constant times the bound and no more. A body that is not JSON
-// (-32700), not a message or batch, that repeats a key in an object the
-// middleware reads, or spells a key it reads in another case (-32600:
-// servers with case-folding or last-key-wins parsers would read it
-// otherwise) never reaches the wrapped handler. Batches exist only at MCP
-// 2025-03-26 (2025-06-18 removed them): a batch at a later revision is
-// refused (-32600, recorded), and a batch of more than
-// Options.MaxBatchMembers messages (100 by default) is refused at the
-// first member past the bound, unread. So is a message, params or _meta
-// object of more than 1024 members (the strict reader keeps the keys of
-// an object it walks, to refuse a repeat); values the middleware does not
-// read, tool arguments among them, are skipped and not bounded by it.
+// Content-Length merely declares; then it is read once, by JSON v2's
+// tokenizer (jsontext), into one view of each message that every check,
+// the decision, the record and the forwarding use, so that a request
+// costs a small constant times the bound and no more. A body that is not
+// JSON (-32700), or is not a message or batch, repeats a key in any
+// object, holds a string that is not UTF-8, nests deeper than 64 levels,
+// or spells a key the middleware reads in another case (-32600: servers
+// with case-folding or last-key-wins parsers would read it otherwise)
+// never reaches the wrapped handler. Batches exist only at MCP 2025-03-26
+// (2025-06-18 removed them): a batch at a later revision is refused
+// (-32600, recorded), and a batch of more than Options.MaxBatchMembers
+// messages (100 by default) is refused at the first member past the
+// bound, unread. So is a message, params or _meta object of more than
+// 1024 members; values the middleware does not read, tool arguments among
+// them, are checked by those rules and otherwise skipped.
 //
 // The one deliberate change to a body is the counter-offer: the go-sdk and
 // mcp-go servers answer initialize with the revision they are asked for

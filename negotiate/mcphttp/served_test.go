@@ -570,3 +570,28 @@ func TestWritesReportTheirBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadChangedWhileHeld: what the handler changes in the head after
+// its status, while the answer is held, is not sent, as net/http sends
+// the head as it was at WriteHeader; the head before it is sent whole.
+func TestHeadChangedWhileHeld(t *testing.T) {
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonCT)
+		w.Header().Set("X-Early", "1")
+		w.WriteHeader(http.StatusOK)
+		w.Header().Set("X-Late", "1")
+		w.Header().Del("X-Early")
+		if w.Header().Get("X-Late") != "1" {
+			t.Error("the handler does not read back what it set while held")
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	}))
+	got := (&rig{h: h}).do(tools())
+	if got.header.Get("X-Early") != "1" || got.header.Get("X-Late") != "" || got.header.Get("Content-Type") != jsonCT {
+		t.Errorf("head %v", got.header)
+	}
+}
