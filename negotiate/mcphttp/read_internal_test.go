@@ -96,7 +96,7 @@ func TestObjectMemberBound(t *testing.T) {
 func TestDepthBound(t *testing.T) {
 	for _, c := range []struct {
 		name, open string // open is the body before the nesting; the message holds two levels
-		levels   int
+		levels     int
 	}{
 		{"tool arguments", `{"method":"m","params":{"arguments":`, maxDepth - 2},
 		{"an id", `{"method":"m","id":`, maxDepth - 1},
