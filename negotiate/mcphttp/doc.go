@@ -76,20 +76,21 @@
 // The body reaches the wrapped handler byte for byte. It is read whole,
 // up to Options.MaxBodyBytes (a larger one is answered 413 and nothing is
 // forwarded), into a buffer that grows as bytes arrive, never to a size a
-// Content-Length merely declares; then it is scanned through the module's
-// strict JSON reader, one message at a time, so that a request costs a
-// small constant times the bound and no more. A body that is not JSON
-// (-32700), not a message or batch, that repeats a key in an object the
-// middleware reads, or spells a key it reads in another case (-32600:
-// servers with case-folding or last-key-wins parsers would read it
-// otherwise) never reaches the wrapped handler. Batches exist only at MCP
-// 2025-03-26 (2025-06-18 removed them): a batch at a later revision is
-// refused (-32600, recorded), and a batch of more than
-// Options.MaxBatchMembers messages (100 by default) is refused at the
-// first member past the bound, unread. So is a message, params or _meta
-// object of more than 1024 members (the strict reader keeps the keys of
-// an object it walks, to refuse a repeat); values the middleware does not
-// read, tool arguments among them, are skipped and not bounded by it.
+// Content-Length merely declares; then it is read once, by JSON v2's
+// tokenizer (jsontext), into one view of each message that every check,
+// the decision, the record and the forwarding use, so that a request
+// costs a small constant times the bound and no more. A body that is not
+// JSON (-32700), or is not a message or batch, repeats a key in any
+// object, holds a string that is not UTF-8, nests deeper than 64 levels,
+// or spells a key the middleware reads in another case (-32600: servers
+// with case-folding or last-key-wins parsers would read it otherwise)
+// never reaches the wrapped handler. Batches exist only at MCP 2025-03-26
+// (2025-06-18 removed them): a batch at a later revision is refused
+// (-32600, recorded), and a batch of more than Options.MaxBatchMembers
+// messages (100 by default) is refused at the first member past the
+// bound, unread. So is a message, params or _meta object of more than
+// 1024 members; values the middleware does not read, tool arguments among
+// them, are checked by those rules and otherwise skipped.
 //
 // The one deliberate change to a body is the counter-offer: the go-sdk and
 // mcp-go servers answer initialize with the revision they are asked for
@@ -139,13 +140,24 @@
 // revision; anything else (an error, another list or revision, an answer
 // that is not JSON-RPC, none at all) is recorded refused, reason
 // unsupported, with the revision requested. For any other request the
-// acceptance stands unless the server answers a JSON-RPC -32022 (to any
-// member of a batch). To read this much, the middleware holds the head of
-// a JSON answer, and its bytes up to 64 KiB (up to Options.MaxBodyBytes
-// for discover and initialize) until the handler returns; of an event
-// stream answering discover or initialize, it holds the events up to the
-// first JSON-RPC response (bounded the same way). Every other answer,
-// event streams included, is recorded at its head and streams unheld.
+// acceptance stands unless the server's answer is one a JSON-RPC client
+// would read as a -32022 refusal (of any member of a batch). The answer is
+// read as the most lenient client reads it: whatever its Content-Type
+// (none, application/json-rpc and text/plain included) as JSON, except
+// text/event-stream, read event by event; any JSON number equal to -32022
+// as a float64 (-3.2022e4, -32022.0) is the code; keys match in any case
+// and a repeated key counts under each of its values; a refusal counts
+// once read, whatever bytes follow it. To read this much, the middleware
+// holds the head of the answer and its bytes until the handler returns,
+// or, of an event stream, until it has answered every request in the body
+// (notifications the server sends first are held with them); an event
+// stream that answers no request (a session's GET) is recorded at its
+// head and streams unheld. What is held is bounded by
+// Options.MaxAnswerBytes (4 MiB, more than any discover or initialize
+// result holds): an answer longer than that is not one the middleware
+// read, so it is neither let through nor recorded accepted. It is
+// recorded refused, reason unsupported, and the client gets -32603 on
+// HTTP 502 naming the bound instead; the handler's writes then fail.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but discover and initialize may act (a tools/call runs a tool):

@@ -437,6 +437,13 @@ func TestBodies(t *testing.T) {
 		recorded string
 	}{
 		{"not JSON", `{"jsonrpc":"2.0",`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`, ""},
+		// The body is read in one pass: an initialize read whole before the
+		// body breaks is still no message a server would read.
+		{"an initialize, then bytes that are not JSON", initialize("2025-11-25") + `}`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`, ""},
+		{"a repeated key in tool arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"arguments":{"a":1,"a":2}}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"params.arguments: the key \"a\" appears twice"}}`, ""},
+		{"invalid UTF-8 in tool arguments", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"arguments\":{\"a\":\"\xff\"}}}", version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"params.arguments.a: invalid UTF-8 in string"}}`, ""},
+		{"nested 65 deep in tool arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"arguments":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}}`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"params.arguments` + strings.Repeat("[0]", 62) + `: nested deeper than 64 levels"}}`, ""},
+		{"a batch nested 65 deep", `[` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `]`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a batch member is not a JSON-RPC message object"}}`, ""},
 		{"empty", ``, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the request body is not JSON"}}`, ""},
 		{"a JSON string", `"tools/list"`, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the body is not a JSON-RPC message object or batch"}}`, ""},
 		{"an empty batch", ` [ ] `, version, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the batch is empty"}}`, ""},

@@ -16,7 +16,6 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/rpcerr"
-	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -104,27 +103,23 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		return discovered{}, &discoverError{err: err}
 	}
 	defer resp.Body.Close()
-	data, err := readAnswer(resp)
+	data, err := readAnswerBody(resp)
 	if err != nil {
 		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
-	r := strictjson.NewReader(data, 0)
-	rep, err := readReply(r)
-	if err == nil {
-		err = r.End()
-	}
+	rep, err := readReply(data)
 	if err != nil {
 		return discovered{}, &discoverError{status: resp.StatusCode, err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
 	}
 	return discoveryOf(resp.StatusCode, rep)
 }
 
-// readAnswer reads the JSON-RPC response in an answer, up to
+// readAnswerBody reads the JSON-RPC response in an answer, up to
 // defaultMaxBodyBytes: the body itself, or the data of the first
 // server-sent event that is a response. An event stream is read only as
 // far as that event, so a server that keeps its stream open does not hold
 // the caller.
-func readAnswer(resp *http.Response) ([]byte, error) {
+func readAnswerBody(resp *http.Response) ([]byte, error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
 	var events sseScanner
@@ -156,19 +151,16 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 
 // discoveryOf reads the revisions a server/discover reply lists.
 func discoveryOf(status int, rep reply) (discovered, error) {
-	if rep.err == nil {
-		versions, err := resultVersions(rep.result)
-		if err != nil {
-			return discovered{}, &discoverError{status: status, err: fmt.Errorf("the result: %w", err)}
+	if rep.result {
+		if rep.versions == nil {
+			return discovered{}, &discoverError{status: status, err: errors.New(`the result: no member "supportedVersions"`)}
 		}
-		return discovered{versions: versions}, nil
+		return discovered{versions: rep.versions}, nil
 	}
-	if rep.err.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.err.data != nil {
-		if supported, err := stringsMember(rep.err.data, "supported"); err == nil {
-			return discovered{versions: supported, refused: true}, nil
-		}
+	if rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil {
+		return discovered{versions: rep.supported, refused: true}, nil
 	}
-	return discovered{}, &discoverError{status: status, code: int(rep.err.code), message: rep.err.message}
+	return discovered{}, &discoverError{status: status, code: int(rep.code), message: rep.message}
 }
 
 // OutboundOptions configures [Negotiate]. Only Sink is required.

@@ -89,3 +89,26 @@ func TestObjectMemberBound(t *testing.T) {
 		}
 	}
 }
+
+// TestDepthBound reads a body nested maxDepth deep and refuses one level
+// more, before reading inside it, in a value the middleware reads and in
+// one it skips alike.
+func TestDepthBound(t *testing.T) {
+	for _, c := range []struct {
+		name, open string // open is the body before the nesting; the message holds two levels
+		levels     int
+	}{
+		{"tool arguments", `{"method":"m","params":{"arguments":`, maxDepth - 2},
+		{"an id", `{"method":"m","id":`, maxDepth - 1},
+	} {
+		for extra, want := range []bool{true, false} {
+			n := c.levels + extra
+			body := c.open + strings.Repeat("[", n) + strings.Repeat("]", n) + strings.Repeat("}", strings.Count(c.open, "{"))
+			_, err := scanBody([]byte(body), 0, func(*message) error { return nil }, nil)
+			var shape *shapeError
+			if (err == nil) != want || !want && (!errors.As(err, &shape) || !strings.HasSuffix(err.Error(), "nested deeper than 64 levels")) {
+				t.Errorf("%s, %d levels: %v, want accepted %t", c.name, n, err, want)
+			}
+		}
+	}
+}

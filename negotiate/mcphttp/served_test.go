@@ -90,6 +90,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"discover answered as text", discover("2026-07-28"), scripted{400, hdr("Content-Type", "text/plain"), []string{"Bad Request: stateless only\n"}}, refused("2026-07-28")},
 		{"discover answered with nothing", discover("2026-07-28"), scripted{}, refused("2026-07-28")},
 		{"discover answered not JSON", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{"{"}}, refused("2026-07-28")},
+		{"discover result beside a Result", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2026-07-28"]},"Result":{}}`}}, refused("2026-07-28")},
+		{"discover result beside an Error", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2026-07-28"]},"ERROR":{"code":-32022}}`}}, refused("2026-07-28")},
 		{"discover result not an object", discover("2026-07-28"), scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":3,"result":["2026-07-28"]}`}}, refused("2026-07-28")},
 		{"tools/list served", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`}}, accepted("2026-07-28")},
 		{"tools/list answered -32022", tools, scripted{400, hdr("Content-Type", jsonCT), []string{refused32022}}, refused("2026-07-28")},
@@ -98,19 +100,20 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"tools/list answered not JSON", tools, scripted{200, hdr("Content-Type", jsonCT), []string{"]"}}, accepted("2026-07-28")},
 		{"tools/list answered as text", tools, scripted{404, hdr("Content-Type", "text/plain"), []string{"not found"}}, accepted("2026-07-28")},
 		{"tools/list answered with nothing", tools, scripted{}, accepted("2026-07-28")},
-		{"tools/list as events is not held", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: " + refused32022 + "\n\n"}}, accepted("2026-07-28")},
-		{"tools/list answered past the error bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}}, accepted("2026-07-28")},
+		{"tools/list refused as events", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: " + refused32022 + "\n\n"}}, refused("2026-07-28")},
+		{"tools/list served as events, after a notification", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"}}, accepted("2026-07-28")},
+		{"tools/list stream ends without a response", tools, scripted{200, hdr("Content-Type", sseCT), []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n"}}, accepted("2026-07-28")},
+		{"tools/list answered at the answer bound", tools, scripted{200, hdr("Content-Type", jsonCT), []string{pad(`{"jsonrpc":"2.0","id":7,"result":{}}`, 1<<10)}}, accepted("2026-07-28")},
 		{"initialize served", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`}}, accepted("2025-11-25")},
 		{"initialize answered at another revision", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`}}, refused("2025-11-25")},
 		{"initialize answered at the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{pad(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`, 1<<10)}}, accepted("2025-11-25")},
-		{"tools/list refused at the error bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 64<<10)}}, refused("2026-07-28")},
+		{"tools/list refused at the answer bound", tools, scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 1<<10)}}, refused("2026-07-28")},
 		{"initialize answered with nothing", call{body: initialize("2025-11-25"), headers: user}, scripted{}, refused("2025-11-25")},
-		{"initialize answered past the body bound", call{body: initialize("2025-11-25"), headers: user}, scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","pad":"` + strings.Repeat("x", 1<<10) + `"}}`}}, refused("2025-11-25")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &negotiatetest.Recorder{}
-			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxBodyBytes: 1 << 10})
+			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxAnswerBytes: 1 << 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,15 +193,15 @@ func TestRecordFollowsServerAudit(t *testing.T) {
 		if a.status != 500 || compact(t, a.body) != want || a.header.Get(mcphttp.HeaderSessionID) != "" {
 			t.Errorf("%s: %d %v %s", ct, a.status, a.header, a.body)
 		}
-		// A JSON answer is read when the handler returns; any other is
-		// settled at its head, so the writes after it fail.
-		if (werr == nil) != (ct == jsonCT) {
+		// An answer that is not an event stream is read (as JSON, whatever
+		// its label) when the handler returns, so its writes succeed.
+		if (werr == nil) != (ct != sseCT) {
 			t.Errorf("%s: write after the answer was replaced: %v", ct, werr)
 		}
 		// An event stream is settled by the write that completes its
-		// response, which learns that the answer was replaced, as any
-		// write after an answer settled at its head does.
-		if (first == nil) != (ct == jsonCT) {
+		// response, which learns that the answer was replaced, as every
+		// write after it does.
+		if (first == nil) != (ct != sseCT) {
 			t.Errorf("%s: the settling write: %v", ct, first)
 		}
 	}
@@ -296,10 +299,11 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	var werr, ctlErr error
 	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusEarlyHints)
-		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Type", sseCT)
 		w.WriteHeader(200)
+		w.(http.Flusher).Flush() // held: nothing to flush yet
+		_, werr = io.WriteString(w, "data: "+discoverAll+"\n\n")
 		w.WriteHeader(500)
-		_, werr = io.WriteString(w, "served")
 		w.(http.Flusher).Flush()
 		ctlErr = http.NewResponseController(w).EnableFullDuplex()
 	}))
@@ -311,7 +315,7 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	down := errors.New("connection reset")
 	w := &writerLog{header: http.Header{}, fail: down}
 	h.ServeHTTP(w, req)
-	if want := []string{"WriteHeader 103", "WriteHeader 200", "WriteHeader 500", "Write served", "Flush"}; !slices.Equal(w.calls, want) {
+	if want := []string{"WriteHeader 103", "WriteHeader 200", "Write data: " + discoverAll + "\n\n", "WriteHeader 500", "Flush"}; !slices.Equal(w.calls, want) {
 		t.Errorf("calls %q, want %q", w.calls, want)
 	}
 	if !errors.Is(werr, down) {
@@ -332,23 +336,8 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	if want := []string{"WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
 		t.Errorf("calls %q, want %q", w.calls, want)
 	}
-	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != "refused" || ev[1].Outcome != "accepted" {
+	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != "accepted" || ev[1].Outcome != "accepted" {
 		t.Errorf("recorded %+v", ev)
-	}
-	// Past the bound the held bytes are written by the handler's write,
-	// which gets the writer's error.
-	var bigErr error
-	big := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", jsonCT)
-		_, bigErr = io.WriteString(w, strings.Repeat(" ", 64<<10+1))
-	}))
-	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tools().body))
-	for k, v := range tools().headers {
-		req.Header.Set(k, v)
-	}
-	big.ServeHTTP(&writerLog{header: http.Header{}, fail: down}, req)
-	if !errors.Is(bigErr, down) {
-		t.Errorf("write past the bound: %v, want %v", bigErr, down)
 	}
 }
 
@@ -427,5 +416,185 @@ func TestRecordFollowsServerEarlyHints(t *testing.T) {
 	}
 	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != "accepted" {
 		t.Errorf("recorded %+v", ev)
+	}
+}
+
+// TestAnswerReadAsClientsDo: whatever a JSON-RPC client reads as a refusal
+// of the revision is recorded as one (issue 20 item 3), whatever the
+// answer's label, however its code is spelled, however long it is within
+// the bound; what no client reads as one leaves the acceptance standing.
+// The answer reaches the client byte for byte either way.
+func TestAnswerReadAsClientsDo(t *testing.T) {
+	const refusal = `{"jsonrpc":"2.0","id":7,"error":{"code":%s,"message":"unsupported"}}`
+	code := func(spelling string) string { return strings.Replace(refusal, "%s", spelling, 1) }
+	event := func(msg string) string { return "event: message\ndata: " + msg + "\n\n" }
+	progress := event(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`)
+	for _, c := range []struct {
+		name    string
+		server  scripted
+		refused bool
+	}{
+		{"no Content-Type", scripted{400, nil, []string{refused32022}}, true},
+		{"application/json-rpc", scripted{200, hdr("Content-Type", "application/json-rpc"), []string{refused32022}}, true},
+		{"text/plain", scripted{400, hdr("Content-Type", "text/plain"), []string{refused32022}}, true},
+		{"application/json, charset and case", scripted{400, hdr("Content-Type", "Application/JSON; charset=utf-8"), []string{refused32022}}, true},
+		{"-3.2022e4", scripted{400, hdr("Content-Type", jsonCT), []string{code("-3.2022e4")}}, true},
+		{"-3.2022E+4", scripted{400, hdr("Content-Type", jsonCT), []string{code("-3.2022E+4")}}, true},
+		{"-32022.0", scripted{400, hdr("Content-Type", jsonCT), []string{code("-32022.0")}}, true},
+		{"-320220e-1", scripted{400, hdr("Content-Type", jsonCT), []string{code("-320220e-1")}}, true},
+		{"-32021.99999999999999999 (a float64 parser's -32022)", scripted{400, hdr("Content-Type", jsonCT), []string{code("-32021.99999999999999999")}}, true},
+		{"padded past 64 KiB with white space", scripted{400, hdr("Content-Type", jsonCT), []string{pad(refused32022, 70<<10)}}, true},
+		{"padded past 64 KiB in its message", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"message":"` + strings.Repeat("x", 70<<10) + `","code":-32022}}`}}, true},
+		{"padded past 64 KiB in writes", scripted{400, hdr("Content-Type", jsonCT), []string{strings.Repeat(" ", 40<<10), strings.Repeat(" ", 40<<10), refused32022}}, true},
+		{"as an event", scripted{200, hdr("Content-Type", sseCT), []string{event(refused32022)}}, true},
+		{"as an event after a notification", scripted{200, hdr("Content-Type", sseCT), []string{progress, event(code("-3.2022e4"))}}, true},
+		{"as an event padded past 64 KiB", scripted{200, hdr("Content-Type", sseCT), []string{strings.Repeat(": keep-alive\n", 6<<10), event(refused32022)}}, true},
+		{"keys in another case", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"Error":{"CODE":-32022,"message":"x"}}`}}, true},
+		{"a repeated code, the refusal last", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"code":-32022,"message":"x"}}`}}, true},
+		{"a repeated code, the refusal first", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"code":-32601,"message":"x"}}`}}, true},
+		{"a result and an error", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":-32022,"message":"x"}}`}}, true},
+		{"served", scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`}}, false},
+		{"served, long", scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", 70<<10) + `"}}`}}, false},
+		{"another error", scripted{400, hdr("Content-Type", jsonCT), []string{code("-32021")}}, false},
+		{"the code as a string", scripted{400, hdr("Content-Type", jsonCT), []string{code(`"-32022"`)}}, false},
+		{"-32022 in the data, not the code", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"x","data":{"code":-32022}}}`}}, false},
+		{"an error that is not an object", scripted{400, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"error":-32022}`}}, false},
+		{"-32022 in a result", scripted{200, hdr("Content-Type", jsonCT), []string{`{"jsonrpc":"2.0","id":7,"result":{"error":{"code":-32022}}}`}}, false},
+		{"followed by more bytes (a streaming decoder reads the first value)", scripted{400, hdr("Content-Type", jsonCT), []string{refused32022 + "}"}}, true},
+		{"cut short after its code", scripted{400, hdr("Content-Type", jsonCT), []string{refused32022[:len(refused32022)-2]}}, true},
+		{"a batch, one member refused", scripted{200, hdr("Content-Type", jsonCT), []string{`[{"jsonrpc":"2.0","id":6,"result":{}},` + code("-3.2022e4") + `]`}}, true},
+		{"a request from the server (not a response) first", scripted{200, hdr("Content-Type", sseCT), []string{event(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}`), event(refused32022)}}, true},
+		{"served as an event", scripted{200, hdr("Content-Type", sseCT), []string{progress, event(`{"jsonrpc":"2.0","id":7,"result":{}}`)}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &negotiatetest.Recorder{}
+			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := (&rig{h: m.Wrap(c.server)}).do(tools())
+			want := httptest.NewRecorder()
+			c.server.ServeHTTP(want, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tools().body)))
+			if got.status != want.Code || got.body != want.Body.String() {
+				t.Errorf("answer %d %.80q, want the server's %d %.80q", got.status, got.body, want.Code, want.Body.String())
+			}
+			outcome := "accepted"
+			if c.refused {
+				outcome = "refused"
+			}
+			if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != outcome {
+				t.Errorf("recorded %+v, want %s", ev, outcome)
+			}
+		})
+	}
+}
+
+// TestAnswerPastTheBound: an answer the middleware cannot read within
+// Options.MaxAnswerBytes is never recorded as an acceptance it did not
+// see: it is recorded refused, and the client gets the middleware's
+// -32603 on 502 instead of bytes nobody read, as does the handler's every
+// later write.
+func TestAnswerPastTheBound(t *testing.T) {
+	const bound = 1 << 10
+	long := `{"jsonrpc":"2.0","id":7,"result":{"pad":"` + strings.Repeat("x", bound) + `"}}`
+	for _, c := range []struct {
+		name   string
+		req    call
+		chunks []string
+		ct     string
+	}{
+		{"a result", tools(), []string{long}, jsonCT},
+		{"a result in small writes", tools(), []string{long[:bound/2], long[bound/2:]}, jsonCT},
+		{"notifications and no response", tools(), []string{strings.Repeat("data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n", bound/30)}, sseCT},
+		{"a discover result", discover("2026-07-28"), []string{long}, jsonCT},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &negotiatetest.Recorder{}
+			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxAnswerBytes: bound})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var werr error
+			h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", c.ct)
+				for _, chunk := range c.chunks {
+					_, werr = io.WriteString(w, chunk)
+				}
+				_, werr = io.WriteString(w, "more")
+			}))
+			got := (&rig{h: h}).do(c.req)
+			a := decodeAnswer(t, got.body)
+			if got.status != http.StatusBadGateway || a.Error.Code != -32603 || !strings.Contains(a.Error.Message, "exceeds 1024 bytes") {
+				t.Errorf("answer %d %s", got.status, got.body)
+			}
+			if werr == nil {
+				t.Error("a write after the answer was replaced succeeded")
+			}
+			if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != "refused" || ev[0].Reason != events.ReasonUnsupported {
+				t.Errorf("recorded %+v", ev)
+			}
+		})
+	}
+}
+
+// TestWritesReportTheirBytes: every write the wrapped handler makes
+// reports all its bytes, held, settling or passed through, by Write and
+// WriteString alike.
+func TestWritesReportTheirBytes(t *testing.T) {
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := []string{"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", "data: {}\n\n"}
+	for _, ct := range []string{sseCT, jsonCT} {
+		for _, asString := range []bool{false, true} {
+			var counts []int
+			h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				for _, c := range chunks {
+					var n int
+					if asString {
+						n, _ = io.WriteString(w, c)
+					} else {
+						n, _ = w.Write([]byte(c))
+					}
+					counts = append(counts, n)
+				}
+			}))
+			got := (&rig{h: h}).do(tools())
+			for i, c := range chunks {
+				if counts[i] != len(c) {
+					t.Errorf("%s, WriteString %t: write %d reported %d bytes of %d", ct, asString, i, counts[i], len(c))
+				}
+			}
+			if got.body != strings.Join(chunks, "") {
+				t.Errorf("%s: answer %q", ct, got.body)
+			}
+		}
+	}
+}
+
+// TestHeadChangedWhileHeld: what the handler changes in the head after
+// its status, while the answer is held, is not sent, as net/http sends
+// the head as it was at WriteHeader; the head before it is sent whole.
+func TestHeadChangedWhileHeld(t *testing.T) {
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonCT)
+		w.Header().Set("X-Early", "1")
+		w.WriteHeader(http.StatusOK)
+		w.Header().Set("X-Late", "1")
+		w.Header().Del("X-Early")
+		if w.Header().Get("X-Late") != "1" {
+			t.Error("the handler does not read back what it set while held")
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	}))
+	got := (&rig{h: h}).do(tools())
+	if got.header.Get("X-Early") != "1" || got.header.Get("X-Late") != "" || got.header.Get("Content-Type") != jsonCT {
+		t.Errorf("head %v", got.header)
 	}
 }

@@ -1,0 +1,351 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/rpcerr"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// defaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is
+// zero: 4 MiB, the go-sdk streamable handler's own default.
+const defaultMaxBodyBytes = 4 << 20
+
+// defaultMaxAnswerBytes bounds what is held of an answer when
+// Options.MaxAnswerBytes is zero.
+const defaultMaxAnswerBytes = 4 << 20
+
+// defaultMaxBatchMembers bounds a batch when Options.MaxBatchMembers is
+// zero: far more than a client batches, far fewer than a body can hold.
+const defaultMaxBatchMembers = 100
+
+// Options configures a [Middleware]. The zero Options is safe: no caller is
+// authenticated, bodies are bounded by 4 MiB, sessions by 10,000, and every
+// decision is a durable host event; only
+// Sink must be set, because a negotiation with nowhere to be recorded is a
+// configuration error, not a default.
+type Options struct {
+	// Sink records the negotiation.decided event of every decision. It is
+	// required.
+	Sink events.Sink
+
+	// Subject returns the caller of a request, or nil when none was
+	// resolved, as the host's authentication middleware established it. A
+	// nil Subject func treats every caller as unauthenticated, which the
+	// decision never downgrades.
+	Subject func(*http.Request) *negotiate.Subject
+
+	// Destination says where a request's event is recorded. When nil, every
+	// event is a durable host event with no workspace (RFC 0242 §B), the
+	// record of an exchange outside any run.
+	Destination func(*http.Request) negotiate.Destination
+
+	// MaxBodyBytes bounds a request body; a larger one is answered 413 and
+	// never reaches the wrapped handler. Zero means 4 MiB, the go-sdk
+	// streamable handler's own default;
+	// negative is an error.
+	MaxBodyBytes int64
+
+	// MaxAnswerBytes bounds what the middleware holds of the wrapped
+	// server's answer to read it before the decision is recorded (see "The
+	// record follows the server" in the package doc): a JSON answer whole,
+	// an event stream up to the responses the request asks for. An answer
+	// longer than that never leaves unread: it is replaced with -32603 on
+	// HTTP 502 and recorded refused. Zero means 4 MiB, more than a
+	// discover or initialize result (the server's capabilities, info,
+	// icons and instructions) holds; negative is an error.
+	MaxAnswerBytes int64
+
+	// MaxSessions bounds how many legacy sessions the Middleware
+	// remembers, for all the handlers it wraps. Zero means 10,000; negative is an error.
+	MaxSessions int
+
+	// MaxBatchMembers bounds how many messages a JSON-RPC batch may hold
+	// (batches exist only at MCP 2025-03-26); a larger one is refused with
+	// -32600 at the first member past the bound, unread. Zero means 100;
+	// negative is an error.
+	MaxBatchMembers int
+
+	// ByteExact forbids the one change the middleware otherwise makes to a
+	// body: rewriting a counter-offered initialize's params.protocolVersion
+	// to the revision the host decided, so that the wrapped server answers
+	// with it. With ByteExact, initialize is decided without a counter-offer,
+	// so what would have been counter-offered is refused instead.
+	ByteExact bool
+
+	// StrictSubject refuses a request whose Subject func returned an
+	// invalid Subject (one the v2 Subject schema refuses, such as a
+	// SubjectID "users/42" or a Tenant "Acme Corp") with JSON-RPC -32603 on
+	// HTTP 500, before any negotiation, naming the violation. Without it
+	// such a request is decided as unauthenticated. Either way the
+	// violation is logged through ErrorLog as
+	// "wopneg: invalid Subject: <violation>": an invalid Subject is a
+	// mistake in the host's authentication, never silently anonymous.
+	StrictSubject bool
+
+	// DisableLocalhostProtection turns off the DNS-rebinding protection
+	// that the go-sdk's streamable handler applies by default, and that the
+	// middleware applies first, so that a request the server would refuse
+	// for its origin never gets a negotiation answer: a request that
+	// arrived on a loopback address (127.0.0.1, [::1]) is answered 403 when
+	// its Host, or its Origin when it has one, names a host that is not a
+	// loopback one. Disable it only where the go-sdk's is disabled too
+	// (behind a proxy on loopback that rewrites nothing).
+	DisableLocalhostProtection bool
+
+	// ErrorLog receives what the middleware cannot tell the client: a
+	// negotiation.decided event that could not be recorded under a policy
+	// that lets the outcome stand, and an invalid Subject. When nil,
+	// slog.Default() is used.
+	ErrorLog *slog.Logger
+}
+
+// Middleware is the inbound negotiation for MCP, checked once and ready to
+// wrap handlers. Create one with [New]; it is safe for concurrent use.
+type Middleware struct {
+	*settings
+}
+
+// settings are what a Middleware and the Handlers it makes share.
+type settings struct {
+	n         *negotiate.Negotiator
+	adv       facets.Advertised
+	opts      Options
+	maxBody   int64
+	maxAnswer int64
+	maxSess   int
+	maxBatch  int
+	counter   bool // the preferred revision can be counter-offered at initialize
+	supported []string
+	log       *slog.Logger
+	sessions  *sessions // the legacy sessions' pins, for every wrapped handler
+}
+
+// New checks n and opts and returns the middleware. n must advertise the
+// mcp facet, and opts.Sink must be set.
+//
+// The servers it wraps should advertise the facet's revisions and nothing
+// else (go-sdk: ServerOptions.SupportedProtocolVersions; mcp-go:
+// server.WithStreamableHTTPProtocolVersions), so that their
+// server/discover answer lists what the host advertises.
+func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
+	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	if err != nil {
+		return nil, err
+	}
+	for _, bound := range []struct {
+		name  string
+		value int64
+	}{{"MaxBodyBytes", opts.MaxBodyBytes}, {"MaxAnswerBytes", opts.MaxAnswerBytes}, {"MaxSessions", int64(opts.MaxSessions)}, {"MaxBatchMembers", int64(opts.MaxBatchMembers)}} {
+		if bound.value < 0 {
+			return nil, fmt.Errorf("mcphttp: Options.%s is %d; want 0 (the default) or more", bound.name, bound.value)
+		}
+	}
+	m := &settings{
+		n:         n,
+		adv:       adv,
+		opts:      opts,
+		maxBody:   opts.MaxBodyBytes,
+		maxAnswer: opts.MaxAnswerBytes,
+		maxSess:   opts.MaxSessions,
+		maxBatch:  opts.MaxBatchMembers,
+		supported: slices.Clone(adv.Versions),
+		// The handshake can only settle a revision before
+		// statelessRevision, so only such a preferred revision can be
+		// counter-offered at initialize.
+		counter: !opts.ByteExact && !isStateless(adv.Preferred),
+		log:     opts.ErrorLog,
+	}
+	if m.maxBody == 0 {
+		m.maxBody = defaultMaxBodyBytes
+	}
+	if m.maxAnswer == 0 {
+		m.maxAnswer = defaultMaxAnswerBytes
+	}
+	if m.maxSess == 0 {
+		m.maxSess = defaultMaxSessions
+	}
+	m.sessions = newSessions(m.maxSess)
+	if m.maxBatch == 0 {
+		m.maxBatch = defaultMaxBatchMembers
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	return &Middleware{m}, nil
+}
+
+// Wrap returns next, an MCP streamable-HTTP handler (the go-sdk's
+// mcp.StreamableHTTPHandler, mcp-go's server.StreamableHTTPServer, or any
+// other), behind the negotiation. Its method value m.Wrap is a
+// func(http.Handler) http.Handler, the shape routers chain (chi's r.Use).
+// The legacy sessions are remembered by m, for every handler it wraps, so
+// a router that calls Wrap for every request (echo.WrapMiddleware does)
+// loses no pin. Each handler it returns is safe for concurrent use. Like http.Handle, it panics on a nil handler: that is a
+// mistake in the host's wiring, not a request to answer.
+func (m *Middleware) Wrap(next http.Handler) http.Handler {
+	if next == nil {
+		panic("mcphttp: Wrap of a nil handler")
+	}
+	return &handler{settings: m.settings, next: next}
+}
+
+// handler is one MCP handler behind the Middleware; Middleware.Wrap makes
+// it.
+type handler struct {
+	*settings
+	next http.Handler
+}
+
+// Version returns the revision the middleware settled for the request
+// whose context ctx is: the wrapped handler serves that revision. It
+// returns false when ctx did not come through a [Middleware].
+func Version(ctx context.Context) (string, bool) {
+	o, ok := adapter.Outcome(ctx, facets.ProtocolMCP)
+	return o.Version, ok
+}
+
+// Outcome returns the whole accepted [negotiate.Outcome] of the request
+// whose context ctx is (a downgrade shows as Kind Downgraded, a
+// counter-offer as CounterOffered), and false when ctx did not come
+// through a [Middleware].
+func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
+	return adapter.Outcome(ctx, facets.ProtocolMCP)
+}
+
+// ServeHTTP checks and negotiates the request, then passes it to the
+// wrapped handler with its body unchanged, or answers it with the refusal.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.opts.DisableLocalhostProtection {
+		if what := rebound(r); what != "" {
+			writeRPCError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		if subject, ok := h.caller(w, r); ok {
+			h.servePost(w, r, subject)
+		}
+	case http.MethodGet, http.MethodDelete:
+		if subject, ok := h.caller(w, r); ok {
+			h.serveBodiless(w, r, subject)
+		}
+	case http.MethodOptions:
+		// A CORS preflight carries no MCP message and names no revision.
+		h.next.ServeHTTP(w, r)
+	default:
+		// Streamable HTTP has POST, GET and DELETE; anything else is no MCP
+		// request this middleware could vouch for.
+		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+	}
+}
+
+// JSON-RPC codes the middleware answers with besides the version errors,
+// written as errors/wire.go writes its codes (^n is -n-1).
+const (
+	codeParseError     = ^32699 // -32700
+	codeInvalidRequest = ^32599 // -32600
+	codeInternalError  = ^32602 // -32603
+)
+
+// caller returns r's Subject. An invalid one is logged and, unless
+// Options.StrictSubject refuses the request (ok false, answered), taken as
+// no Subject: it never reaches the decision, where it would count as
+// unauthenticated anyway, nor a session, where it could match another.
+func (h *handler) caller(w http.ResponseWriter, r *http.Request) (subject *negotiate.Subject, ok bool) {
+	if h.opts.Subject == nil {
+		return nil, true
+	}
+	s := h.opts.Subject(r)
+	if s == nil {
+		return nil, true
+	}
+	err := s.Validate()
+	if err == nil {
+		return s, true
+	}
+	violation := strings.TrimPrefix(err.Error(), "invalid subject: ")
+	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation, slog.Bool("refused", h.opts.StrictSubject))
+	if h.opts.StrictSubject {
+		writeRPCError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
+		return nil, false
+	}
+	return nil, true
+}
+
+// rebound returns the header that names a host other than a loopback one
+// on a request that arrived on a loopback address, or "" when there is
+// none: the go-sdk's rule for the Host (a DNS-rebinding attacker's page
+// reaches a local server under its own name), and the same for the Origin a
+// browser sends, which the go-sdk leaves alone. The stricter reading: a
+// local server has no business with a page of another origin.
+func rebound(r *http.Request) string {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil || !isLoopback(local.String()) {
+		return ""
+	}
+	if !isLoopback(r.Host) {
+		return "Host " + strconv.Quote(r.Host)
+	}
+	for _, o := range r.Header.Values("Origin") {
+		if u, err := url.Parse(o); err != nil || !isLoopback(u.Host) {
+			return "Origin " + strconv.Quote(o)
+		}
+	}
+	return ""
+}
+
+// isLoopback reports whether addr, a host with or without a port, is
+// localhost or a loopback IP address, as the go-sdk decides it.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// writeRPCError answers with a JSON-RPC error response. id is the
+// request's id, or nil for null (a batch, or no id to answer).
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e rpcerr.RPCError) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	body, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcerr.RPCError `json:"error"`
+	}{"2.0", id, e})
+	if err != nil {
+		// Only an id that is not JSON could fail, and ids come from a body
+		// that passed json.Valid; answer null rather than nothing.
+		body, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      any             `json:"id"`
+			Error   rpcerr.RPCError `json:"error"`
+		}{"2.0", nil, e})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,476 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/rpcerr"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// A POST is served in the order of this file: its MCP headers and body
+// are read once (the body by body.go, into one view of each message),
+// checked against each other, decided, and forwarded with the decision in
+// its context, through the watcher of answer.go when the record waits for
+// the server's answer.
+
+func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
+	rh, err := readHeaders(r.Header)
+	if err != nil {
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+		return
+	}
+	raw, err := h.readBody(r)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcerr.RPCError{
+				Code: codeInvalidRequest, Message: "the request body exceeds " + strconv.FormatInt(h.maxBody, 10) + " bytes",
+			})
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
+		return
+	}
+	requested := rh.revision()
+	stateless := isStateless(requested)
+	var (
+		first      message // the message, or the batch member last read
+		initialize bool
+		mismatch   error
+		requests   int // the messages that ask for a response
+	)
+	batch, err := scanBody(raw, h.maxBatch, func(m *message) error {
+		first = *m
+		if m.isRequest() {
+			requests++
+		}
+		if m.hasMethod && m.method == methodInitialize {
+			initialize = true
+			return errStopScan
+		}
+		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
+			return errStopScan
+		}
+		return nil
+	}, func() error {
+		if !batchesAllowed(requested) {
+			return errBatchRevision
+		}
+		return nil
+	})
+	var id json.RawMessage // the id a refusal answers, when there is exactly one
+	if !batch {
+		id = first.id
+	}
+	var shape *shapeError
+	if errors.Is(err, errSyntax) {
+		// Whatever was read of it before it broke: a body that is not JSON
+		// is no message a server would read.
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+	} else if initialize && batch {
+		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
+	} else if initialize {
+		h.serveInitialize(w, r, subject, rh, raw, &first, id)
+	} else if mismatch != nil {
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(mismatch.Error()))
+	} else if err == errBatchRevision {
+		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
+	} else if errors.As(err, &shape) {
+		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
+	} else {
+		h.serveDecided(w, r, subject, rh, raw, id, requests)
+	}
+}
+
+// readBody reads r's body whole, up to the bound; a larger one is an
+// *http.MaxBytesError and nothing of it is kept.
+func (h *handler) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return []byte{}, nil
+	}
+	defer r.Body.Close()
+	if r.ContentLength > h.maxBody {
+		return nil, &http.MaxBytesError{Limit: h.maxBody}
+	}
+	return readGrowing(r.Body, r.ContentLength, h.maxBody)
+}
+
+// readGrowing reads body whole, up to limit bytes (more is an
+// *http.MaxBytesError). A declared length is only a claim, so the buffer
+// grows as bytes arrive, doubling: a request that declares 4 MiB and sends
+// nothing holds 512 bytes. The claim only caps a growth: when it is honest
+// the last buffer is the body's size (one byte more, to see its end), so
+// the read peaks at the body and the half of it the buffer held before,
+// not at twice the body, as doubling past it would.
+func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			next := 2 * int64(cap(buf))
+			if declared >= int64(len(buf)) && declared < next {
+				next = declared + 1
+			}
+			grown := make([]byte, len(buf), min(next, limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, &http.MaxBytesError{Limit: limit}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// errStopScan ends a body's scan at a message that settles the answer;
+// errBatchRevision, at a batch under a revision that has none.
+var (
+	errStopScan      = errors.New("stop")
+	errBatchRevision = errors.New("batch at a revision without batches")
+)
+
+// batchesAllowed reports whether a request at rev may be a JSON-RPC batch:
+// MCP 2025-03-26 has them, 2025-06-18 removed them (the go-sdk refuses one
+// at a later revision). A malformed revision is left to the decision.
+func batchesAllowed(rev string) bool {
+	v, err := facets.ParseVersion(facets.ProtocolMCP, rev)
+	return err != nil || v.Compare(impliedParsed) <= 0
+}
+
+const methodInitialize = "initialize"
+
+// checkAgreement is the header/body check that comes before any version is
+// decided (MCP 2026-07-28, HeaderMismatchError), for one message m of a
+// request whose headers are rh (stateless when they name a stateless
+// revision): MCP-Protocol-Version against the _meta revision, Mcp-Method
+// against the method, and Mcp-Name against the name it mirrors.
+func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
+	// A header that names no stateless revision still decides the request,
+	// but a body that declares a revision must declare the same one; a
+	// missing header reads as impliedRevision, which no body declares.
+	if m.hasMetaVersion && !m.metaVersionStr {
+		return fmt.Errorf("params._meta[%q] is not a string", metaProtocolVersion)
+	}
+	if m.hasMetaVersion && m.metaVersion != rh.revision() {
+		return fmt.Errorf("%s %s does not match params._meta[%q] %q", headerProtocolVersion, quoteOrAbsent(rh.version), metaProtocolVersion, m.metaVersion)
+	}
+	if stateless && m.isRequest() && !m.hasMetaVersion {
+		return fmt.Errorf("%s %q needs params._meta[%q] to match it", headerProtocolVersion, rh.version, metaProtocolVersion)
+	}
+	if !m.hasMethod {
+		return nil
+	}
+	if rh.method != "" && rh.method != m.method {
+		return fmt.Errorf("%s %q does not match method %q", headerMethod, rh.method, m.method)
+	}
+	if stateless && rh.method == "" {
+		return fmt.Errorf("%s is required at %s %q", headerMethod, headerProtocolVersion, rh.version)
+	}
+	want, named, present := mirroredName(m)
+	if rh.hasName && named && (!present || rh.name != want) {
+		return fmt.Errorf("%s %q does not match the %s's name %s", headerName, rh.name, m.method, quoteOrAbsent(want))
+	}
+	if stateless && named && !rh.hasName && m.isRequest() {
+		return fmt.Errorf("%s is required for %s at %s %q", headerName, m.method, headerProtocolVersion, rh.version)
+	}
+	return nil
+}
+
+// mirroredName returns the body value Mcp-Name mirrors for m's method,
+// whether the method has one, and whether the body holds it as a string;
+// a member that is missing or not a string matches no header.
+func mirroredName(m *message) (want string, named, present bool) {
+	switch m.method {
+	case "tools/call", "prompts/get":
+		return m.name, true, m.nameStr
+	case "resources/read":
+		return m.uri, true, m.uriStr
+	}
+	return "", false, false
+}
+
+func quoteOrAbsent(v string) string {
+	if v == "" {
+		return "(absent)"
+	}
+	return strconv.Quote(v)
+}
+
+// serveBodiless serves GET (a legacy session's event stream) and DELETE
+// (the end of a legacy session): there is no body to check, only the
+// revision the header names.
+func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
+	rh, err := readHeaders(r.Header)
+	if err != nil {
+		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+		return
+	}
+	if r.Method == http.MethodDelete && rh.session != "" {
+		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
+	}
+	h.serveDecided(w, r, subject, rh, nil, nil, 0)
+}
+
+// serveDecided serves a request that is not initialize: on a session the
+// middleware remembers, at the session's revision; otherwise at the
+// revision its header names, decided now. requests is how many of its
+// messages ask for a response.
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage, requests int) {
+	requested := rh.revision()
+	if rh.session != "" && !isStateless(requested) {
+		s, ok := h.sessions.get(rh.session)
+		if !ok && r.Method != http.MethodDelete {
+			// The pin is gone (evicted, or never made here): serving the
+			// session at whatever its header names now could differ from
+			// what its server settled, so the client must initialize again,
+			// which MCP asks of a client told 404 on its session. Ending an
+			// unknown session serves nothing, and is decided afresh.
+			h.refuse(w, r, subject, requested, id, http.StatusNotFound, rpcerr.RPCError{
+				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
+			})
+			return
+		}
+		if ok && s.outcome.Version != requested {
+			h.refuse(w, r, subject, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
+			return
+		}
+		if ok && sameSubject(s.subject, subject) {
+			h.forward(w, r, raw, &s.outcome, false)
+			return
+		}
+		// Another caller on this session: the session's decision was not
+		// made for it, so it is decided on its own, at the session's
+		// revision or not at all.
+	}
+	offer := negotiate.InboundOffer(h.adv, "", requested)
+	o, ok := h.decide(r, subject, offer)
+	if !ok {
+		h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		return
+	}
+	if rh.method != methodDiscover && h.n.RequiresAudit() {
+		// Anything but discover may act (a tools/call runs a tool), and
+		// under RequireAudit nothing may act unrecorded: its record comes
+		// before it is served. A server that then refuses the revision
+		// (-32022) is misconfigured for it; see "The record follows the
+		// server" in the package doc.
+		if o = h.record(r, h.opts.Sink, subject, offer); o.Err() != nil {
+			h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+			return
+		}
+		h.forward(w, r, raw, &o, false)
+		return
+	}
+	h.forward(h.follow(w, r, subject, offer, &o, rh.method, id, requests), r, raw, &o, false)
+}
+
+// serveInitialize decides a legacy handshake: params.protocolVersion, with
+// a counter-offer when the preferred revision can be one.
+func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
+	requested := m.protocolVersion
+	if rh.method != "" && rh.method != methodInitialize {
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
+		return
+	}
+	if !m.paramsObject || !m.hasProtocolVersion || !m.protocolVersionStr {
+		// It names no revision: nothing to decide or record.
+		e := rpcerr.MCPLegacyInitializeUnsupported("", h.servable(subject))
+		e.Message = "initialize needs params.protocolVersion, a string"
+		writeRPCError(w, http.StatusOK, id, e)
+		return
+	}
+	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
+		// The body names two revisions; which one a server reads is its
+		// own business, so neither is served.
+		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", metaProtocolVersion, requested)))
+		return
+	}
+	if isStateless(requested) {
+		// The handshake cannot settle this revision, and a server would
+		// answer with an older one than the host decided.
+		e := rpcerr.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
+		e.Message = "Unsupported protocol version: initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
+		e.Data = withReason(e.Data, events.ReasonUnsupported)
+		h.refuse(w, r, subject, requested, id, http.StatusOK, e)
+		return
+	}
+	offer := negotiate.Offer{
+		Protocol:     facets.ProtocolMCP,
+		Requested:    requested,
+		PeerVersions: []string{requested},
+		CounterOffer: h.counter,
+	}
+	o, ok := h.decide(r, subject, offer)
+	if !ok {
+		h.refuseDecided(w, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
+		return
+	}
+	if o.Version != requested {
+		// The counter-offer: the server must answer with the host's
+		// revision, and answers with the one it is asked for. This is the
+		// one change the middleware makes to a body (see Options.ByteExact).
+		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
+	}
+	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
+		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
+	})}
+	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id, 1), r, raw, &o, true)
+}
+
+// replaceSpan returns a copy of b with the bytes at s replaced by with.
+func replaceSpan(b []byte, s span, with string) []byte {
+	return slices.Concat(b[:s.start], []byte(with), b[s.end:])
+}
+
+// decide decides offer for r's caller. A refusal is recorded now; an
+// accepted outcome is recorded when the wrapped server answers, as it
+// answered (see follow), so the caller must forward it through follow.
+// It returns false when the outcome is a refusal, which the caller answers.
+func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
+	if o, _ := h.n.Decide(subject, offer); o.Err() == nil {
+		return o, true
+	}
+	o := h.record(r, h.opts.Sink, subject, offer)
+	return o, o.Err() == nil
+}
+
+// refuse answers a request the middleware refuses for something other than
+// the decision (its headers and body disagree, or its session cannot serve
+// it), and records the refusal of the revision it named: every refusal of
+// a request that names a revision is on the record. The negotiator records
+// only what it decides, so it is asked to decide an offer it must refuse.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e rpcerr.RPCError) {
+	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
+	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
+		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		return
+	}
+	writeRPCError(w, status, id, e)
+}
+
+// unoffered is a revision no host offers, as the only version the peer
+// speaks: an offer of it makes the decision refuse whatever was requested,
+// below-floor when that is below the floor and unsupported otherwise.
+const unoffered = "9999-12-31"
+
+// refuseDecided answers a refusal the decision made: e is the wire error,
+// named opens its message, which then says why; data lists what this
+// caller could be served instead, and the reason.
+func (h *handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
+	if o.Rule == negotiate.RuleAudit {
+		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
+		return
+	}
+	servable := h.servable(subject)
+	e.Message = named + why(o, h.adv) + servedList(servable)
+	d := e.Data.(rpcerr.VersionData)
+	d.Supported, d.Reason = servable, string(o.Reason)
+	e.Data = d
+	writeRPCError(w, status, id, e)
+}
+
+// why says, for people, why the revision named was refused: the go-sdk
+// client shows the message alone, so the reason must be in it.
+func why(o *negotiate.Outcome, adv facets.Advertised) string {
+	switch o.Rule {
+	case negotiate.RuleFloor:
+		return " is below the minimum revision " + adv.Floor
+	case negotiate.RuleAuthenticated:
+		return " is below the preferred revision " + adv.Preferred + " and is served only to an authenticated caller"
+	case negotiate.RulePolicy:
+		return " is not served to this caller by the host's policy"
+	}
+	return " is not a revision this server serves"
+}
+
+// servedList ends a refusal's message with what the caller could be
+// served: never nothing, since the preferred revision is served to anyone.
+func servedList(servable []string) string {
+	return "; this caller can be served " + strings.Join(servable, ", ")
+}
+
+// servable returns the revisions subject could be served at, in the
+// facet's order: the ones the decision accepts when asked for by name.
+// None is below the floor, and an unauthenticated caller is never offered
+// one below the preferred revision it would be refused.
+func (h *handler) servable(subject *negotiate.Subject) []string {
+	out := []string{}
+	for _, v := range h.adv.Versions {
+		if o, _ := h.n.Decide(subject, negotiate.InboundOffer(h.adv, "", v)); o.Err() == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withReason returns version data d with its reason set.
+func withReason(d any, reason string) rpcerr.VersionData {
+	v := d.(rpcerr.VersionData)
+	v.Reason = string(reason)
+	return v
+}
+
+// sessionMismatch is the refusal of a request whose revision is not the
+// one its session settled: the session serves that one revision only.
+func sessionMismatch(header, settled string) rpcerr.RPCError {
+	e := rpcerr.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
+	e.Message = headerProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
+	e.Data = withReason(e.Data, events.ReasonUnsupported)
+	return e
+}
+
+// forward passes r, with raw as its body, to the wrapped handler, with the
+// outcome in its context.
+func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
+	r = r.WithContext(adapter.WithOutcome(r.Context(), facets.ProtocolMCP, o))
+	if raw != nil {
+		b := &forwardedBody{raw: raw}
+		b.Reset(raw)
+		r.Body, r.GetBody = b, b.again
+		r.ContentLength = int64(len(raw))
+		if rewritten || r.Header.Get("Content-Length") != "" {
+			r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		}
+	}
+	h.next.ServeHTTP(w, r)
+	if o, ok := w.(observer); ok {
+		// A handler that returned without writing answered 200.
+		o.observe(http.StatusOK)
+	}
+}
+
+// forwardedBody is the body the wrapped handler reads: raw, read whole
+// before, again each time GetBody asks.
+type forwardedBody struct {
+	bytes.Reader
+	raw []byte
+}
+
+func (*forwardedBody) Close() error { return nil }
+
+func (b *forwardedBody) again() (io.ReadCloser, error) {
+	again := &forwardedBody{raw: b.raw}
+	again.Reset(b.raw)
+	return again, nil
+}
+
+// observer is a ResponseWriter that watches the status of the answer.
+type observer interface{ observe(status int) }
