@@ -93,6 +93,8 @@ func TestParseReleases(t *testing.T) {
 			[]string{"takenAt date"}},
 		{"takenAt empty", `{"takenAt": ""}`, []string{"takenAt date"}},
 		{"takenAt not a string", `{"takenAt": 20260312}`, []string{"takenAt type"}},
+		{"superseded by itself", `{"a2a": [{"version": "1.0", "published": "2026-03-12", "supersededBy": "1.0"}]}`,
+			[]string{"a2a[0].supersededBy supersede-order"}},
 		{"superseded by a malformed version", `{"mcp": [{"version": "2025-06-18", "published": "2025-06-18", "supersededBy": "soon"}]}`,
 			[]string{"mcp[0].supersededBy date"}},
 	}
