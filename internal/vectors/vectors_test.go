@@ -563,7 +563,7 @@ func TestParseRequest(t *testing.T) {
 				`offer.peer: events: peer: "peer.example": no scheme: a relative reference has no origin (want http://, https://, ws:// or wss://)`,
 				`now: "yesterday" is neither a date YYYY-MM-DD nor an RFC 3339 time`}},
 		{"unknown keys hide none of their neighbours' problems", `{"nowt": 1, ` + facet + `, "offer": {"peerVersion": [], "peer": "x:"}, "policy": {"x": 1, "denyDowngrade": 1}}`,
-			[]string{`nowt: unknown field "nowt"`, `offer.peerVersion: unknown field "peerVersion"`,
+			[]string{`nowt: unknown field "nowt" (did you mean "now"?)`, `offer.peerVersion: unknown field "peerVersion" (did you mean "peerVersions"?)`,
 				`offer.peer: events: peer: "x:": scheme "x" has no origin (want http, https, ws or wss)`,
 				`policy.x: unknown field "x"`, "policy.denyDowngrade: want a boolean, got a number", "now: required"}},
 		{"a member of the wrong kind", `{` + facet + `, "offer": 1, "policy": [], "subject": "me", "now": "2026-11-29"}`,
