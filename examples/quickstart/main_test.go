@@ -18,11 +18,11 @@ const want = `0. facets checked against upstream: refreshedAt a2a 2026-11-29, mc
 2. anonymous caller, MCP client requests 2025-11-25
    outcome: refused mcp (reason unauthenticated, rule authenticated)
    negotiation.decided: {"protocol":"mcp","outcome":"refused","requested":"2025-11-25","reason":"unauthenticated","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"}
-   HTTP 400: {"error":"interop_version_unsupported","message":"mcp negotiation refused: unauthenticated","details":{"protocol":"mcp","reason":"unauthenticated","requested":"2025-11-25","supported":["2025-06-18","2025-11-25","2026-07-28"]}}
+   HTTP 400: {"error":"interop_version_unsupported","message":"mcp negotiation refused: unauthenticated","details":{"protocol":"mcp","reason":"unauthenticated","requested":"2025-11-25","supported":["2026-07-28"]}}
 3. authenticated caller, MCP client requests 2025-06-18
    outcome: refused mcp (reason below-floor, rule floor)
    negotiation.decided: {"protocol":"mcp","outcome":"refused","requested":"2025-06-18","reason":"below-floor","floor":"2025-11-25","at":"2026-11-29T12:00:00Z"}
-   HTTP 400: {"error":"interop_version_unsupported","message":"mcp negotiation refused: below-floor","details":{"protocol":"mcp","reason":"below-floor","requested":"2025-06-18","supported":["2025-06-18","2025-11-25","2026-07-28"]}}
+   HTTP 400: {"error":"interop_version_unsupported","message":"mcp negotiation refused: below-floor","details":{"protocol":"mcp","reason":"below-floor","requested":"2025-06-18","supported":["2025-11-25","2026-07-28"]}}
 `
 
 func TestRun(t *testing.T) {
