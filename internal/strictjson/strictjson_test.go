@@ -57,6 +57,7 @@ func TestDecode(t *testing.T) {
 		{`{"p":{"B":"x"}}`, closed{}, `p: unknown field "B" (field names are case-sensitive: did you mean "b"?)`},
 		{`{"Arrr":[]}`, closed{}, `unknown field "Arrr" (did you mean "arr"?)`},
 		{`{"zzz":[]}`, closed{}, `unknown field "zzz"`},
+		{`{"B":"x"}`, closed{}, `unknown field "B" (field names are case-sensitive: did you mean "b"?)`}, // b is the embedded struct's
 		{`{"byte":""}`, closed{}, `unknown field "byte" (did you mean "bytes"?)`},
 		{`{"deeep":{}}`, closed{}, `unknown field "deeep" (did you mean "deep"?)`},
 		{`{"deep":{"k":{"b":"x","b":"y"}}}`, closed{}, `deep.k: the key "b" appears twice`},
