@@ -588,7 +588,10 @@ func TestParseRequest(t *testing.T) {
 		{"a second value", `{` + facet + `, "now": "2026-11-29"} {}`, []string{"data after the JSON value"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := vectors.ParseRequest([]byte(tc.data))
+			r, err := vectors.ParseRequest([]byte(tc.data))
+			if tc.want == nil && (err != nil || r.Facet.A2A == nil) {
+				t.Fatalf("ParseRequest = %+v, %#v; want the request and no error", r, err)
+			}
 			var got []string
 			if err != nil {
 				ps, ok := errors.AsType[vectors.RequestError](err)
