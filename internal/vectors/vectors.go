@@ -848,10 +848,10 @@ func joinPath(base, path string) string {
 	return base + "." + path
 }
 
-// covers reports whether path lies at or below base.
+// covers reports whether path lies at or below base, a member's path.
 func covers(base, path string) bool {
 	rest, ok := strings.CutPrefix(path, base)
-	return ok && (base == "" || rest == "" || rest[0] == '.' || rest[0] == '[')
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
 }
 
 // ParseClock reads a date YYYY-MM-DD as its midnight UTC, or an RFC 3339
