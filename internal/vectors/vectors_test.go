@@ -574,7 +574,7 @@ func TestParseRequest(t *testing.T) {
 		{"a key that is no identifier", `{` + facet + `, "offer": {"io.example/x": 1}, "now": "2026-11-29", "a b": 2}`,
 			[]string{`offer["io.example/x"]: unknown field "io.example/x"`, `["a b"]: unknown field "a b"`}},
 		{"a key that begins with another's name is its own member", `{"now": 1, ` + facet + `, "offer": {"requested": 1}, "nowt": 2}`,
-			[]string{"now: want a string, got a number", "offer.requested: want a string, got a number", `nowt: unknown field "nowt"`}},
+			[]string{"now: want a string, got a number", "offer.requested: want a string, got a number", `nowt: unknown field "nowt" (did you mean "now"?)`}},
 		{"a clock of the wrong type is not also missing", `{` + facet + `, "offer": {}, "now": 1}`, []string{"now: want a string, got a number"}},
 		{"the facet's every violation, and no echo in the offer", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.1", "minimumVersion": "1.2", "refreshedAt": "2026-11-01"}}, "now": "2026-11-29"}`,
 			[]string{`facet.a2a.preferredVersion: "1.1" is not one of the offered versions`, `facet.a2a.minimumVersion: "1.2" is not one of the offered versions`,
