@@ -116,3 +116,14 @@ func TestReadAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestReadReplyMessage refuses a response whose error.message is not a
+// string, and reads one that is.
+func TestReadReplyMessage(t *testing.T) {
+	if _, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":2}}`)); err == nil {
+		t.Error("an error.message that is a number was read")
+	}
+	if rep, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)); err != nil || rep.message != "no" || rep.code != -32601 {
+		t.Errorf("%+v, %v", rep, err)
+	}
+}
