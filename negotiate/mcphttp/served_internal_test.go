@@ -92,3 +92,38 @@ func TestSSEScannerSearchesEachByteOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAnswer counts the responses of an answer and finds a refusal in
+// it as a client reads them: every member of a batch, past members the
+// reading skips (objects in an error's data included), and none in an
+// answer that is not one JSON value.
+func TestReadAnswer(t *testing.T) {
+	for _, c := range []struct {
+		answer    string
+		responses int
+		refused   bool
+	}{
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`, 2, false},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]`, 1, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x","data":{"a":[1]}}}`, 1, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"data":{"code":-32022},"code":-32601}}`, 1, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"data":{"a":1},"code":-32022}}`, 1, true},
+		{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}] []`, 0, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}}`, 0, false},
+	} {
+		if n, refused := readAnswer([]byte(c.answer)); n != c.responses || refused != c.refused {
+			t.Errorf("%s: %d responses, refused %t; want %d, %t", c.answer, n, refused, c.responses, c.refused)
+		}
+	}
+}
+
+// TestReadReplyMessage refuses a response whose error.message is not a
+// string, and reads one that is.
+func TestReadReplyMessage(t *testing.T) {
+	if _, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":2}}`)); err == nil {
+		t.Error("an error.message that is a number was read")
+	}
+	if rep, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)); err != nil || rep.message != "no" || rep.code != -32601 {
+		t.Errorf("%+v, %v", rep, err)
+	}
+}
