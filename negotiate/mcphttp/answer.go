@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +37,7 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 // message; id is the id a replacement answer carries; requests is how
 // many of the request's messages ask for a response, which an event
 // stream is held for.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id json.RawMessage, requests int) *answerWatch {
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id jsontext.Value, requests int) *answerWatch {
 	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
@@ -95,7 +94,7 @@ type answerWatch struct {
 	subject *negotiate.Subject
 	offer   negotiate.Offer
 	version string // the revision decided
-	id      json.RawMessage
+	id      jsontext.Value
 	method  string
 	confirm bool // the answer must confirm the revision
 	expect  int  // the responses an event stream is held for

@@ -18,6 +18,8 @@ import (
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // defaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is
@@ -326,18 +328,18 @@ func isLoopback(addr string) bool {
 
 // writeRPCError answers with a JSON-RPC error response. id is the
 // request's id, or nil for null (a batch, or no id to answer).
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e rpcerr.RPCError) {
+func writeRPCError(w http.ResponseWriter, status int, id jsontext.Value, e rpcerr.RPCError) {
 	if id == nil {
-		id = json.RawMessage("null")
+		id = jsontext.Value("null")
 	}
 	body, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
+		ID      jsontext.Value  `json:"id"`
 		Error   rpcerr.RPCError `json:"error"`
 	}{"2.0", id, e})
 	if err != nil {
 		// Only an id that is not JSON could fail, and ids come from a body
-		// that passed json.Valid; answer null rather than nothing.
+		// that a lenient parser accepted; answer null rather than nothing.
 		body, _ = json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      any             `json:"id"`

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,8 @@ import (
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A POST is served in the order of this file: its MCP headers and body
@@ -70,7 +71,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		}
 		return nil
 	})
-	var id json.RawMessage // the id a refusal answers, when there is exactly one
+	var id jsontext.Value // the id a refusal answers, when there is exactly one
 	if !batch {
 		id = first.id
 	}
@@ -233,7 +234,7 @@ func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject 
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now. requests is how many of its
 // messages ask for a response.
-func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id json.RawMessage, requests int) {
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id jsontext.Value, requests int) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
 		s, ok := h.sessions.get(rh.session)
@@ -284,7 +285,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
 // a counter-offer when the preferred revision can be one.
-func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id json.RawMessage) {
+func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id jsontext.Value) {
 	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
 		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
@@ -357,7 +358,7 @@ func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 // it), and records the refusal of the revision it named: every refusal of
 // a request that names a revision is on the record. The negotiator records
 // only what it decides, so it is asked to decide an offer it must refuse.
-func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id json.RawMessage, status int, e rpcerr.RPCError) {
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
 	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
 		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
@@ -374,7 +375,7 @@ const unoffered = "9999-12-31"
 // refuseDecided answers a refusal the decision made: e is the wire error,
 // named opens its message, which then says why; data lists what this
 // caller could be served instead, and the reason.
-func (h *handler) refuseDecided(w http.ResponseWriter, id json.RawMessage, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
+func (h *handler) refuseDecided(w http.ResponseWriter, id jsontext.Value, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
 	if o.Rule == negotiate.RuleAudit {
 		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
 		return
