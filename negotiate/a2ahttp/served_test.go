@@ -88,6 +88,8 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
 		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
 		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
+		{"an escaped reason", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":1,"data":[{"reason":"VERSION\u005fNOT_SUPPORTED"}]}}`), true},
+		{"-32009 after 33", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":33,"error":{"code":-32009}}`), true},
 		{"-32009 after another 3", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":3,"error":{"code":-32009}}`), true},
 		{"an error that is no object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":-32009}`), false},
 		{"a code that is no number", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":"-32009"}}`), false},
@@ -336,5 +338,25 @@ func TestInformationalAnswers(t *testing.T) {
 	}
 	if len(w.written) != 2 || w.written[0] != http.StatusEarlyHints || w.written[1] != http.StatusOK || w.Body.String() != `{"result":{}}` {
 		t.Errorf("statuses %v, body %s", w.written, w.Body)
+	}
+}
+
+// Whatever Vary the handler sets on the card, the answer varies on the
+// version; a Vary of * already says so.
+func TestCardVaryFollowsTheHandler(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"Accept", "Accept,A2A-Version"},
+		{"accept, a2a-version", "accept, a2a-version"},
+		{"*", "*"},
+	} {
+		_, h := following(t, policy.Policy{}, a2ahttp.Options{}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Vary", tc.set)
+			_, _ = w.Write([]byte(`{"name":"host"}`))
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, cardOrPost("/.well-known/agent-card.json", "1.2"))
+		if got := strings.Join(w.Result().Header.Values("Vary"), ","); got != tc.want {
+			t.Errorf("the handler set Vary %q: answered %q, want %q", tc.set, got, tc.want)
+		}
 	}
 }
