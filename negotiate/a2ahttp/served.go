@@ -159,12 +159,14 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 			v = a.read(data, true)
 		}
 	}
-	if v == undecided && len(a.held) > a.limit && !a.sse {
-		v = a.read(a.held, false)
-	}
 	if v == undecided && len(a.held) > a.limit {
-		a.overflow()
-		return len(p), errAnswerReplaced
+		if !a.sse {
+			v = a.read(a.held, false) // what is held may show it already
+		}
+		if v == undecided {
+			a.overflow()
+			return len(p), errAnswerReplaced
+		}
 	}
 	if v != undecided {
 		a.settle(v)
