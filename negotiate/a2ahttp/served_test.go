@@ -256,6 +256,10 @@ func TestAnswerBound(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"req-1","result":"` + long + `"}`},
 		{"a long error before its code", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"`+long, `","code":-32009}}`), true,
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+		{"a number id is echoed", answering(0, "application/json", `{"jsonrpc":"2.0","id":7,"error":{"message":"`+long, `","code":-32009}}`), true,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+		{"an id that is neither is not", answering(0, "application/json", `{"jsonrpc":"2.0","id":{"n":7},"error":{"message":"`+long, `","code":-32009}}`), true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
 		{"a stream with no event within the bound", answering(0, "text/event-stream", "data: "+long), true,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
 	} {
