@@ -159,12 +159,14 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 			v = a.read(data, true)
 		}
 	}
-	if v == undecided && len(a.held) > a.limit && !a.sse {
-		v = a.read(a.held, false)
-	}
 	if v == undecided && len(a.held) > a.limit {
-		a.overflow()
-		return len(p), errAnswerReplaced
+		if !a.sse {
+			v = a.read(a.held, false) // what is held may show it already
+		}
+		if v == undecided {
+			a.overflow()
+			return len(p), errAnswerReplaced
+		}
 	}
 	if v != undecided {
 		a.settle(v)
@@ -217,7 +219,7 @@ func (a *answerWatch) read(b []byte, complete bool) verdict {
 	if complete && !mayRefuse(b) {
 		return served
 	}
-	s := answerReader{complete: complete, n: int64(len(b))}
+	s := answerReader{complete: complete}
 	s.d.Reset(bytes.NewBuffer(b), lenient...)
 	v := s.response()
 	if s.id != nil {
@@ -379,7 +381,6 @@ func digitsFollow(b []byte, digits string) bool {
 // as the number it spells, whatever the spelling.
 type answerReader struct {
 	d        jsontext.Decoder
-	n        int64 // bytes given
 	complete bool
 	id       jsontext.Value
 }
@@ -395,14 +396,10 @@ func (s *answerReader) failed(err error) verdict {
 }
 
 // token reads the next token. A number that ends an answer still arriving
-// may be cut short, so it is more to wait for.
-func (s *answerReader) token() (jsontext.Token, error) {
-	t, err := s.d.ReadToken()
-	if err == nil && !s.complete && t.Kind() == '0' && s.d.InputOffset() == s.n {
-		err = io.ErrUnexpectedEOF
-	}
-	return t, err
-}
+// may be cut short (-320 of -32009), and is read as it stands: only a
+// refusal settles an answer before its end, and a refusal is settled only
+// from a whole response, which a cut number is not.
+func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() }
 
 // response reads a JSON-RPC response, a batch of them, or a google.rpc.Status
 // body (an object with an error member too).
@@ -427,11 +424,10 @@ func (s *answerReader) response() verdict {
 				return s.failedOr(v, err)
 			}
 		}
-		if _, err := s.token(); err != nil {
-			return s.failed(err)
-		}
 	}
-	return served // not a response a client reads a refusal in
+	// Not a response a client reads a refusal in, or a batch without one
+	// (whatever follows its last member).
+	return served
 }
 
 // failedOr is v, or the verdict of err when there is one.

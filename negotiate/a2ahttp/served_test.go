@@ -16,8 +16,18 @@ import (
 
 // answering is a wrapped A2A server that answers with status (none written
 // when zero) and a Content-Type (none when empty), writing parts one
-// after another and flushing after each, as a streaming server does.
+// after another.
 func answering(status int, contentType string, parts ...string) http.Handler {
+	return writing(false, status, contentType, parts...)
+}
+
+// streaming is answering, flushing after each part as a streaming server
+// does.
+func streaming(status int, contentType string, parts ...string) http.Handler {
+	return writing(true, status, contentType, parts...)
+}
+
+func writing(flush bool, status int, contentType string, parts ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if contentType != "" {
 			w.Header().Set("Content-Type", contentType)
@@ -28,7 +38,9 @@ func answering(status int, contentType string, parts ...string) http.Handler {
 		}
 		for _, p := range parts {
 			_, _ = w.Write([]byte(p))
-			w.(http.Flusher).Flush()
+			if flush {
+				w.(http.Flusher).Flush()
+			}
 		}
 	})
 }
@@ -78,16 +90,20 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"an escaped name", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","\u0065rror":{"code":-32009}}`), true},
 		{"a repeated code", false, "/a2a", answering(0, "application/json", `{"error":{"code":-32603,"code":-32009}}`), true},
 		{"the code split across writes", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-320`, `09,"message":"no"}}`), true},
+		{"the code split across flushed writes", false, "/a2a", streaming(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-320`, `09,"message":"no"}}`), true},
+		{"a result flushed", false, "/a2a", streaming(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":`, `{"code":-32009}}`), false},
 		{"the reason in data", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"message":"no","data":[{"@type":"x"},`+versionInfo+`]}}`), true},
 		{"the reason in a bare data object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"data":`+versionInfo+`}}`), true},
 		{"in a batch", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32009}}]`), true},
 		{"a batch of results", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{"n":-32009}},{"jsonrpc":"2.0","id":2,"error":{"code":-32001}}]`), false},
-		{"the first event of a stream", false, "/a2a", answering(0, sse, ": hello\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",", "\"error\":{\"code\":-32009}}\n\n", "data: more\n\n"), true},
+		{"the first event of a stream", false, "/a2a", streaming(0, sse, ": hello\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",", "\"error\":{\"code\":-32009}}\n\n", "data: more\n\n"), true},
 		{"a stream", false, "/a2a", answering(0, sse, "data: "+ok+"\n\n", "data: {\"error\":{\"code\":-32009}}\n\n"), false},
 		{"another error", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
 		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
 		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
+		{"an escaped reason", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":1,"data":[{"reason":"VERSION\u005fNOT_SUPPORTED"}]}}`), true},
+		{"-32009 after 33", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":33,"error":{"code":-32009}}`), true},
 		{"-32009 after another 3", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":3,"error":{"code":-32009}}`), true},
 		{"an error that is no object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":-32009}`), false},
 		{"a code that is no number", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":"-32009"}}`), false},
@@ -137,7 +153,7 @@ func TestRecordBeforeTheAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := m.Wrap(answering(0, "text/event-stream", "data: {\"result\":{}}\n", "\n", "data: {}\n\n"))
+	h := m.Wrap(streaming(0, "text/event-stream", "data: {\"result\":{}}\n", "\n", "data: {}\n\n"))
 	w := &recordedFirst{ResponseRecorder: httptest.NewRecorder(), rec: rec}
 	h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
 	if w.seen != 1 || w.Body.String() != "data: {\"result\":{}}\n\ndata: {}\n\n" || !w.Flushed {
@@ -240,6 +256,10 @@ func TestAnswerBound(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"req-1","result":"` + long + `"}`},
 		{"a long error before its code", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"`+long, `","code":-32009}}`), true,
 			`{"jsonrpc":"2.0","id":"req-1","error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+		{"a number id is echoed", answering(0, "application/json", `{"jsonrpc":"2.0","id":7,"error":{"message":"`+long, `","code":-32009}}`), true,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
+		{"an id that is neither is not", answering(0, "application/json", `{"jsonrpc":"2.0","id":{"n":7},"error":{"message":"`+long, `","code":-32009}}`), true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
 		{"a stream with no event within the bound", answering(0, "text/event-stream", "data: "+long), true,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the A2A server's answer could not be read within its bound; the exchange is refused","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org"}]}}`},
 	} {
@@ -275,8 +295,8 @@ func FuzzFollow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
 		at := int(cut) % (len(b) + 1)
 		var outcomes [2]string
-		for i, parts := range [][]string{{string(b)}, {string(b[:at]), string(b[at:])}} {
-			rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, answering(0, "application/json", parts...))
+		for i, h := range []http.Handler{answering(0, "application/json", string(b)), streaming(0, "application/json", string(b[:at]), string(b[at:]))} {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, h)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
 			if w.Body.String() != string(b) {
@@ -336,5 +356,25 @@ func TestInformationalAnswers(t *testing.T) {
 	}
 	if len(w.written) != 2 || w.written[0] != http.StatusEarlyHints || w.written[1] != http.StatusOK || w.Body.String() != `{"result":{}}` {
 		t.Errorf("statuses %v, body %s", w.written, w.Body)
+	}
+}
+
+// Whatever Vary the handler sets on the card, the answer varies on the
+// version; a Vary of * already says so.
+func TestCardVaryFollowsTheHandler(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"Accept", "Accept,A2A-Version"},
+		{"accept, a2a-version", "accept, a2a-version"},
+		{"*", "*"},
+	} {
+		_, h := following(t, policy.Policy{}, a2ahttp.Options{}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Vary", tc.set)
+			_, _ = w.Write([]byte(`{"name":"host"}`))
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, cardOrPost("/.well-known/agent-card.json", "1.2"))
+		if got := strings.Join(w.Result().Header.Values("Vary"), ","); got != tc.want {
+			t.Errorf("the handler set Vary %q: answered %q, want %q", tc.set, got, tc.want)
+		}
 	}
 }
