@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -182,7 +182,7 @@ func (a *answerWatch) write(p []byte, s string) (int, error) {
 		return n, a.writeErr()
 	}
 	for a.sse {
-		data, ok := a.events.next(a.held)
+		data, ok := a.events.Next(a.held)
 		if !ok {
 			break
 		}
@@ -467,66 +467,15 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 	return r.skip()
 }
 
-// sseScanner reads server-sent events as they are held, one event's data
-// at a time. It keeps its place, so that each
-// byte is scanned once however the answer is split into writes.
-type sseScanner struct {
-	pos int // bytes of complete lines read
-	// searched is how far b has been searched for the end of the line
-	// at pos.
-	searched int
-	data     []byte // the data of the event being read
-	has      bool   // the event being read has a data field
-}
-
-// next reads the complete lines of b past what it has read, and returns
-// the data of the first event with data that they complete.
-func (s *sseScanner) next(b []byte) ([]byte, bool) {
-	for {
-		rest := b[s.pos:]
-		// Search only what was not searched before: a long line arriving
-		// in many reads is searched once, not once a read.
-		from := max(s.searched-s.pos, 0)
-		i := bytes.IndexAny(rest[from:], "\r\n")
-		if i < 0 {
-			s.searched = len(b)
-			return nil, false // the line is not complete yet
-		}
-		i += from
-		if rest[i] == '\r' && i+1 == len(rest) {
-			s.searched = s.pos + i // the \r again: a \n may follow it
-			return nil, false
-		}
-		line := rest[:i]
-		s.pos += i + 1
-		if rest[i] == '\r' && rest[i+1] == '\n' {
-			s.pos++
-		}
-		if len(line) == 0 {
-			data, has := s.data, s.has
-			s.data, s.has = nil, false
-			if has {
-				return data, true
-			}
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		if string(field) != "data" {
-			continue
-		}
-		if s.has {
-			s.data = append(s.data, '\n')
-		}
-		s.has = true
-		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
-	}
-}
+// sseScanner is the adapters' event-stream reader, with the search for
+// the JSON-RPC response an answer carries.
+type sseScanner struct{ adapter.EventScanner }
 
 // response returns the data of the next event s completes in b that is a
 // JSON-RPC response, passing over the notifications and requests before it.
 func (s *sseScanner) response(b []byte) ([]byte, bool) {
 	for {
-		data, ok := s.next(b)
+		data, ok := s.Next(b)
 		if !ok || isResponse(data) {
 			return data, ok
 		}

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 )
 
@@ -68,27 +67,6 @@ func TestSSEScannerByteByByte(t *testing.T) {
 		}
 		if string(got) != resp {
 			t.Errorf("%q: got %q", stream, got)
-		}
-	}
-}
-
-// TestSSEScannerSearchesEachByteOnce feeds a stream one byte more at a
-// time: each read resumes the search where the last one stopped (at the
-// \r that ended it, when a \n may follow), so a long line arriving in many
-// reads is searched once rather than once a read.
-func TestSSEScannerSearchesEachByteOnce(t *testing.T) {
-	stream := []byte("data: " + strings.Repeat("x", 64) + "\r\nid: 7\r\n\r\n")
-	var s sseScanner
-	for n := 1; n < len(stream); n++ {
-		if _, ok := s.response(stream[:n]); ok {
-			t.Fatalf("a response in %q", stream[:n])
-		}
-		want := n
-		if stream[n-1] == '\r' {
-			want = n - 1
-		}
-		if s.searched != want {
-			t.Fatalf("after %d bytes the search resumes at %d, want %d", n, s.searched, want)
 		}
 	}
 }
