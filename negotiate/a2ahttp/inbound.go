@@ -2,7 +2,6 @@ package a2ahttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,8 @@ import (
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // defaultCardPath is where A2A serves an agent card, for every version.
@@ -307,7 +308,7 @@ const auditMessage = "the A2A version negotiation could not be recorded; retry"
 // about an exchange it has no record of, and the caller may retry), or an
 // invalid Subject under StrictSubject.
 func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card bool, msg string) {
-	var id json.RawMessage
+	var id jsontext.Value
 	if !card && !m.opts.HTTPJSON {
 		id = m.requestID(r)
 	}
@@ -316,7 +317,7 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 
 // answerInternal answers an internal error; id is the JSON-RPC id, on that
 // binding.
-func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id json.RawMessage) {
+func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id jsontext.Value) {
 	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, errorInfo(reasonInternal))
 		return
@@ -338,7 +339,7 @@ func errorInfo(reason string) rpcerr.ErrorInfo {
 // body declared larger than the bound is not read at all: its id would be
 // null either way. The declared length never sizes a buffer; the body is
 // read into one that grows as bytes arrive.
-func (m *Middleware) requestID(r *http.Request) json.RawMessage {
+func (m *Middleware) requestID(r *http.Request) jsontext.Value {
 	if r.ContentLength > m.maxBody {
 		return nullID
 	}

@@ -27,14 +27,14 @@ const (
 
 // nullID is the id of a JSON-RPC error answered to a request whose id could
 // not be read (JSON-RPC 2.0 §5).
-var nullID = json.RawMessage("null")
+var nullID = jsontext.Value("null")
 
 // rpcResponse is a JSON-RPC 2.0 error response. The id is the request's,
 // byte for byte: a2a-go's client decodes it into a string, so it must come
 // back as the type it was sent as.
 type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
+	ID      jsontext.Value `json:"id"`
 	Error   rpcerr.RPCError `json:"error"`
 }
 
@@ -70,7 +70,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeRPCError answers a JSON-RPC request with e, on HTTP 200 as the
 // JSON-RPC binding does for every error.
-func writeRPCError(w http.ResponseWriter, id json.RawMessage, e rpcerr.RPCError) {
+func writeRPCError(w http.ResponseWriter, id jsontext.Value, e rpcerr.RPCError) {
 	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
 }
 
@@ -108,12 +108,12 @@ const maxDepth = 64
 // JSON-RPC requires, none repeated, valid UTF-8, nesting at most 64 deep,
 // nothing after it), or its id is missing or neither a string nor a number
 // (JSON-RPC 2.0 §4).
-func sniffID(body []byte) json.RawMessage {
+func sniffID(body []byte) jsontext.Value {
 	d := jsontext.NewDecoder(bytes.NewBuffer(body)) // repeated names and invalid UTF-8 are errors by default
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
 		return nullID
 	}
-	var id json.RawMessage
+	var id jsontext.Value
 	for d.PeekKind() != '}' {
 		name, err := d.ReadToken()
 		if err != nil {
@@ -129,7 +129,7 @@ func sniffID(body []byte) json.RawMessage {
 		if err != nil || v.Kind() != '"' && v.Kind() != '0' {
 			return nullID
 		}
-		id = json.RawMessage(v.Clone())
+		id = v.Clone()
 	}
 	if _, err := d.ReadToken(); err != nil || id == nil {
 		return nullID
