@@ -18,7 +18,7 @@ import (
 // The bounds of a [LogHandler] whose fields leave them zero.
 const (
 	defaultMaxEvents        = 1000
-	defaultPollInterval     = time.Duration(250_000_000) // 250 ms
+	defaultPollInterval     = 250 * time.Millisecond
 	defaultMaxStreams       = 64
 	defaultTenantStreams    = 8
 	defaultStreamLifetime   = 10 * time.Minute

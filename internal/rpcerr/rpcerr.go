@@ -11,25 +11,23 @@ import (
 	"strings"
 )
 
-// JSON-RPC error codes that carry a version refusal on the wire. Each is
-// written as the complement of its magnitude less one (^n is -n-1), which
-// is the negative code itself.
+// JSON-RPC error codes that carry a version refusal on the wire.
 const (
 	// RPCA2AVersionNotSupported is A2A's VersionNotSupportedError. On the
 	// JSON-RPC binding it travels on HTTP 200; on HTTP+JSON it is a 400.
-	RPCA2AVersionNotSupported = ^32008 // -32009
+	RPCA2AVersionNotSupported = -32009
 	// RPCMCPHeaderMismatch is MCP's HeaderMismatchError: the
 	// MCP-Protocol-Version header and the body's _meta revision (or
 	// Mcp-Method and method) disagree. HTTP 400, checked before support.
-	RPCMCPHeaderMismatch = ^32019 // -32020
+	RPCMCPHeaderMismatch = -32020
 	// RPCMCPUnsupportedProtocolVersion is MCP's
 	// UnsupportedProtocolVersionError for stateless (2026-07-28) requests.
 	// HTTP 400, data {supported, requested}.
-	RPCMCPUnsupportedProtocolVersion = ^32021 // -32022
+	RPCMCPUnsupportedProtocolVersion = -32022
 	// RPCInvalidParams is JSON-RPC's invalid-params error, which MCP's legacy
 	// initialize handshake uses to refuse a revision, with data
 	// {supported, requested}.
-	RPCInvalidParams = ^32601 // -32602
+	RPCInvalidParams = -32602
 )
 
 // A2AErrorInfoType and A2AErrorDomain name the google.rpc.ErrorInfo detail

@@ -34,7 +34,7 @@ var nullID = jsontext.Value("null")
 // back as the type it was sent as.
 type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      jsontext.Value `json:"id"`
+	ID      jsontext.Value  `json:"id"`
 	Error   rpcerr.RPCError `json:"error"`
 }
 
