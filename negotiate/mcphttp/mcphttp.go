@@ -257,12 +257,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// JSON-RPC codes the middleware answers with besides the version errors,
-// written as errors/wire.go writes its codes (^n is -n-1).
+// JSON-RPC codes the middleware answers with besides the version errors.
 const (
-	codeParseError     = ^32699 // -32700
-	codeInvalidRequest = ^32599 // -32600
-	codeInternalError  = ^32602 // -32603
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeInternalError  = -32603
 )
 
 // caller returns r's Subject. An invalid one is logged and, unless

@@ -232,11 +232,10 @@ type wireEvent struct {
 }
 
 // refusalCodes are the JSON-RPC codes of a version refusal, per protocol:
-// an accepted request's answer must carry none of them. Each is written as
-// errors/wire.go writes them, ^n being -n-1.
+// an accepted request's answer must carry none of them.
 var refusalCodes = map[facets.Protocol][]int{
-	facets.ProtocolA2A: {^32008},                 // -32009
-	facets.ProtocolMCP: {^32021, ^32019, ^32599}, // -32022, -32020, -32600
+	facets.ProtocolA2A: {-32009},
+	facets.ProtocolMCP: {-32022, -32020, -32600},
 }
 
 // endpoints are the paths the kit sends each protocol's requests to by
