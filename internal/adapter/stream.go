@@ -1,6 +1,9 @@
 package adapter
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // EventScanner reads server-sent events as an answer arrives, to find the
 // events in it: each call is given all the bytes held so far, and it keeps
@@ -59,4 +62,18 @@ func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 		s.has = true
 		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
 	}
+}
+
+// IsEventStream reports whether a Content-Type is text/event-stream, in
+// any case and with any parameters, as a client reading the answer takes
+// it. Every reader of an answer in this module asks it, so that no two of
+// them disagree on which answers are event streams.
+func IsEventStream(ct string) bool {
+	const sse = "text/event-stream"
+	ct = strings.Trim(ct, " \t")
+	if len(ct) < len(sse) || !strings.EqualFold(ct[:len(sse)], sse) {
+		return false
+	}
+	rest := strings.Trim(ct[len(sse):], " \t")
+	return rest == "" || rest[0] == ';'
 }

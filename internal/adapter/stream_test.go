@@ -88,3 +88,27 @@ func FuzzEventScanner(f *testing.F) {
 		}
 	})
 }
+
+// TestIsEventStream: every spelling a client takes for an event stream is
+// one, whatever its case and parameters (a parameter mime.ParseMediaType
+// refuses included), and nothing else is.
+func TestIsEventStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream":                   true,
+		"Text/Event-Stream":                   true,
+		" text/event-stream \t":               true,
+		"text/event-stream; charset=utf-8":    true,
+		"text/event-stream;charset=utf-8":     true,
+		"text/event-stream ; =":               true,
+		"text/event-streams":                  false,
+		"text/event-stream-x; a=b":            false,
+		"text/event":                          false,
+		"application/json":                    false,
+		"":                                    false,
+		"application/json, text/event-stream": false,
+	} {
+		if got := IsEventStream(ct); got != want {
+			t.Errorf("IsEventStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}

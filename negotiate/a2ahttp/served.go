@@ -126,7 +126,7 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	a.sse = isEventStream(a.Header().Get("Content-Type"))
+	a.sse = adapter.IsEventStream(a.Header().Get("Content-Type"))
 	if !a.everyStatus && status < 300 && !a.sse {
 		// A success on HTTP+JSON is no error for any client to read.
 		a.settle(served)
@@ -323,18 +323,6 @@ func varyOnVersion(h http.Header) {
 		}
 	}
 	h.Add("Vary", headerName)
-}
-
-// isEventStream reports whether a Content-Type is text/event-stream, in
-// any case and with any parameters.
-func isEventStream(ct string) bool {
-	const sse = "text/event-stream"
-	ct = trimOWS(ct)
-	if len(ct) < len(sse) || !strings.EqualFold(ct[:len(sse)], sse) {
-		return false
-	}
-	rest := trimOWS(ct[len(sse):])
-	return rest == "" || rest[0] == ';'
 }
 
 // mayRefuse reports whether b could hold a version refusal: the digits of

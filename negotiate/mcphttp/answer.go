@@ -123,8 +123,7 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	mt, _, _ := strings.Cut(a.Header().Get("Content-Type"), ";")
-	a.sse = strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+	a.sse = adapter.IsEventStream(a.Header().Get("Content-Type"))
 	if a.sse && a.expect == 0 {
 		// A stream that answers no request (a session's GET, or a POST of
 		// notifications) holds no response to read: the decision stands.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -120,8 +119,7 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 // far as that event, so a server that keeps its stream open does not hold
 // the caller.
 func readAnswerBody(resp *http.Response) ([]byte, error) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	sse := mt == "text/event-stream"
+	sse := adapter.IsEventStream(resp.Header.Get("Content-Type"))
 	var events sseScanner
 	var buf []byte
 	chunk := make([]byte, 32<<10)

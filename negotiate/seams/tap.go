@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
@@ -71,7 +71,7 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 // came, and the adapter refuses it too.
 func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	raw := body
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+	if adapter.IsEventStream(resp.Header.Get("Content-Type")) {
 		events := eventData(body)
 		if len(events) == 0 {
 			return body

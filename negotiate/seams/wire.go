@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -78,8 +78,7 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	if err != nil {
 		return rpcReply{}, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt != "text/event-stream" {
+	if !adapter.IsEventStream(resp.Header.Get("Content-Type")) {
 		var rep rpcReply
 		err := strictjson.DecodeOpen(body, &rep)
 		return rep, err
