@@ -66,6 +66,15 @@ func originErrorf(rawURL, format string, args ...any) error {
 // elsewhere too (an "xn--" label that decodes to ASCII, a label starting
 // with an Arabic-Indic digit): those are refused as well.
 //
+// One peer has one origin whatever Go release built the host. Go 1.26
+// builds x/net/idna with Unicode 15.0 tables and Go 1.27 with 17.0, which
+// read 10,683 code points apart (ẞ is "ss" with one and "ß" with the
+// other; what Unicode 16.0 and 17.0 assigned is refused by one and
+// accepted by the other). Origin refuses a host holding any of them, as
+// it is written or as an "xn--" label spells it, on both releases: the
+// stricter reading. TestOriginIsTheSameOnEveryGoRelease holds the two to
+// one reading.
+//
 // The result is a substring of rawURL when rawURL already starts with its
 // canonical origin, which is what keeps this cheap on a hot path.
 func Origin(rawURL string) (string, error) {
@@ -322,6 +331,9 @@ func domainToASCII(host string) (string, error) {
 		// The URL Standard decodes to U+FFFD, which UTS #46 disallows.
 		return "", errors.New("not valid UTF-8")
 	}
+	if err := checkRelease(host); err != nil {
+		return "", err
+	}
 	ascii, err := uts46.ToASCII(host)
 	if err != nil {
 		return "", err
@@ -338,8 +350,27 @@ func domainToASCII(host string) (string, error) {
 		return "", fmt.Errorf("maps to %q, which has an empty label the input does not have", ascii)
 	}
 	// Every label of ascii came out of the Punycode encoder: it decodes.
+	// An xn-- label of the input decodes here to what it spells, which the
+	// release check has not seen yet.
 	u, _ := idna.Punycode.ToUnicode(ascii)
+	if err := checkRelease(u); err != nil {
+		return "", err
+	}
 	return ascii, checkBrowserAgreement(u)
+}
+
+// checkRelease refuses a domain holding a code point of releaseDrift: Go
+// 1.26 and Go 1.27 build x/net/idna with tables of different Unicode
+// versions, and without this check a host built by one would record ẞ.de
+// as ss.de, and one built by the other as xn--zca.de. The stricter of the
+// two readings, on both releases: refused.
+func checkRelease(domain string) error {
+	for _, r := range domain {
+		if unicode.Is(releaseDrift, r) {
+			return fmt.Errorf("%U is read differently by the IDNA tables of Go 1.26 (Unicode 15.0) and Go 1.27 (Unicode 17.0), so it is not accepted here", r)
+		}
+	}
+	return nil
 }
 
 // emptyLabels counts the empty labels of a domain split at the full stops

@@ -411,7 +411,16 @@ func TestOriginErrorReasons(t *testing.T) {
 		{"http://%39%3.example", `host contains forbidden code point U+0025 '%'`},
 		{"http://\x80.example", `host "\x80.example": not valid UTF-8`},
 		{"http://a%80.example", `host "a\x80.example": not valid UTF-8`},
-		{"http://\u0080.example", `host "\u0080.example": idna: disallowed rune U+0080`},
+		// x/net/idna words this by release ("disallowed rune U+0080" with
+		// its Unicode 15.0 tables, "invalid label" with 17.0): only the
+		// prefix is ours.
+		{"http://\u0080.example", `host "\u0080.example": idna: `},
+		{"http://\u1e9e.example", "host \"\u1e9e.example\": U+1E9E is read differently by the IDNA tables of Go 1.26 (Unicode 15.0) and Go 1.27 (Unicode 17.0), so it is not accepted here"},
+		// Ⴀ, a Georgian capital UTS #46 refused before Unicode 16 and maps now.
+		{"http://\u10a0.example", "host \"\u10a0.example\": U+10A0 is read differently by the IDNA tables of Go 1.26 (Unicode 15.0) and Go 1.27 (Unicode 17.0), so it is not accepted here"},
+		// The same check on what an xn-- label spells: a<U+1171E>b, whose
+		// bidi class Unicode 16 changed.
+		{"http://xn--ab-yx8o.example", `host "xn--ab-yx8o.example": U+1171E is read differently by the IDNA tables of Go 1.26 (Unicode 15.0) and Go 1.27 (Unicode 17.0), so it is not accepted here`},
 		{"http://xn--\u00fc.example", "host \"xn--\u00fc.example\": idna: invalid label \"\u00fc\""},
 		{"http://xn--9.example", `host "xn--9.example": idna: invalid label "9"`},
 		{"http://1.2.3.4.5", `host "1.2.3.4.5" ends in a number but is not an IPv4 address`},
@@ -438,7 +447,11 @@ func TestOriginErrorReasons(t *testing.T) {
 		{"http://x\u3002xn--\u3002y", "host \"x\u3002xn--\u3002y\": maps to \"x..y\", which has an empty label the input does not have"},
 	} {
 		_, err := Origin(tc.url)
-		if _, reason, _ := originProblem(err); reason != tc.reason {
+		_, reason, _ := originProblem(err)
+		if strings.HasSuffix(tc.reason, "idna: ") && strings.HasPrefix(reason, tc.reason) {
+			continue
+		}
+		if reason != tc.reason {
 			t.Errorf("Origin(%q) = %v, want the reason %q", tc.url, err, tc.reason)
 		}
 	}
@@ -454,7 +467,6 @@ func TestOriginMapsAsBrowsersDo(t *testing.T) {
 		{"http://a\u0323\u0307.example", "http://xn--rsa542l.example"}, // marks in canonical order
 		{"http://a\u0307\u0323.example", "http://xn--rsa542l.example"}, // and reordered
 		{"http://\u24d0.example", "http://a.example"},                  // ⓐ
-		{"http://\u1e9e.example", "http://ss.example"},                 // ẞ
 		{"http://\ufb01.example", "http://fi.example"},                 // ﬁ
 		{"http://\u216b.example", "http://xii.example"},                // Ⅻ
 		{"http://a\u00adb.example", "http://ab.example"},               // soft hyphen
