@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding"
-	"encoding/json" // json.Number only, Reader.Number's type until negotiate/mcphttp (served.go) reads numbers otherwise; .ci/run lists this file as pending
 	"errors"
 	"fmt"
 	"io"
@@ -430,16 +429,19 @@ func (r *Reader) String() (string, error) {
 	return t.String(), nil
 }
 
-// Number reads a number, as written.
-func (r *Reader) Number() (json.Number, error) {
+// Number reads a number, as written. The value is the caller's: it does
+// not alias the input, which later reads may move. As a json.Marshaler it
+// writes the number back as written, which is what a tree read by mrtr
+// needs.
+func (r *Reader) Number() (jsontext.Value, error) {
 	if err := r.expect(Number); err != nil {
-		return "", err
+		return nil, err
 	}
 	v, err := r.dec.ReadValue()
 	if err != nil {
-		return "", r.wrap(err)
+		return nil, r.wrap(err)
 	}
-	return json.Number(v), nil
+	return v.Clone(), nil
 }
 
 // Bool reads true or false.

@@ -448,7 +448,10 @@ func walk(r *Reader) (any, error) {
 	case String:
 		return r.String()
 	case Number:
-		return r.Number()
+		// encoding/json with UseNumber, which the tree is compared with,
+		// gives a json.Number.
+		n, err := r.Number()
+		return json.Number(n), err
 	case Bool:
 		return r.Bool()
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/vectors"
@@ -203,8 +204,8 @@ type wireVector struct {
 	// Header holds the request's headers, one value each.
 	Header map[string]string `json:"header,omitzero"`
 	// Body is the request's JSON body.
-	Body json.RawMessage `json:"body"`
-	Want wireWant        `json:"want"`
+	Body jsontext.Value `json:"body"`
+	Want wireWant       `json:"want"`
 
 	set facets.Set
 }
@@ -271,7 +272,7 @@ func (v *wireVector) complete() error {
 	need(endpoints[v.Protocol] != "", "protocol a2a or mcp")
 	_, advertised := v.set.Lookup(v.Protocol)
 	need(advertised, "a facet set advertising the protocol")
-	need(json.Valid(v.Body), "a JSON body")
+	need(v.Body.IsValid(), "a JSON body")
 	need(v.Want.Status != 0, "want.status")
 	need(v.Want.Event != nil, "want.event")
 	if e := v.Want.Event; e != nil {
@@ -397,10 +398,10 @@ func rpcErrorCodes(body []byte) []int {
 
 // rpcMessages splits an answer into JSON-RPC messages: the members of a
 // batch, the object itself, or the data lines of an event stream.
-func rpcMessages(body []byte) []json.RawMessage {
+func rpcMessages(body []byte) []jsontext.Value {
 	body = bytes.TrimSpace(body)
-	if !json.Valid(body) {
-		var msgs []json.RawMessage
+	if !jsontext.Value(body).IsValid() {
+		var msgs []jsontext.Value
 		for line := range bytes.Lines(body) {
 			if data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
 				msgs = append(msgs, rpcMessages(data)...)
@@ -408,11 +409,11 @@ func rpcMessages(body []byte) []json.RawMessage {
 		}
 		return msgs
 	}
-	var batch []json.RawMessage
+	var batch []jsontext.Value
 	if json.Unmarshal(body, &batch) == nil {
 		return batch
 	}
-	return []json.RawMessage{body}
+	return []jsontext.Value{body}
 }
 
 // truncateAnswer shows the head of an answer in a failure.
