@@ -74,3 +74,30 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)
 }
+
+// Handler is the whole wiring of a host that takes the defaults, in one
+// call: it compiles f under the zero policy (refreshedAt, when f has
+// none, dated by the zero facets.Refresher against the release list
+// embedded in the module), records every decision through slog.Default()
+// at Info (events.NewSlogSink), takes the caller's Subject from caller (nil:
+// every caller is anonymous), checks server with [Middleware.Check], and
+// returns server behind the negotiation, on the JSON-RPC binding, with
+// the agent card at /.well-known/agent-card.json served by server too
+// (mount a2asrv.NewStaticAgentCardHandler there, listing f's versions).
+// Any failure is an error, so a host that cannot serve what f advertises
+// does not start. A host with an audit store, a policy, HTTP+JSON or a
+// card per version uses [New].
+func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
+	n, sink, err := adapter.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(n, Options{Sink: sink, Subject: caller})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Check(context.Background(), server); err != nil {
+		return nil, err
+	}
+	return m.Wrap(server), nil
+}

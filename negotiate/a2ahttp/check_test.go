@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -101,5 +102,39 @@ func TestCheckNil(t *testing.T) {
 	}
 	if err := m.Check(context.Background(), nil); err == nil || err.Error() != "a2ahttp: Check of a nil handler" {
 		t.Errorf("Check(nil) = %v", err)
+	}
+}
+
+// TestHandler: the one-call constructor starts only a server that passes
+// the check, and then serves behind the negotiation, for the caller the
+// host's function names.
+func TestHandler(t *testing.T) {
+	f := wideA2A().A2A
+	if h, err := a2ahttp.Handler(nil, subjectOf, http.NotFoundHandler()); err == nil || h != nil || err.Error() != "a2ahttp: the a2a facet is nil" {
+		t.Errorf("Handler(nil facet) = %v, %v", h, err)
+	}
+	refusing := answering(200, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32009,"message":"no"}}`)
+	if h, err := a2ahttp.Handler(f, subjectOf, refusing); err == nil || h != nil || !strings.Contains(err.Error(), "does not serve the preferred version 1.2") {
+		t.Errorf("Handler(refusing server) = %v, %v; want the check's error", h, err)
+	}
+	bad := *f
+	bad.PreferredVersion = "2.0"
+	if h, err := a2ahttp.Handler(&bad, subjectOf, http.NotFoundHandler()); err == nil || h != nil || !strings.HasPrefix(err.Error(), "a2ahttp: ") {
+		t.Errorf("Handler(invalid facet) = %v, %v", h, err)
+	}
+	server := &asked{next: answering(200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)}
+	h, err := a2ahttp.Handler(f, subjectOf, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, post("/a2a", rpcBody("1"), "A2A-Version", "1.1", "Authorization", bearer))
+	if server.calls != 2 || server.outcome.Kind != negotiate.Downgraded || server.outcome.Version != "1.1" {
+		t.Errorf("served %d× with %+v; want the check, then the peer's downgrade to 1.1", server.calls, server.outcome)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post("/a2a", rpcBody("1"), "A2A-Version", "1.1"))
+	if server.calls != 2 || !strings.Contains(w.Body.String(), "-32009") {
+		t.Errorf("an anonymous caller at 1.1: served %d×, answered %s; want the refusal", server.calls, w.Body)
 	}
 }

@@ -107,3 +107,27 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	return fmt.Errorf("mcphttp: the server does not serve the preferred revision %s the mcp facet advertises: its %s at %s answered %s; %s", preferred, method, preferred, answered, fix)
 }
+
+// Handler is the whole wiring of a host that takes the defaults, in one
+// call: it compiles f under the zero policy (refreshedAt, when f has
+// none, dated by the zero facets.Refresher against the release list
+// embedded in the module), records every decision through slog.Default()
+// at Info (events.NewSlogSink), takes the caller's Subject from caller (nil:
+// every caller is anonymous), checks server with [Middleware.Check], and
+// returns server behind the negotiation. Any failure is an error, so a
+// host that cannot serve what f advertises does not start. A host with
+// an audit store, a policy or bounds of its own uses [New].
+func Handler(f *facets.MCP, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
+	n, sink, err := adapter.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(n, Options{Sink: sink, Subject: caller})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Check(context.Background(), server); err != nil {
+		return nil, err
+	}
+	return m.Wrap(server), nil
+}

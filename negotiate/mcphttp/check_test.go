@@ -137,3 +137,36 @@ func TestCheckNil(t *testing.T) {
 		t.Errorf("Check(nil) = %v", err)
 	}
 }
+
+// TestHandler: the one-call constructor starts only a server that passes
+// the check, and then serves behind the negotiation, for the caller the
+// host's function names.
+func TestHandler(t *testing.T) {
+	f := wideFacets().MCP
+	if h, err := mcphttp.Handler(nil, subjectOf, http.NotFoundHandler()); err == nil || h != nil || err.Error() != "mcphttp: the mcp facet is nil" {
+		t.Errorf("Handler(nil facet) = %v, %v", h, err)
+	}
+	if h, err := mcphttp.Handler(f, subjectOf, scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverLegacy}}); err == nil || h != nil || !strings.Contains(err.Error(), "Stateless: true") {
+		t.Errorf("Handler(stateful server) = %v, %v; want the check's error", h, err)
+	}
+	bad := *f
+	bad.PreferredVersion = "2024-11-05"
+	if h, err := mcphttp.Handler(&bad, subjectOf, http.NotFoundHandler()); err == nil || h != nil || !strings.HasPrefix(err.Error(), "mcphttp: ") {
+		t.Errorf("Handler(invalid facet) = %v, %v", h, err)
+	}
+	server := &asked{next: scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverAll}}}
+	h, err := mcphttp.Handler(f, subjectOf, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{h: h}
+	if a := r.do(call{body: initialize("2025-11-25"), headers: hdr("Authorization", "Bearer user")}); a.status != http.StatusOK {
+		t.Fatalf("initialize by a signed-in user: %d %s", a.status, a.body)
+	}
+	if a := r.do(call{body: initialize("2025-11-25")}); a.status != http.StatusOK || !strings.Contains(a.body, "-32602") {
+		t.Errorf("initialize by an anonymous caller: %d %s, want the -32602 refusal", a.status, a.body)
+	}
+	if n := len(server.outcomes); n != 2 || server.outcomes[1].Kind != negotiate.Downgraded {
+		t.Errorf("the server saw %+v, want the check and the signed-in user's downgrade", server.outcomes)
+	}
+}
