@@ -1,45 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/wopneg/wopneg/examples/tenline/internal/logfile"
 )
-
-// logged is a log output that a test reads while servers write to it.
-type logged struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logged) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logged) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestHost runs the ten-line host: an a2a-go v2 client with its defaults
 // resolves the card and sends a message at 1.0, and both decisions are on
 // the record, through slog.Default.
 func TestHost(t *testing.T) {
-	log := &logged{}
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(log, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	logged := logfile.Capture(t)
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config.Handler = host("http://" + srv.Listener.Addr().String())
 	srv.Start()
@@ -61,7 +39,7 @@ func TestHost(t *testing.T) {
 	if msg, ok := res.(*a2a.Message); !ok || len(msg.Parts) != 1 || msg.Parts[0].Text() != "hello" {
 		t.Errorf("SendMessage returned %#v", res)
 	}
-	if got := log.String(); strings.Count(got, "protocol=a2a outcome=accepted version=1.0") != 2 {
+	if got := logged(); strings.Count(got, "protocol=a2a outcome=accepted version=1.0") != 2 {
 		t.Errorf("the log holds not two acceptances of 1.0 (the card, the message):\n%s", got)
 	}
 }

@@ -1,43 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wopneg/wopneg/examples/tenline/internal/logfile"
 )
-
-// logged is a log output that a test reads while servers write to it.
-type logged struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logged) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logged) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestHost runs the ten-line host: a go-sdk client calls its tool at
 // 2026-07-28, and the decision is on the record, through slog.Default.
 func TestHost(t *testing.T) {
-	log := &logged{}
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(log, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	logged := logfile.Capture(t)
 	srv := httptest.NewServer(host())
 	t.Cleanup(srv.Close)
 
@@ -55,7 +33,7 @@ func TestHost(t *testing.T) {
 	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hello" {
 		t.Errorf("hello answered %+v", res.Content)
 	}
-	if got := log.String(); !strings.Contains(got, "msg=negotiation.decided") || !strings.Contains(got, "protocol=mcp outcome=accepted version=2026-07-28") {
+	if got := logged(); !strings.Contains(got, "msg=negotiation.decided") || !strings.Contains(got, "protocol=mcp outcome=accepted version=2026-07-28") {
 		t.Errorf("the log holds no acceptance of 2026-07-28:\n%s", got)
 	}
 
@@ -66,7 +44,7 @@ func TestHost(t *testing.T) {
 		pinned.Close()
 		t.Fatal("an anonymous caller was served 2025-11-25")
 	}
-	if got := log.String(); !strings.Contains(got, "outcome=refused requested=2025-11-25 reason=unauthenticated") {
+	if got := logged(); !strings.Contains(got, "outcome=refused requested=2025-11-25 reason=unauthenticated") {
 		t.Errorf("the log holds no refusal of 2025-11-25:\n%s", got)
 	}
 }
