@@ -29,6 +29,12 @@ func TestCapture(t *testing.T) {
 	if string(c.Body) != "abcde" || !c.Over || c.Status() != http.StatusNotFound || c.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("kept %q over %t status %d head %v; want abcde, over, 404, the head", c.Body, c.Over, c.Status(), c.Header())
 	}
+	ok := adapter.NewCapture(1)
+	ok.WriteHeader(http.StatusOK)
+	ok.WriteHeader(http.StatusNotFound)
+	if ok.Status() != http.StatusOK {
+		t.Errorf("Status after 200, then 404 = %d, want the first, 200", ok.Status())
+	}
 	exact := adapter.NewCapture(3)
 	_, _ = io.WriteString(exact, "abc")
 	if string(exact.Body) != "abc" || exact.Over || exact.Status() != http.StatusOK {
