@@ -86,6 +86,8 @@ func TestObserve(t *testing.T) {
 			req: cardOrPost("/.well-known/agent-card.json", "1.2"), want: []observed{{"", negotiate.Refused, negotiate.RuleAudit, 0}}},
 		{name: "a required audit that failed after the server refused", policy: policy.Policy{RequireAudit: true}, opts: a2ahttp.Options{Sink: failing},
 			server: answering(200, "application/json", refusal), req: cardOrPost("/a2a", "1.2"), want: []observed{{"GetTask", negotiate.Refused, negotiate.RuleAudit, -32603}}},
+		{name: "a required audit that failed when the server refused", policy: policy.Policy{RequireAudit: true}, opts: a2ahttp.Options{Sink: failingAfter(1)},
+			server: answering(200, "application/json", refusal), req: cardOrPost("/a2a", "1.2"), want: []observed{{"GetTask", negotiate.Refused, negotiate.RuleAudit, -32603}}},
 		{name: "an invalid Subject refused before any decision", opts: a2ahttp.Options{StrictSubject: true, Subject: invalid}, req: cardOrPost("/a2a", "1.2")},
 	}
 	for _, c := range cases {
@@ -124,6 +126,16 @@ func TestObserve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingAfter is an audit sink that records n events, and fails after.
+func failingAfter(n int) events.Sink {
+	return events.SinkFunc(func(context.Context, events.Event) error {
+		if n--; n < 0 {
+			return errors.New("disk full")
+		}
+		return nil
+	})
 }
 
 // ctxKey marks the context a request is served with.
