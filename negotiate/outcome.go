@@ -144,3 +144,26 @@ func (o Outcome) Err() error {
 	}
 	return wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
 }
+
+// Exchange is what an inbound adapter knows of a negotiated request beyond
+// its negotiation.decided record, which is content-free by design: the
+// method, the outcome as the request was answered (after the wrapped
+// server and the audit had their say) and the JSON-RPC error code of the
+// answer. mcphttp and a2ahttp hand one to their Options.Observe for each
+// request they decide; the OpenTelemetry module's Telemetry.Observe puts it
+// on the request's span.
+type Exchange struct {
+	// Method is the JSON-RPC method of the request ("initialize",
+	// "tools/call", "server/discover" for MCP, "SendMessage" for A2A);
+	// empty when it carried none the adapter read (an agent card GET, a
+	// legacy session's GET or DELETE, a batch).
+	Method string
+	// Outcome is the outcome the request was answered with: a decision
+	// the wrapped server contradicted reads as the refusal the record
+	// says, and one whose required audit failed as the audit's refusal.
+	Outcome Outcome
+	// Code is the JSON-RPC error code of the answer (-32022, -32602,
+	// -32009, -32603, …) as the adapter wrote or read it; 0 when the
+	// answer carried none, or is no JSON-RPC answer.
+	Code int
+}

@@ -89,13 +89,15 @@
 //     internal_error and the status Error, so the span never reads as a
 //     success the peer did not get.
 //
-// # The hooks the core is to offer
+// # The hooks of the core
 //
-// The record is content-free, so two things need a hook in the core
-// adapters, and this package implements their OpenTelemetry side today:
-// [Telemetry.Observe], called with an [Exchange] after each answer, and
-// [Propagate], the func(ctx) (traceparent, tracestate string) an outbound
-// negotiation and a stamped call use to carry the W3C trace context in
-// their headers and, for MCP, in params._meta (RFC 0207). The README says
-// what the adapters would call.
+// The record is content-free, so what only the adapter knows of a request
+// (its method, the outcome as answered, the JSON-RPC code) reaches the span
+// through a hook of the core adapters: set mcphttp.Options.Observe and
+// a2ahttp.Options.Observe to [Telemetry.Observe], which the adapters call
+// once per decided request with a negotiate.Exchange. [Propagate] has the
+// shape func(ctx) (traceparent, tracestate string) of the outbound hook,
+// which carries the W3C trace context of an outbound negotiation and of a
+// stamped call in their headers and, for MCP, in params._meta (RFC 0207);
+// the README says what the outbound adapters are to do with it.
 package wopnegotel

@@ -170,33 +170,16 @@ func refuse(span trace.Span, code wperrors.Code) {
 	span.SetStatus(codes.Error, "negotiation refused: "+string(code))
 }
 
-// Exchange is what an adapter knows of a negotiated request beyond the
-// negotiation.decided record, which is content-free by design: the method,
-// the outcome as it was answered (after the wrapped server and the audit
-// had their say) and the JSON-RPC error code of the answer. It is the
-// argument of the hook the core adapters are to call (see the README);
-// [Telemetry.Observe] is the OpenTelemetry side of that hook.
-type Exchange struct {
-	// Method is the JSON-RPC method of the request: "initialize",
-	// "tools/call" or "server/discover" for MCP, "SendMessage" for A2A;
-	// empty when it carried none (an agent card GET, a session's GET or
-	// DELETE).
-	Method string
-	// Outcome is the outcome the request was answered with.
-	Outcome negotiate.Outcome
-	// Code is the JSON-RPC error code of the answer (-32022, -32602,
-	// -32009, …); 0 when the answer carried none.
-	Code int
-}
-
-// Observe sets on the span in ctx what the record leaves out:
+// Observe sets on the span in ctx what the record leaves out of the
+// exchange x: it has the shape of mcphttp's and a2ahttp's Options.Observe,
+// which a host sets to it:
 // mcp.method.name or a2a.method.name, rpc.response.status_code when the
 // answer carried a JSON-RPC error, openwop.negotiation.rule, and for a
 // refusal the error.type of the code answered and the status Error. That
 // code is internal_error when a required audit failed, which the record,
 // never written, cannot say. Observe counts nothing: [Telemetry.Emit] does.
 // A span that is not recording is left alone.
-func (t *Telemetry) Observe(ctx context.Context, x Exchange) {
+func (t *Telemetry) Observe(ctx context.Context, x negotiate.Exchange) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -307,19 +308,19 @@ func TestObserve(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		x      func(*testing.T) wopnegotel.Exchange
+		x      func(*testing.T) negotiate.Exchange
 		want   map[string]string
 		status codes.Code
 		desc   string
 	}{
-		{"mcp acceptance", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: "2026-07-28", Rule: negotiate.RuleAccept}}
+		{"mcp acceptance", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolMCP, Version: "2026-07-28", Rule: negotiate.RuleAccept}}
 		}, map[string]string{"mcp.method.name": "tools/call", "openwop.negotiation.rule": "accept"}, codes.Unset, ""},
-		{"a2a downgrade", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Method: "SendMessage", Outcome: negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.0", Rule: negotiate.RuleAccept}}
+		{"a2a downgrade", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Method: "SendMessage", Outcome: negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.0", Rule: negotiate.RuleAccept}}
 		}, map[string]string{"a2a.method.name": "SendMessage", "openwop.negotiation.rule": "accept"}, codes.Unset, ""},
-		{"mcp refusal with its code", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Method: "tools/list", Code: -32022, Outcome: negotiate.Outcome{
+		{"mcp refusal with its code", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Method: "tools/list", Code: -32022, Outcome: negotiate.Outcome{
 				Kind: negotiate.Refused, Protocol: facets.ProtocolMCP, Rule: negotiate.RuleFloor,
 				Error: wperrors.New(wperrors.InteropVersionUnsupported, "below the floor"),
 			}}
@@ -327,20 +328,20 @@ func TestObserve(t *testing.T) {
 			"mcp.method.name": "tools/list", "rpc.response.status_code": "-32022",
 			"openwop.negotiation.rule": "floor", "error.type": "interop_version_unsupported",
 		}, codes.Error, "negotiation refused: interop_version_unsupported"},
-		{"refusal without an error", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Outcome: negotiate.Outcome{Protocol: facets.ProtocolA2A}}
+		{"refusal without an error", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Outcome: negotiate.Outcome{Protocol: facets.ProtocolA2A}}
 		}, map[string]string{"error.type": "interop_version_unsupported"}, codes.Error, "negotiation refused: interop_version_unsupported"},
-		{"a required audit that failed", func(t *testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Method: "tools/call", Code: -32603, Outcome: auditFailed(t)}
+		{"a required audit that failed", func(t *testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Method: "tools/call", Code: -32603, Outcome: auditFailed(t)}
 		}, map[string]string{
 			"mcp.method.name": "tools/call", "rpc.response.status_code": "-32603",
 			"openwop.negotiation.rule": "audit", "error.type": "internal_error",
 		}, codes.Error, "negotiation refused: internal_error"},
-		{"an agent card GET names no method", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.0"}}
+		{"an agent card GET names no method", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.0"}}
 		}, map[string]string{}, codes.Unset, ""},
-		{"no protocol, no method key", func(*testing.T) wopnegotel.Exchange {
-			return wopnegotel.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Version: "1.0"}}
+		{"no protocol, no method key", func(*testing.T) negotiate.Exchange {
+			return negotiate.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Kind: negotiate.Accepted, Version: "1.0"}}
 		}, map[string]string{}, codes.Unset, ""},
 	}
 	for _, c := range cases {
@@ -365,9 +366,9 @@ func TestObserve(t *testing.T) {
 // TestObserveWithoutSpan: nothing to set, and nothing breaks.
 func TestObserveWithoutSpan(t *testing.T) {
 	k := newKit(t)
-	k.tel.Observe(context.Background(), wopnegotel.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Protocol: facets.ProtocolMCP}})
+	k.tel.Observe(context.Background(), negotiate.Exchange{Method: "tools/call", Outcome: negotiate.Outcome{Protocol: facets.ProtocolMCP}})
 	_, span := tracenoop.NewTracerProvider().Tracer("").Start(context.Background(), "op") // a span that does not record
-	k.tel.Observe(trace.ContextWithSpan(context.Background(), span), wopnegotel.Exchange{Outcome: negotiate.Outcome{Protocol: facets.ProtocolMCP}})
+	k.tel.Observe(trace.ContextWithSpan(context.Background(), span), negotiate.Exchange{Outcome: negotiate.Outcome{Protocol: facets.ProtocolMCP}})
 	if got := k.spans.GetSpans(); len(got) != 0 {
 		t.Errorf("spans %v, want none", got)
 	}
@@ -619,5 +620,217 @@ func TestInboundMiddleware(t *testing.T) {
 	}
 	if s := k.series(t); s["mcp refused below-floor"] != 1 || len(s) != 1 {
 		t.Errorf("counter %v, want {mcp refused below-floor: 1}", s)
+	}
+}
+
+// through serves req through handler inside a server span of k, as
+// otelhttp.NewHandler would, and returns the answer.
+func through(k *kit, handler http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	ctx, span := k.tp.Tracer("host").Start(req.Context(), req.Method+" "+req.URL.Path, trace.WithSpanKind(trace.SpanKindServer))
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, req.WithContext(ctx))
+	span.End()
+	return rec
+}
+
+// jsonServer answers every request with body, as JSON.
+func jsonServer(body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	})
+}
+
+// observeCase is one request through a middleware with Observe set: the
+// span's exact attributes but the event id, and its status.
+type observeCase struct {
+	name    string
+	sink    func(*wopnegotel.Telemetry) events.Sink // nil: the audit recorder and the Telemetry
+	require bool                                    // policy.RequireAudit
+	server  string                                  // the wrapped server's answer
+	req     func() *http.Request
+	want    map[string]string
+	status  string // the status description; "" for Unset
+}
+
+func (c observeCase) run(t *testing.T, wrap func(*negotiate.Negotiator, events.Sink, func(context.Context, negotiate.Exchange)) http.Handler) {
+	t.Helper()
+	k := newKit(t)
+	audit := &negotiatetest.Recorder{}
+	sink := events.Sink(events.NewFanout(audit, k.tel))
+	if c.sink != nil {
+		sink = c.sink(k.tel)
+	}
+	observed := 0
+	observe := func(ctx context.Context, x negotiate.Exchange) {
+		observed++
+		k.tel.Observe(ctx, x)
+	}
+	through(k, wrap(host(t, policy.Policy{RequireAudit: c.require}), sink, observe), c.req())
+	if observed != 1 {
+		t.Errorf("Observe called %d times, want once", observed)
+	}
+	got := k.only(t)
+	want := maps.Clone(c.want)
+	if recorded := audit.Events(); len(recorded) == 1 {
+		want["openwop.event.id"] = recorded[0].ID
+	}
+	t.Logf("exported span %q status %v %q attributes %v", got.Name, got.Status.Code, got.Status.Description, attrs(t, got.Attributes))
+	diffAttrs(t, attrs(t, got.Attributes), want)
+	wantCode := codes.Unset
+	if c.status != "" {
+		wantCode = codes.Error
+	}
+	if got.Status.Code != wantCode || got.Status.Description != c.status {
+		t.Errorf("status %v %q, want %v %q", got.Status.Code, got.Status.Description, wantCode, c.status)
+	}
+}
+
+// failingAudit is an audit sink that records nothing.
+func failingAudit(*wopnegotel.Telemetry) events.Sink {
+	return events.SinkFunc(func(context.Context, events.Event) error { return errors.New("disk full") })
+}
+
+// mcpRequest is a POST of body to an MCP endpoint; revision and method,
+// when set, go in the 2026-07-28 headers.
+func mcpRequest(revision, method, name, body string) func() *http.Request {
+	return func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if revision != "" {
+			req.Header.Set("MCP-Protocol-Version", revision)
+		}
+		if method != "" {
+			req.Header.Set("Mcp-Method", method)
+		}
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		return req
+	}
+}
+
+const refusedStatus = "negotiation refused: interop_version_unsupported"
+
+// TestObserveThroughMCPMiddleware: mcphttp.Options.Observe set to
+// Telemetry.Observe, beside the Telemetry in the sink, puts the whole
+// exchange on the host's server span: an acceptance, a refusal by the
+// decision, the wrapped server's refusal (which the record follows), a
+// legacy initialize refused, and a required audit that failed.
+func TestObserveThroughMCPMiddleware(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	accepted := map[string]string{
+		"mcp.method.name": "tools/call", "mcp.protocol.version": "2026-07-28",
+		"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "accepted",
+		"openwop.negotiation.requested": "2026-07-28", "openwop.negotiation.negotiated": "2026-07-28",
+		"openwop.negotiation.reason": "ok", "openwop.negotiation.floor": "2025-11-25",
+		"openwop.negotiation.rule": "accept",
+	}
+	cases := []observeCase{
+		{name: "accepted", server: `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+			req: mcpRequest("2026-07-28", "tools/call", "echo", call), want: accepted},
+		{name: "below the floor", req: mcpRequest("2025-06-18", "", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`),
+			want: map[string]string{
+				"mcp.method.name": "tools/list", "rpc.response.status_code": "-32022",
+				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "2025-06-18", "openwop.negotiation.reason": "below-floor",
+				"openwop.negotiation.floor": "2025-11-25", "openwop.negotiation.rule": "floor",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
+		{name: "the server refuses the revision", server: `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}`,
+			req: mcpRequest("2026-07-28", "tools/call", "echo", call),
+			want: map[string]string{
+				"mcp.method.name": "tools/call", "rpc.response.status_code": "-32022",
+				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "2026-07-28", "openwop.negotiation.reason": "unsupported",
+				"openwop.negotiation.floor": "2025-11-25", "openwop.negotiation.rule": "common",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
+		{name: "legacy initialize of an anonymous caller", req: mcpRequest("", "", "",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+			want: map[string]string{
+				"mcp.method.name": "initialize", "rpc.response.status_code": "-32602",
+				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "2025-11-25", "openwop.negotiation.reason": "unauthenticated",
+				"openwop.negotiation.floor": "2025-11-25", "openwop.negotiation.rule": "authenticated",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
+		{name: "a required audit that failed", sink: failingAudit, require: true, server: `{"jsonrpc":"2.0","id":1,"result":{}}`,
+			req: mcpRequest("2026-07-28", "tools/call", "echo", call),
+			want: map[string]string{
+				"mcp.method.name": "tools/call", "rpc.response.status_code": "-32603",
+				"openwop.negotiation.rule": "audit", "error.type": "internal_error",
+			}, status: "negotiation refused: internal_error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.run(t, func(n *negotiate.Negotiator, sink events.Sink, observe func(context.Context, negotiate.Exchange)) http.Handler {
+				mw, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Observe: observe})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return mw.Wrap(jsonServer(c.server))
+			})
+		})
+	}
+}
+
+// a2aRequest is a JSON-RPC POST of body at A2A-Version version.
+func a2aRequest(version, body string) func() *http.Request {
+	return func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/a2a", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", version)
+		return req
+	}
+}
+
+// TestObserveThroughA2AMiddleware is TestObserveThroughMCPMiddleware for
+// a2ahttp.Options.Observe.
+func TestObserveThroughA2AMiddleware(t *testing.T) {
+	const send = `{"jsonrpc":"2.0","id":"7","method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[{"text":"hi"}],"messageId":"m1"}}}`
+	cases := []observeCase{
+		{name: "accepted", server: `{"jsonrpc":"2.0","id":"7","result":{}}`, req: a2aRequest("1.0", send),
+			want: map[string]string{
+				"a2a.method.name": "SendMessage", "a2a.protocol.version": "1.0",
+				"openwop.negotiation.protocol": "a2a", "openwop.negotiation.outcome": "accepted",
+				"openwop.negotiation.requested": "1.0", "openwop.negotiation.negotiated": "1.0",
+				"openwop.negotiation.reason": "ok", "openwop.negotiation.floor": "1.0",
+				"openwop.negotiation.rule": "accept",
+			}},
+		{name: "below the floor", req: a2aRequest("0.3", send),
+			want: map[string]string{
+				"a2a.method.name": "SendMessage", "rpc.response.status_code": "-32009",
+				"openwop.negotiation.protocol": "a2a", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "0.3", "openwop.negotiation.reason": "below-floor",
+				"openwop.negotiation.floor": "1.0", "openwop.negotiation.rule": "floor",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
+		{name: "the server refuses the version", server: `{"jsonrpc":"2.0","id":"7","error":{"code":-32009,"message":"no"}}`, req: a2aRequest("1.0", send),
+			want: map[string]string{
+				"a2a.method.name": "SendMessage", "rpc.response.status_code": "-32009",
+				"openwop.negotiation.protocol": "a2a", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "1.0", "openwop.negotiation.reason": "unsupported",
+				"openwop.negotiation.floor": "1.0", "openwop.negotiation.rule": "common",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
+		{name: "a required audit that failed", sink: failingAudit, require: true, server: `{"jsonrpc":"2.0","id":"7","result":{}}`, req: a2aRequest("1.0", send),
+			want: map[string]string{
+				"a2a.method.name": "SendMessage", "rpc.response.status_code": "-32603",
+				"openwop.negotiation.rule": "audit", "error.type": "internal_error",
+			}, status: "negotiation refused: internal_error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.run(t, func(n *negotiate.Negotiator, sink events.Sink, observe func(context.Context, negotiate.Exchange)) http.Handler {
+				mw, err := a2ahttp.New(n, a2ahttp.Options{Sink: sink, Observe: observe})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return mw.Wrap(jsonServer(c.server))
+			})
+		})
 	}
 }

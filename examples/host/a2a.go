@@ -30,6 +30,7 @@ func mountA2A(mux *http.ServeMux, env Env) error {
 	m, err := a2ahttp.New(env.Negotiator, a2ahttp.Options{
 		Sink:    env.Sink,
 		Subject: env.Subject,
+		Observe: env.Observe,
 		Card: func(r *http.Request, version string) ([]byte, error) {
 			return a2aCardJSON(r.Context(), env.BaseURL, version, adv)
 		},

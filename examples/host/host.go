@@ -97,6 +97,15 @@ type config struct {
 	// PG, when set, makes the host a replica sharing this PostgreSQL
 	// database with the others, sealing with SharedKeys (see fleet.go).
 	PG, SharedKeys string
+	// OTelStdout exports every negotiation to stdout through the otel
+	// module (-otel-stdout): the decision on a server span for each
+	// request, and the decision counter when the host stops.
+	OTelStdout bool
+	// Observe is the adapters' Options.Observe, and Trace wraps the mux
+	// in the span each request is served in; run sets both for
+	// OTelStdout, and nil is none.
+	Observe func(context.Context, negotiate.Exchange)
+	Trace   func(http.Handler) http.Handler
 }
 
 // Env is what the host gives every protocol it serves, so that all of them
@@ -109,6 +118,8 @@ type Env struct {
 	Sink events.Sink
 	// Subject resolves a request's caller; nil when it is anonymous.
 	Subject func(*http.Request) *negotiate.Subject
+	// Observe is the adapters' Options.Observe (config.Observe).
+	Observe func(context.Context, negotiate.Exchange)
 	// BaseURL is the host's origin, http://127.0.0.1:port.
 	BaseURL string
 	// Refresher keeps the facets' refreshedAt (config.Refresher, never nil).
@@ -192,10 +203,10 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 		return nil, err
 	}
 	h := &host{cfg: cfg, mux: http.NewServeMux(), sealer: sealer, listener: ln}
-	h.env = Env{Negotiator: n, Sink: sink, Subject: h.subject, BaseURL: "http://" + ln.Addr().String(), Refresher: cfg.Refresher,
+	h.env = Env{Negotiator: n, Sink: sink, Subject: h.subject, Observe: cfg.Observe, BaseURL: "http://" + ln.Addr().String(), Refresher: cfg.Refresher,
 		Background: func(run func(context.Context) error) { h.background = append(h.background, run) }}
 
-	mw, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: h.subject})
+	mw, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: h.subject, Observe: cfg.Observe})
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -212,7 +223,11 @@ func newHost(cfg config, sink events.Sink, extra ...Mount) (*host, error) {
 			return nil, fmt.Errorf("host: mounting: %w", err)
 		}
 	}
-	h.srv = &http.Server{Handler: h.mux, ReadHeaderTimeout: 10 * time.Second}
+	var served http.Handler = h.mux
+	if cfg.Trace != nil {
+		served = cfg.Trace(served)
+	}
+	h.srv = &http.Server{Handler: served, ReadHeaderTimeout: 10 * time.Second}
 	return h, nil
 }
 

@@ -8,6 +8,7 @@
 //	cd examples && go run ./host -selftest    # serve, negotiate with itself once, exit
 //	cd examples && go run ./host -pg "$WOPNEG_PG_URL" -keys k1:SECRET   # one replica of several
 //	cd examples && go run ./host -releases /srv/mirror/releases.json    # dated by the host's own mirror
+//	cd examples && go run ./host -otel-stdout -selftest  # every negotiation as OpenTelemetry spans and metrics on stdout
 //
 // The discovery document's refreshedAt is the day the facets were last
 // checked against upstream, by a facets.Refresher at start and daily:
@@ -36,7 +37,8 @@
 // discovery: a test surface, which makes the host call any URL its
 // authenticated caller names, so never mount it in production.
 //
-// Human-readable lines go to stderr, so that stdout holds only events.
+// Human-readable lines go to stderr, so that stdout holds only events (and,
+// with -otel-stdout, the exported spans and metrics, as JSON lines too).
 package main
 
 import (
@@ -88,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	fs.BoolVar(&cfg.Seams, "seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
 	fs.StringVar(&cfg.PG, "pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
 	fs.StringVar(&cfg.SharedKeys, "keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
+	fs.BoolVar(&cfg.OTelStdout, "otel-stdout", false, "export every negotiation through OpenTelemetry to stdout: a span per request with the openwop.negotiation attributes, and the decision counter when the host stops")
 	releases := fs.String("releases", "", "the host's mirror of the upstream A2A/MCP release list, a JSON file read at start and daily (see the README); empty checks against the list embedded in wopneg, which goes stale 90 days after it was taken")
 	if err := fs.Parse(args); err != nil {
 		return config{}, false, err
@@ -122,6 +125,17 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	// The JSON lines number run events (the audit runs of the seams) as
 	// they write them; the log numbers its own.
 	var sink events.Sink = events.NewJSONLines(stdout)
+	var tel events.Sink // the otel module's sink, with -otel-stdout
+	if cfg.OTelStdout {
+		t, err := newTelemetry(stdout)
+		if err != nil {
+			return err
+		}
+		// Deferred first, so that it runs last: after the requests in
+		// flight have ended their spans.
+		defer func() { err = errors.Join(err, t.shutdown(context.WithoutCancel(ctx))) }()
+		tel, cfg.Observe, cfg.Trace = t, t.Observe, t.serve
+	}
 	extra := hostMounts(cfg, log)
 	if cfg.PG != "" {
 		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)
@@ -138,7 +152,13 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 		sink = f.sink
 		extra = append(extra, f.mount)
 	}
-	h, err := newHost(cfg, events.NewFanout(sink, log), extra...)
+	sinks := []events.Sink{sink, log}
+	if tel != nil {
+		// Beside the audit, never behind an asynchronous sink: it reads
+		// the span from the context the decision is recorded with.
+		sinks = append(sinks, tel)
+	}
+	h, err := newHost(cfg, events.NewFanout(sinks...), extra...)
 	if err != nil {
 		return err
 	}

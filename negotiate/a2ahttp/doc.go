@@ -74,6 +74,20 @@
 //     google.rpc.Status INTERNAL body. Without that policy the request is
 //     served and the failure is logged, never swallowed.
 //
+// # Start-up, the one-call host, and observing
+//
+// [Middleware.Check] asks the handler the host is about to wrap, in
+// process and around the middleware (nothing is recorded), whether it
+// serves the preferred version, and names the fix when it does not:
+// a handler that answers the preferred version with VersionNotSupported fails it. [Handler] is the wiring of a host that takes the defaults (the
+// zero policy, slog.Default() as the record, refreshedAt dated by the
+// module's release list), the check included, in one call: a host that
+// cannot serve what its facet advertises does not start. Options.Observe
+// hands the host a [negotiate.Exchange] for each request decided (its
+// method, the outcome as answered, the JSON-RPC code of the answer),
+// which the record, content-free, does not hold; the otel module's
+// Telemetry.Observe puts it on the request's span.
+//
 // # The record follows the server
 //
 // The wrapped handler may refuse a version the middleware accepted (an A2A

@@ -218,3 +218,31 @@ func ExampleMiddleware_Wrap() {
 	// Output:
 	// 200 served at 1.0
 }
+
+// A host checks its A2A handler when it starts: this one dispatches on
+// the decided version and has no handler for 1.0, the preferred one, so
+// the check says so before any client arrives.
+func ExampleMiddleware_Check() {
+	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	m, err := a2ahttp.New(n, a2ahttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		panic(err)
+	}
+	only03 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v, _ := a2ahttp.Version(r.Context()); v != "0.3" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32009,"message":"version not supported"}}`)
+		}
+	})
+	if err := m.Check(context.Background(), only03); err != nil {
+		fmt.Println(strings.ReplaceAll(err.Error(), "; ", ";\n"))
+	}
+	// Output:
+	// a2ahttp: the server does not serve the preferred version 1.0 the a2a facet advertises: its GetTask at A2A-Version 1.0 was refused as VersionNotSupported;
+	// serve 1.0 there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -97,6 +98,23 @@ type Options struct {
 	// not require it, a Card function that failed, an invalid Subject. Nil
 	// means slog.Default().
 	ErrorLog *slog.Logger
+
+	// Observe, when set, is called once for every request the middleware
+	// decides, with the request's context, once its answer is settled:
+	// the JSON-RPC method of the request, the outcome as answered (the
+	// refusal the record says when the wrapped handler refused the
+	// version, the audit's when a required record failed) and the
+	// JSON-RPC code of the answer: -32009 for a version refusal and
+	// -32603 for an internal error on the JSON-RPC binding, 0 for an
+	// answer that carried none and on HTTP+JSON and the card, which have
+	// no JSON-RPC codes. The method is read from the first 4 KiB of the
+	// body, as the wrapped handler (or, for a refusal, the middleware)
+	// read them, never more than they read: it is empty when a request
+	// names none within them, and on HTTP+JSON. A request refused under
+	// StrictSubject is decided by nothing, and not observed. It runs on
+	// the request's path and must not block; wopnegotel's
+	// Telemetry.Observe puts the exchange on the request's span.
+	Observe func(context.Context, negotiate.Exchange)
 }
 
 // Middleware negotiates the A2A version of every request before the
@@ -160,6 +178,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		// hand one version's card to another version's client.
 		w.Header().Add("Vary", headerName)
 	}
+	body := m.watchBody(r, card)
 	subject, invalid := m.subject(r)
 	if invalid != "" {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
@@ -190,9 +209,11 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
 		if outcome.Rule == negotiate.RuleAudit {
 			m.refuseInternal(w, r, card, auditMessage)
+			m.observe(r, body, &outcome, m.rpcCode(card, -32603))
 			return
 		}
 		m.refuseVersion(w, r, card, &req, &outcome)
+		m.observe(r, body, &outcome, m.rpcCode(card, rpcerr.RPCA2AVersionNotSupported))
 		return
 	}
 
@@ -201,14 +222,68 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		// on every request.
 		w.Header()[canonicalHeader] = []string{outcome.Version}
 		m.serveCard(w, r, outcome.Version)
+		m.observe(r, body, &outcome, 0)
 		return
 	}
 	a := watch(w, m, r)
 	a.subject, a.offer, a.version, a.card, a.recorded = subject, offer, outcome.Version, card, recorded
+	a.outcome, a.body = outcome, body
 	a.everyStatus = !card && !m.opts.HTTPJSON
 	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.finish()
 	a.release()
+}
+
+// maxMethodPrefix bounds how much of a request body is kept, as it is
+// read, to find its JSON-RPC method for Options.Observe.
+const maxMethodPrefix = 4 << 10
+
+// bodyPrefix is a request body that keeps the first bytes read from it.
+type bodyPrefix struct {
+	io.ReadCloser
+	kept []byte
+}
+
+func (b *bodyPrefix) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := maxMethodPrefix - len(b.kept); room > 0 {
+		b.kept = append(b.kept, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// watchBody returns r's body, made to keep what is read of it, when
+// Options.Observe wants the method of a JSON-RPC request (no card
+// request, which has none); nil otherwise.
+func (m *Middleware) watchBody(r *http.Request, card bool) *bodyPrefix {
+	if m.opts.Observe == nil || card || m.opts.HTTPJSON || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	b := &bodyPrefix{ReadCloser: r.Body}
+	r.Body = b
+	return b
+}
+
+// observe hands the exchange of r to Options.Observe, when set: the
+// method is what body read shows of it.
+func (m *Middleware) observe(r *http.Request, body *bodyPrefix, o *negotiate.Outcome, code int) {
+	if m.opts.Observe == nil {
+		return
+	}
+	x := negotiate.Exchange{Outcome: *o, Code: code}
+	if body != nil {
+		x.Method = sniffMethod(body.kept)
+	}
+	m.opts.Observe(r.Context(), x)
+}
+
+// rpcCode is code on the JSON-RPC binding, and 0 where the answer is a
+// google.rpc.Status (HTTP+JSON, the card), which has no JSON-RPC code.
+func (m *Middleware) rpcCode(card bool, code int) int {
+	if card || m.opts.HTTPJSON {
+		return 0
+	}
+	return code
 }
 
 // record decides offer for subject and records it, logging an event that

@@ -95,7 +95,9 @@ type answerWatch struct {
 	offer    negotiate.Offer
 	version  string // the version decided
 	card     bool
-	recorded bool // the acceptance was recorded before the handler ran
+	recorded bool              // the acceptance was recorded before the handler ran
+	outcome  negotiate.Outcome // the decision, for Options.Observe
+	body     *bodyPrefix       // the request's body, for Options.Observe
 	// everyStatus says any answer may be a refusal: a JSON-RPC client reads
 	// an error whatever the status. On HTTP+JSON, and for the card, only
 	// an error status or an event of a stream is.
@@ -243,7 +245,7 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 // answer, or the middleware's own when the record could not be written and
 // the policy requires it.
 func (a *answerWatch) settle(v verdict) {
-	o := negotiate.Outcome{Kind: negotiate.Accepted}
+	o := a.outcome
 	if v == refused || !a.recorded {
 		offer := a.offer
 		if v == refused {
@@ -255,8 +257,14 @@ func (a *answerWatch) settle(v verdict) {
 	}
 	if o.Rule == negotiate.RuleAudit {
 		a.replace(auditMessage)
+		a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
 		return
 	}
+	code := 0
+	if v == refused {
+		code = a.m.rpcCode(a.card, rpcerr.RPCA2AVersionNotSupported)
+	}
+	defer a.m.observe(a.r, a.body, &o, code)
 	head := a.Header()
 	prev := a.state
 	a.state = released
@@ -291,8 +299,9 @@ func (a *answerWatch) settle(v verdict) {
 // not see is never recorded, so the exchange is refused, and recorded so.
 func (a *answerWatch) overflow() {
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.offer.Requested, PeerVersions: []string{unservedVersion}}
-	_ = a.m.record(context.WithoutCancel(a.r.Context()), a.subject, offer)
+	o := a.m.record(context.WithoutCancel(a.r.Context()), a.subject, offer)
 	a.replace(overflowMessage)
+	a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
 }
 
 // replace answers with an internal error in place of the server's answer.

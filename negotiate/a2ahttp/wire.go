@@ -154,3 +154,30 @@ func skip(d *jsontext.Decoder) bool {
 		}
 	}
 }
+
+// sniffMethod returns the method of the JSON-RPC request whose body
+// begins with prefix, read as sniffID reads the id but only as far as
+// its method member; "" when prefix names none before it ends or breaks.
+func sniffMethod(prefix []byte) string {
+	d := jsontext.NewDecoder(bytes.NewBuffer(prefix))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return ""
+	}
+	for d.PeekKind() == '"' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return ""
+		}
+		if name.String() != "method" {
+			if !skip(d) {
+				return ""
+			}
+			continue
+		}
+		if t, err := d.ReadToken(); err == nil && t.Kind() == '"' {
+			return t.String()
+		}
+		return ""
+	}
+	return ""
+}

@@ -33,12 +33,13 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 
 // follow returns w watched: the accepted decision of offer for subject is
 // recorded once the wrapped handler's answer shows whether it served the
-// revision, o's. method is the method of the request when it is one
-// message; id is the id a replacement answer carries; requests is how
-// many of the request's messages ask for a response, which an event
-// stream is held for.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method string, id jsontext.Value, requests int) *answerWatch {
-	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests}
+// revision, o's. method is the method the request's Mcp-Method header
+// names, which decides whether the answer must confirm the revision, and
+// observed the method of its one message, for Options.Observe; id is the
+// id a replacement answer carries; requests is how many of the request's
+// messages ask for a response, which an event stream is held for.
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method, observed string, id jsontext.Value, requests int) *answerWatch {
+	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests, observed: observed}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
 		// the decision.
@@ -98,6 +99,9 @@ type answerWatch struct {
 	method  string
 	confirm bool // the answer must confirm the revision
 	expect  int  // the responses an event stream is held for
+
+	observed string // the request's method, for Options.Observe
+	code     int    // the JSON-RPC error code the answer was read to carry
 
 	state  int
 	status int
@@ -188,6 +192,7 @@ func (a *answerWatch) write(p []byte, s string) (int, error) {
 		if a.confirm {
 			// The first event that is a response settles it.
 			if rep, err := readReply(data); err == nil {
+				a.code = int(rep.code)
 				a.settle(a.confirms(rep))
 				return n, a.writeErr()
 			}
@@ -196,6 +201,9 @@ func (a *answerWatch) write(p []byte, s string) (int, error) {
 		responses, refused := readAnswer(data)
 		a.responses += responses
 		a.refused = a.refused || refused
+		if a.refused {
+			a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
+		}
 		if a.refused || a.responses >= a.expect {
 			a.settle(!a.refused)
 			return n, a.writeErr()
@@ -246,10 +254,13 @@ func (a *answerWatch) observe(int) {
 		ok := !a.confirm && !a.refused
 		if !a.sse && a.confirm {
 			rep, err := readReply(a.held)
+			a.code = int(rep.code)
 			ok = err == nil && a.confirms(rep)
 		} else if !a.sse {
 			_, refused := readAnswer(a.held)
-			ok = !refused
+			if ok = !refused; refused {
+				a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
+			}
 		}
 		a.settle(ok)
 	}
@@ -265,6 +276,12 @@ func (a *answerWatch) settle(ok bool) {
 		sink = followServer{sink}
 	}
 	o := a.h.record(a.r, sink, a.subject, a.offer)
+	if !ok && o.Rule != negotiate.RuleAudit {
+		// Observed as the record says it: the server refused the
+		// revision, as a peer that speaks none of it would.
+		o, _ = a.h.n.Decide(a.subject, negotiate.Offer{Protocol: a.offer.Protocol, Requested: a.offer.Requested, PeerVersions: []string{unoffered}})
+	}
+	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
 	head := a.ResponseWriter.Header()
 	if o.Rule == negotiate.RuleAudit || int64(len(a.held)) > a.h.maxAnswer {
 		a.state = replaced
@@ -275,6 +292,7 @@ func (a *answerWatch) settle(ok bool) {
 		if o.Rule == negotiate.RuleAudit {
 			e.Message, status = o.Error.Message, http.StatusInternalServerError
 		}
+		a.code = e.Code
 		writeRPCError(a.ResponseWriter, status, a.id, e)
 		return
 	}

@@ -130,6 +130,20 @@
 //     record says so (see below), and the session's next request, which
 //     carries the server's revision, is refused. The failure is closed.
 //
+// # Start-up, the one-call host, and observing
+//
+// [Middleware.Check] asks the handler the host is about to wrap, in
+// process and around the middleware (nothing is recorded), whether it
+// serves the preferred revision, and names the fix when it does not:
+// the go-sdk's stateful handler behind a facet that prefers 2026-07-28 fails it, naming Stateless: true. [Handler] is the wiring of a host that takes the defaults (the
+// zero policy, slog.Default() as the record, refreshedAt dated by the
+// module's release list), the check included, in one call: a host that
+// cannot serve what its facet advertises does not start. Options.Observe
+// hands the host a [negotiate.Exchange] for each request decided (its
+// method, the outcome as answered, the JSON-RPC code of the answer),
+// which the record, content-free, does not hold; the otel module's
+// Telemetry.Observe puts it on the request's span.
+//
 // # The record follows the server
 //
 // An acceptance is recorded only once the wrapped server's answer shows

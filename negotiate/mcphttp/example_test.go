@@ -155,3 +155,32 @@ func ExampleMiddleware_Wrap_serveMux() {
 	// Output:
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"servedAt":"2026-07-28"}}
 }
+
+// A host checks its MCP server when it starts: this one answers
+// server/discover as the go-sdk's default, stateful handler does, with the
+// handshake revisions only, so it cannot serve the preferred 2026-07-28,
+// and the check says so, with the fix, before any client arrives.
+func ExampleMiddleware_Check() {
+	n, err := negotiate.Compile(facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	m, err := mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		panic(err)
+	}
+	stateful := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"]}}`)
+	})
+	if err := m.Check(context.Background(), stateful); err != nil {
+		fmt.Println(strings.ReplaceAll(err.Error(), "; ", ";\n"))
+	}
+	// Output:
+	// mcphttp: the server does not serve the preferred revision 2026-07-28 the mcp facet advertises: its server/discover at 2026-07-28 answered supportedVersions [2025-11-25];
+	// a go-sdk server serves 2026-07-28 and later only stateless: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true});
+	// otherwise list the facet's revisions in the server's supported versions (go-sdk: ServerOptions.SupportedProtocolVersions;
+	// mcp-go: server.WithStreamableHTTPProtocolVersions)
+}

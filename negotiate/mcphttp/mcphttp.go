@@ -113,6 +113,20 @@ type Options struct {
 	// that lets the outcome stand, and an invalid Subject. When nil,
 	// slog.Default() is used.
 	ErrorLog *slog.Logger
+
+	// Observe, when set, is called once for every request the middleware
+	// decides and records, with the request's context, once its answer
+	// is settled: the method of the request (when it is one message), the
+	// outcome as answered (the refusal the record says when the wrapped
+	// server refused the revision, the audit's when a required record
+	// failed) and the JSON-RPC code of the answer: the middleware's own,
+	// or the error code of the server's answer to a discover or initialize
+	// and -32022 when the server refused the revision; 0 otherwise. A
+	// request served on a legacy session the middleware remembers is not
+	// decided again, and is not observed. It runs on the request's path
+	// and must not block; wopnegotel's Telemetry.Observe puts the
+	// exchange on the request's span.
+	Observe func(context.Context, negotiate.Exchange)
 }
 
 // Middleware is the inbound negotiation for MCP, checked once and ready to
@@ -254,6 +268,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// request this middleware could vouch for.
 		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+	}
+}
+
+// observe hands the exchange of r to Options.Observe, when set.
+func (h *handler) observe(r *http.Request, method string, o *negotiate.Outcome, code int) {
+	if h.opts.Observe != nil {
+		h.opts.Observe(r.Context(), negotiate.Exchange{Method: method, Outcome: *o, Code: code})
 	}
 }
 

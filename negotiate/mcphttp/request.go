@@ -29,7 +29,7 @@ import (
 func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	raw, err := h.readBody(r)
@@ -72,8 +72,10 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		return nil
 	})
 	var id jsontext.Value // the id a refusal answers, when there is exactly one
+	method := ""          // the method of the one message, for Options.Observe
 	if !batch {
 		id = first.id
+		method = first.method
 	}
 	var shape *shapeError
 	if errors.Is(err, errSyntax) {
@@ -81,17 +83,17 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		// is no message a server would read.
 		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
 	} else if initialize && batch {
-		h.refuse(w, r, subject, first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
+		h.refuse(w, r, subject, "", first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
 	} else if initialize {
 		h.serveInitialize(w, r, subject, rh, raw, &first, id)
 	} else if mismatch != nil {
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(mismatch.Error()))
+		h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(mismatch.Error()))
 	} else if err == errBatchRevision {
-		h.refuse(w, r, subject, requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
+		h.refuse(w, r, subject, "", requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
 	} else if errors.As(err, &shape) {
 		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else {
-		h.serveDecided(w, r, subject, rh, raw, id, requests)
+		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
 	}
 }
 
@@ -221,20 +223,20 @@ func quoteOrAbsent(v string) string {
 func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
 	rh, err := readHeaders(r.Header)
 	if err != nil {
-		h.refuse(w, r, subject, headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+		h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
 		return
 	}
 	if r.Method == http.MethodDelete && rh.session != "" {
 		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 	}
-	h.serveDecided(w, r, subject, rh, nil, nil, 0)
+	h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
 }
 
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
-// revision its header names, decided now. requests is how many of its
-// messages ask for a response.
-func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, id jsontext.Value, requests int) {
+// revision its header names, decided now. method is the method of its one
+// message; requests is how many of its messages ask for a response.
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, method string, id jsontext.Value, requests int) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) {
 		s, ok := h.sessions.get(rh.session)
@@ -244,13 +246,13 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 			// what its server settled, so the client must initialize again,
 			// which MCP asks of a client told 404 on its session. Ending an
 			// unknown session serves nothing, and is decided afresh.
-			h.refuse(w, r, subject, requested, id, http.StatusNotFound, rpcerr.RPCError{
+			h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{
 				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
 			})
 			return
 		}
 		if ok && s.outcome.Version != requested {
-			h.refuse(w, r, subject, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
+			h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
 			return
 		}
 		if ok && sameSubject(s.subject, subject) {
@@ -264,7 +266,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 	offer := negotiate.InboundOffer(h.adv, "", requested)
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
 	if rh.method != methodDiscover && h.n.RequiresAudit() {
@@ -274,13 +276,14 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// (-32022) is misconfigured for it; see "The record follows the
 		// server" in the package doc.
 		if o = h.record(r, h.opts.Sink, subject, offer); o.Err() != nil {
-			h.refuseDecided(w, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+			h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
 		h.forward(w, r, raw, &o, false)
+		h.observe(r, method, &o, 0) // the answer is not read: recorded first, it can contradict nothing
 		return
 	}
-	h.forward(h.follow(w, r, subject, offer, &o, rh.method, id, requests), r, raw, &o, false)
+	h.forward(h.follow(w, r, subject, offer, &o, rh.method, method, id, requests), r, raw, &o, false)
 }
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
@@ -288,7 +291,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id jsontext.Value) {
 	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
+		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
 		return
 	}
 	if !m.paramsObject || !m.hasProtocolVersion || !m.protocolVersionStr {
@@ -301,7 +304,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
 		// The body names two revisions; which one a server reads is its
 		// own business, so neither is served.
-		h.refuse(w, r, subject, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", metaProtocolVersion, requested)))
+		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("initialize's params._meta[%q] does not match its params.protocolVersion %q", metaProtocolVersion, requested)))
 		return
 	}
 	if isStateless(requested) {
@@ -310,7 +313,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		e := rpcerr.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
 		e.Message = "Unsupported protocol version: initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
 		e.Data = withReason(e.Data, events.ReasonUnsupported)
-		h.refuse(w, r, subject, requested, id, http.StatusOK, e)
+		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
 	offer := negotiate.Offer{
@@ -321,7 +324,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	}
 	o, ok := h.decide(r, subject, offer)
 	if !ok {
-		h.refuseDecided(w, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
+		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
 	}
 	if o.Version != requested {
@@ -333,7 +336,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, id, 1), r, raw, &o, true)
+	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1), r, raw, &o, true)
 }
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.
@@ -358,13 +361,15 @@ func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 // it), and records the refusal of the revision it named: every refusal of
 // a request that names a revision is on the record. The negotiator records
 // only what it decides, so it is asked to decide an offer it must refuse.
-func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
+// method is the request's, for Options.Observe.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, method, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
-	if o, _ := h.decide(r, subject, offer); o.Rule == negotiate.RuleAudit {
-		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
-		return
+	o, _ := h.decide(r, subject, offer)
+	if o.Rule == negotiate.RuleAudit {
+		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
 	}
 	writeRPCError(w, status, id, e)
+	h.observe(r, method, &o, e.Code)
 }
 
 // unoffered is a revision no host offers, as the only version the peer
@@ -374,18 +379,20 @@ const unoffered = "9999-12-31"
 
 // refuseDecided answers a refusal the decision made: e is the wire error,
 // named opens its message, which then says why; data lists what this
-// caller could be served instead, and the reason.
-func (h *handler) refuseDecided(w http.ResponseWriter, id jsontext.Value, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
+// caller could be served instead, and the reason. r and method are the
+// request's, for Options.Observe.
+func (h *handler) refuseDecided(w http.ResponseWriter, r *http.Request, method string, id jsontext.Value, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
 	if o.Rule == negotiate.RuleAudit {
-		writeRPCError(w, http.StatusInternalServerError, id, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message})
-		return
+		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
+	} else {
+		servable := h.servable(subject)
+		e.Message = named + why(o, h.adv) + servedList(servable)
+		d := e.Data.(rpcerr.VersionData)
+		d.Supported, d.Reason = servable, string(o.Reason)
+		e.Data = d
 	}
-	servable := h.servable(subject)
-	e.Message = named + why(o, h.adv) + servedList(servable)
-	d := e.Data.(rpcerr.VersionData)
-	d.Supported, d.Reason = servable, string(o.Reason)
-	e.Data = d
 	writeRPCError(w, status, id, e)
+	h.observe(r, method, o, e.Code)
 }
 
 // why says, for people, why the revision named was refused: the go-sdk

@@ -1,0 +1,103 @@
+package a2ahttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// checkTask is the id of the task the start-up check asks for: one no
+// agent holds, so that asking for it changes nothing.
+const checkTask = "wopneg-startup-check"
+
+// Check asks server, the handler the host gives to [Middleware.Wrap],
+// whether it serves the preferred version the a2a facet advertises, the
+// one every caller can be served and a caller that names none gets, and
+// returns an error that names the fix when the server refuses it. Call it
+// when the host starts, before any client arrives: a handler that cannot
+// serve the preferred version otherwise shows only as refusals on the
+// record, one per client.
+//
+// The question is one request, in process, straight to server, at the
+// preferred version (A2A-Version, and the decision in its context, as
+// the middleware would hand it over): a JSON-RPC GetTask (tasks/get at
+// 0.x) of a task no agent holds, or on HTTP+JSON a GET of /tasks/ and
+// that id. It goes around the middleware, so nothing is decided,
+// recorded or observed. Only a version refusal fails the check, read as
+// the middleware reads one (-32009, or an ErrorInfo with reason
+// VERSION_NOT_SUPPORTED), and an answer longer than Options.MaxAnswerBytes,
+// which could hide one: a task not found, or a path the handler does not
+// serve, is no answer about the version.
+func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
+	if server == nil {
+		return errors.New("a2ahttp: Check of a nil handler")
+	}
+	preferred := m.adv.Preferred
+	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	ctx = adapter.WithOutcome(ctx, facets.ProtocolA2A, &o)
+	method := "GetTask"
+	if strings.HasPrefix(preferred, "0.") {
+		method = "tasks/get"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/",
+		strings.NewReader(`{"jsonrpc":"2.0","id":"`+checkTask+`","method":"`+method+`","params":{"id":"`+checkTask+`"}}`))
+	if m.opts.HTTPJSON {
+		method = "GET /tasks/" + checkTask
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/tasks/"+checkTask, http.NoBody)
+	}
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerName, preferred)
+	w := adapter.NewCapture(int64(m.maxAnswer))
+	server.ServeHTTP(w, req)
+	data := w.Body
+	if adapter.IsEventStream(w.Header().Get("Content-Type")) {
+		var events adapter.EventScanner
+		data, _ = events.Next(w.Body)
+	}
+	if w.Over {
+		return fmt.Errorf("a2ahttp: the server's answer to %s at %s %s is longer than Options.MaxAnswerBytes (%d bytes), so whether it serves the preferred version could not be read", method, headerName, preferred, m.maxAnswer)
+	}
+	s := answerReader{complete: true}
+	s.d.Reset(bytes.NewBuffer(data), lenient...)
+	if s.response() != refused {
+		return nil
+	}
+	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)
+}
+
+// Handler is the whole wiring of a host that takes the defaults, in one
+// call: it compiles f under the zero policy (refreshedAt, when f has
+// none, dated by the zero facets.Refresher against the release list
+// embedded in the module), records every decision through slog.Default()
+// at Info (events.NewSlogSink), takes the caller's Subject from caller (nil:
+// every caller is anonymous), checks server with [Middleware.Check], and
+// returns server behind the negotiation, on the JSON-RPC binding, with
+// the agent card at /.well-known/agent-card.json served by server too
+// (mount a2asrv.NewStaticAgentCardHandler there, listing f's versions).
+// Any failure is an error, so a host that cannot serve what f advertises
+// does not start. A host with an audit store, a policy, HTTP+JSON or a
+// card per version uses [New].
+func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
+	n, sink, err := adapter.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(n, Options{Sink: sink, Subject: caller})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Check(context.Background(), server); err != nil {
+		return nil, err
+	}
+	return m.Wrap(server), nil
+}

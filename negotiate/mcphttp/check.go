@@ -1,0 +1,133 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// Check asks server, the handler the host gives to [Middleware.Wrap],
+// whether it serves the preferred revision the mcp facet advertises, the
+// one every caller can be served and an anonymous one is told to use, and
+// returns an error that names what the server answered and the fix when
+// it does not. Call it when the host starts, before any client arrives: a
+// server that cannot serve the preferred revision otherwise shows only as
+// refusals on the record, one per client.
+//
+// The question is one request, in process, straight to server: a
+// server/discover at the preferred revision when that is 2026-07-28 or
+// later (the answer must list it), an initialize of it otherwise (the
+// answer must name it; a session the server opens for it is ended with a
+// DELETE). It carries the decision in its context, as the middleware
+// would hand it over, but goes around the middleware, so nothing is
+// decided, recorded or observed. The answer is read up to
+// Options.MaxAnswerBytes.
+//
+// The known case is the go-sdk's streamable handler as it is by default,
+// stateful, which answers server/discover with the handshake revisions
+// only, behind a facet that prefers 2026-07-28: mount it with
+// mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true}).
+func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
+	if server == nil {
+		return fmt.Errorf("mcphttp: Check of a nil handler")
+	}
+	preferred := m.adv.Preferred
+	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	ctx = adapter.WithOutcome(ctx, facets.ProtocolMCP, &o)
+	method := methodDiscover
+	params := map[string]any{"_meta": map[string]any{
+		metaProtocolVersion:                          preferred,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}}
+	if !isStateless(preferred) {
+		method = methodInitialize
+		params = map[string]any{
+			"protocolVersion": preferred,
+			"capabilities":    map[string]any{},
+			"clientInfo":      map[string]any{"name": "wopneg-check", "version": "1"},
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method == methodDiscover {
+		req.Header.Set(headerProtocolVersion, preferred)
+		req.Header.Set(headerMethod, methodDiscover)
+	}
+	w := adapter.NewCapture(m.maxAnswer)
+	server.ServeHTTP(w, req)
+	if id := w.Header().Get(headerSessionID); id != "" {
+		end, _ := http.NewRequestWithContext(ctx, http.MethodDelete, "http://127.0.0.1/", http.NoBody)
+		end.Header.Set(headerSessionID, id)
+		end.Header.Set(headerProtocolVersion, preferred)
+		server.ServeHTTP(adapter.NewCapture(0), end)
+	}
+	data := w.Body
+	if adapter.IsEventStream(w.Header().Get("Content-Type")) {
+		var events sseScanner
+		data, _ = events.response(w.Body)
+	}
+	rep, err := readReply(data)
+	served := err == nil && rep.result
+	if method == methodDiscover {
+		served = served && slices.Contains(rep.versions, preferred)
+	} else {
+		served = served && rep.protocolVersion == preferred
+	}
+	if served {
+		return nil
+	}
+	answered := "HTTP " + strconv.Itoa(w.Status()) + " with no JSON-RPC response"
+	switch {
+	case w.Over:
+		answered = "more than " + strconv.FormatInt(m.maxAnswer, 10) + " bytes (Options.MaxAnswerBytes)"
+	case err == nil && rep.isError:
+		answered = "error " + strconv.FormatInt(rep.code, 10) + " " + strconv.Quote(rep.message)
+	case err == nil && method == methodDiscover:
+		answered = "supportedVersions [" + strings.Join(rep.versions, ", ") + "]"
+	case err == nil:
+		answered = "protocolVersion " + strconv.Quote(rep.protocolVersion)
+	}
+	fix := "list the facet's revisions in the server's supported versions (go-sdk: ServerOptions.SupportedProtocolVersions; mcp-go: server.WithStreamableHTTPProtocolVersions)"
+	if method == methodDiscover {
+		fix = "a go-sdk server serves " + statelessRevision + " and later only stateless: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true}); otherwise " + fix
+	}
+	return fmt.Errorf("mcphttp: the server does not serve the preferred revision %s the mcp facet advertises: its %s at %s answered %s; %s", preferred, method, preferred, answered, fix)
+}
+
+// Handler is the whole wiring of a host that takes the defaults, in one
+// call: it compiles f under the zero policy (refreshedAt, when f has
+// none, dated by the zero facets.Refresher against the release list
+// embedded in the module), records every decision through slog.Default()
+// at Info (events.NewSlogSink), takes the caller's Subject from caller (nil:
+// every caller is anonymous), checks server with [Middleware.Check], and
+// returns server behind the negotiation. Any failure is an error, so a
+// host that cannot serve what f advertises does not start. A host with
+// an audit store, a policy or bounds of its own uses [New].
+func Handler(f *facets.MCP, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
+	n, sink, err := adapter.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(n, Options{Sink: sink, Subject: caller})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Check(context.Background(), server); err != nil {
+		return nil, err
+	}
+	return m.Wrap(server), nil
+}
