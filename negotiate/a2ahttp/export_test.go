@@ -23,12 +23,9 @@ var ErrNoVersion = errNoVersion
 // CardOffers is cardOffers, for the tests.
 func CardOffers(card []byte) ([]string, error) { return cardOffers(card) }
 
-// CardError and VersionConflictError name the unexported error types for
-// errors.As in the tests.
-type (
-	CardError            = cardError
-	VersionConflictError = versionConflictError
-)
+// VersionConflictError names the unexported error type for errors.As in
+// the tests.
+type VersionConflictError = versionConflictError
 
 // Outbound keeps the tests' tables in one value per negotiation: its
 // Negotiate calls the package's Negotiate with these fields.
@@ -40,6 +37,8 @@ type Outbound struct {
 	Client       *http.Client
 	Requested    string
 	MaxCardBytes int64
+	// AllowLoopback is OutboundOptions.AllowLoopback.
+	AllowLoopback bool
 }
 
 // Peer is what the tests read of one outbound negotiation.
@@ -54,10 +53,11 @@ type Peer struct {
 func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
 	outcome, offers, err := Negotiate(ctx, o.Negotiator, peerURL, OutboundOptions{
 		Sink: o.Sink, Destination: o.Destination, Subject: o.Subject, Client: o.Client, Requested: o.Requested, MaxCardBytes: o.MaxCardBytes,
+		AllowLoopback: o.AllowLoopback,
 	})
 	p := Peer{URL: peerURL, Offers: offers, Outcome: outcome}
-	if ce := (*cardError)(nil); errors.As(err, &ce) {
-		p.CardErr = ce
+	if errors.Is(err, ErrNoOffers) {
+		p.CardErr = err
 	}
 	return p, err
 }
