@@ -35,13 +35,18 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise a2a", nil)
 	}
 	tap := x.discoveryTap()
-	o, _, err := a2ahttp.Negotiate(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
+	opts := a2ahttp.OutboundOptions{
 		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: tap.client(x.client), Requested: x.req.RequestVersion,
-	})
+	}
+	o, _, err := a2ahttp.Negotiate(ctx, x.h.Negotiator, x.peer, opts)
 	if fail := x.decided(o, err); fail != nil {
 		return nil, fail
 	}
-	t, err := a2ahttp.NewTransport(x.outcome, x.client.Transport)
+	// The call goes through the recording transport: a peer that refuses
+	// at runtime the version its card offered has the refusal recorded on
+	// the run, after the card's acceptance.
+	opts.Client = x.client
+	t, err := a2ahttp.NewRecordingTransport(x.h.Negotiator, x.peer, x.outcome, opts)
 	if err != nil {
 		return nil, x.peerFailure(0, "no transport for the decided version")
 	}
@@ -54,11 +59,11 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 	}
 	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": message}}
 	rep, status, err := x.post(ctx, t, x.interfaceURL(tap.body), rpc, http.Header{})
+	if fail := x.callFailure(err, facets.ProtocolA2A, adv.Versions); fail != nil {
+		return nil, fail
+	}
 	if err != nil {
 		return nil, x.peerFailure(status, "no JSON-RPC answer")
-	}
-	if rep.Error != nil && rep.Error.versionNotSupported() {
-		return nil, unsupported(facets.ProtocolA2A, x.outcome.Version, adv.Versions, x.runID)
 	}
 	if rep.Error != nil || status >= 400 || rep.Result == nil {
 		return nil, x.peerFailure(status, "the peer answered an error")
