@@ -34,33 +34,10 @@ var jsServerDir = filepath.Join("testdata", "jsserver")
 // jsPeer starts the A2A JS SDK server of sdk ("0.3" or "1.3") and returns
 // its base URL and a function that kills it (as a crash would); it is
 // killed when the test ends anyway. Without node or npm the test is
-// skipped, saying so, except in CI, where it fails.
+// skipped, saying so, except in CI, where it fails (see jsSetup).
 func jsPeer(t *testing.T, sdk string) (string, func()) {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+"; the A2A JS SDK servers are not exercised", args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		missing("npm is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(jsServerDir, "node_modules", "express")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = jsServerDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			missing("npm ci in %s: %v\n%s", jsServerDir, err, out)
-		}
-	}
+	node := jsSetup(t, jsServerDir, "servers")
 	cmd := exec.Command(node, "server.mjs", sdk)
 	cmd.Dir = jsServerDir
 	cmd.Stderr = os.Stderr

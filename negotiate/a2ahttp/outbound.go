@@ -150,15 +150,11 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 
 // noDecision logs the one line of an attempt that reached no decision:
 // the protocol, the peer's digest (its origin is never logged in clear,
-// as in the record) and why.
+// as in the record) and why, the *egress.Error's group.
 func noDecision(ctx context.Context, log *slog.Logger, peerURL string, err error) {
 	digest, _ := events.PeerDigest(peerURL)
-	var cause any = err
-	if e := (*egress.Error)(nil); errors.As(err, &e) {
-		cause = e
-	}
 	cmp.Or(log, slog.Default()).WarnContext(ctx, "negotiation reached no decision",
-		slog.String("protocol", string(facets.ProtocolA2A)), slog.String("peerDigest", digest), slog.Any("err", cause))
+		slog.String("protocol", string(facets.ProtocolA2A)), slog.String("peerDigest", digest), slog.Any("err", err))
 }
 
 // egressClients are the negotiation clients of a nil

@@ -97,42 +97,15 @@ func TestSeamsEgress(t *testing.T) {
 	}
 }
 
-// TestA2ARuntimeDrift (issue 19 item 3): the card offers 1.1 and the peer
-// refuses SendMessage at 1.1. The caller gets interop_version_unsupported,
-// and the run holds the card's acceptance and then the runtime refusal.
-func TestA2ARuntimeDrift(t *testing.T) {
-	for _, answer := range []string{
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32009.0,"message":"no"}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED"}]}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`,
-	} {
-		peer := httptest.NewServer(a2aPeer(answer))
-		r := newRig(t, testFacets())
-		status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL})
-		peer.Close()
-		if status != 400 || body["error"] != "interop_version_unsupported" || reasonOf(body) != "unsupported" {
-			t.Fatalf("%s: %d %v", answer, status, body)
-		}
-		evs := r.runEvents(t, runOf(body))
-		if len(evs) != 2 || evs[0]["outcome"] != "accepted" || evs[0]["version"] != "1.1" ||
-			evs[1]["outcome"] != "refused" || evs[1]["reason"] != "unsupported" || evs[1]["requested"] != "1.1" || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
-			t.Errorf("%s: run %v, want accepted 1.1 then refused 1.1 unsupported", answer, evs)
-		}
-	}
-}
-
-// TestMCPRuntimeDrift (issue 19 item 3): server/discover offers
+// TestRuntimeDrift (issue 19 item 3): the card offers 1.1 and the peer
+// refuses SendMessage at 1.1 (-32009, in any spelling, or an ErrorInfo
+// VERSION_NOT_SUPPORTED in either shape); server/discover offers
 // 2026-07-28 and tools/call is refused at it (-32022, in any spelling, or
 // a v2 envelope). The caller gets interop_version_unsupported, and the run
-// holds the acceptance and then the runtime refusal.
-func TestMCPRuntimeDrift(t *testing.T) {
-	for _, answer := range []string{
-		`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`,
-		`{"jsonrpc":"2.0","id":2,"error":{"code":-32022.0,"message":"unsupported"}}`,
-		`{"error":"interop_version_unsupported","message":"no"}`,
-	} {
-		peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// holds the acceptance and then the runtime refusal, for the same peer.
+func TestRuntimeDrift(t *testing.T) {
+	mcpPeer := func(answer string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			if r.Header.Get("Mcp-Method") == "server/discover" {
 				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
@@ -140,17 +113,32 @@ func TestMCPRuntimeDrift(t *testing.T) {
 			}
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = io.WriteString(w, answer)
-		}))
+		}
+	}
+	for _, tc := range []struct {
+		proto, version string
+		peer           http.HandlerFunc
+	}{
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`)},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009.0,"message":"no"}}`)},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED"}]}}`)},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`)},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`)},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022.0,"message":"unsupported"}}`)},
+		{"mcp", "2026-07-28", mcpPeer(`{"error":"interop_version_unsupported","message":"no"}`)},
+	} {
+		peer := httptest.NewServer(tc.peer)
 		r := newRig(t, testFacets())
-		status, body := r.call(t, "mcp", "acme", map[string]any{"serverUrl": peer.URL})
+		key := map[string]string{"a2a": "peerUrl", "mcp": "serverUrl"}[tc.proto]
+		status, body := r.call(t, tc.proto, "acme", map[string]any{key: peer.URL})
 		peer.Close()
 		if status != 400 || body["error"] != "interop_version_unsupported" || reasonOf(body) != "unsupported" {
-			t.Fatalf("%s: %d %v", answer, status, body)
+			t.Fatalf("%s: %d %v", tc.proto, status, body)
 		}
 		evs := r.runEvents(t, runOf(body))
-		if len(evs) != 2 || evs[0]["outcome"] != "accepted" || evs[0]["version"] != "2026-07-28" ||
-			evs[1]["outcome"] != "refused" || evs[1]["reason"] != "unsupported" || evs[1]["requested"] != "2026-07-28" || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
-			t.Errorf("%s: run %v, want accepted then refused unsupported", answer, evs)
+		if len(evs) != 2 || evs[0]["outcome"] != "accepted" || evs[0]["version"] != tc.version ||
+			evs[1]["outcome"] != "refused" || evs[1]["reason"] != "unsupported" || evs[1]["requested"] != tc.version || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
+			t.Errorf("%s: run %v, want accepted %s then refused %s unsupported", tc.proto, evs, tc.version, tc.version)
 		}
 	}
 }
