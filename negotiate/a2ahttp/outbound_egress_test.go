@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -476,5 +477,47 @@ func TestRuntimeAnswerCutShort(t *testing.T) {
 	body, err := io.ReadAll(resp.Body)
 	if string(body) != `{"jsonrpc":"2.0","er` || err != io.ErrUnexpectedEOF {
 		t.Errorf("%q %v", body, err)
+	}
+}
+
+// oneByteAnswer answers every request with body, one byte a read.
+type oneByteAnswer struct{ body string }
+
+func (a oneByteAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(a.body))), Request: r}, nil
+}
+
+// TestRuntimeAnswerBoundByteByByte: read a byte at a time, an answer is
+// held until it shows whether the peer refused, as the inbound side holds
+// one: the byte past the bound is read to learn that the bound is passed,
+// and an answer it completes is settled by it; one that needs more is
+// not handed back.
+func TestRuntimeAnswerBoundByteByByte(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}`
+	n := compile(t, wideA2A(), policy.Policy{})
+	ok := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.2"}
+	for _, tc := range []struct {
+		max    int64
+		handed bool
+	}{{int64(len(answer)), true}, {int64(len(answer)) - 1, true}, {int64(len(answer)) - 2, false}} {
+		tr, err := a2ahttp.NewRecordingTransport(n, "http://peer.example", ok, a2ahttp.OutboundOptions{
+			Sink: &negotiatetest.Recorder{}, Client: &http.Client{Transport: oneByteAnswer{answer}}, MaxAnswerBytes: tc.max,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://peer.example/a2a", strings.NewReader(`{}`))
+		resp, err := tr.RoundTrip(req)
+		if tc.handed != (err == nil) {
+			t.Errorf("MaxAnswerBytes %d: %v", tc.max, err)
+			continue
+		}
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			if string(body) != answer {
+				t.Errorf("MaxAnswerBytes %d: %q", tc.max, body)
+			}
+		}
 	}
 }

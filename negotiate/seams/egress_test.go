@@ -1,11 +1,16 @@
 package seams_test
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/seams"
 )
 
@@ -140,5 +145,122 @@ func TestRuntimeDrift(t *testing.T) {
 			evs[1]["outcome"] != "refused" || evs[1]["reason"] != "unsupported" || evs[1]["requested"] != tc.version || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
 			t.Errorf("%s: run %v, want accepted %s then refused %s unsupported", tc.proto, evs, tc.version, tc.version)
 		}
+	}
+}
+
+// countingTransport is a host's own Transport: http.DefaultTransport,
+// counting what it sends.
+type countingTransport struct{ sent atomic.Int64 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.sent.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestSeamsHostTransport: a host's own Transport sends every request to
+// the peer, with its own address policy: loopback is reached without
+// AllowLoopback.
+func TestSeamsHostTransport(t *testing.T) {
+	peer := newFakeA2A(t, "1.1")
+	host := &countingTransport{}
+	r := newRigWith(t, testFacets(), func(h *seams.Handler) { h.Transport, h.AllowLoopback = host, false })
+	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.srv.URL})
+	if status != 200 || host.sent.Load() != 2 {
+		t.Errorf("%d %v; the host's Transport sent %d requests, want the card and the call", status, body, host.sent.Load())
+	}
+}
+
+// failAfterFirst makes the Handler's sink fail every event after its
+// first.
+func failAfterFirst(h *seams.Handler) {
+	sink := h.Sink
+	var n atomic.Int64
+	h.Sink = events.SinkFunc(func(ctx context.Context, e events.Event) error {
+		if n.Add(1) > 1 {
+			return errors.New("event store down")
+		}
+		return sink.Emit(ctx, e)
+	})
+}
+
+// TestRuntimeDriftUnrecorded: a runtime refusal whose record cannot be
+// written is answered as the host's failure to record, naming the run,
+// for both protocols.
+func TestRuntimeDriftUnrecorded(t *testing.T) {
+	for _, tc := range []struct {
+		proto, key string
+		peer       http.HandlerFunc
+	}{
+		{"a2a", "peerUrl", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`)},
+		{"mcp", "serverUrl", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "server/discover" {
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
+				return
+			}
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported"}}`)
+		}},
+	} {
+		peer := httptest.NewServer(tc.peer)
+		r := newRigWith(t, testFacets(), failAfterFirst)
+		status, body := r.call(t, tc.proto, "acme", map[string]any{tc.key: peer.URL})
+		peer.Close()
+		if status != 500 || body["error"] != "internal_error" || body["message"] != "the negotiation could not be recorded; retry" || runOf(body) == "" {
+			t.Errorf("%s: %d %v", tc.proto, status, body)
+		}
+	}
+}
+
+// TestCallFailureIsTheHosts: a call at the decided version that fails on
+// the way (a 502, an answer over the bound) is the host's internal_error,
+// naming the failure and the run, whose record is the acceptance.
+func TestCallFailureIsTheHosts(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		answer       func(w http.ResponseWriter)
+	}{
+		{"502", "not-an-answer", func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) }},
+		{"over the bound", "too-large", func(w http.ResponseWriter) {
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"`+strings.Repeat("x", 1<<20)+`"}`)
+		}},
+	} {
+		peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				a2aPeer("")(w, r)
+				return
+			}
+			tc.answer(w)
+		}))
+		r := newRig(t, testFacets())
+		status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL})
+		peer.Close()
+		if status != 500 || body["error"] != "internal_error" || reasonOf(body) != tc.reason || runOf(body) == "" {
+			t.Errorf("%s: %d %v", tc.name, status, body)
+			continue
+		}
+		if ev := r.lastEvent(t, runOf(body), "acme"); ev["outcome"] != "accepted" {
+			t.Errorf("%s: last event %v", tc.name, ev)
+		}
+	}
+}
+
+// TestPeerOffersOnlyUnionCard: narrowing a 0.3/1.x union card to 1.0 keeps
+// its 1.0 interface (and drops the 0.3 top-level version), so 1.0 is
+// decided.
+func TestPeerOffersOnlyUnionCard(t *testing.T) {
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			_, _ = io.WriteString(w, `{"protocolVersion":"0.3.0","url":"http://`+r.Host+`/rpc","supportedInterfaces":[`+
+				`{"url":"http://`+r.Host+`/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.1"},`+
+				`{"url":"http://`+r.Host+`/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer peer.Close()
+	r := newRig(t, testFacets())
+	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL, "peerOffersOnly": "1.0"})
+	if status != 200 || body["negotiatedVersion"] != "1.0" {
+		t.Errorf("%d %v", status, body)
 	}
 }

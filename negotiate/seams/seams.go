@@ -354,15 +354,17 @@ func unrecorded(runID string) *httpError {
 // recording transport recorded it on the run), that record could not be
 // written, or the call failed on the way (see hostFailure). Nil otherwise.
 func (x *exchange) callFailure(err error, proto facets.Protocol, supported []string) *httpError {
-	// The refusal and the failed record come first: egress.Do hands back
+	// The failed record and the refusal come first: egress.Do hands back
 	// an error of the transport it does not know (the recording
-	// transport's) inside an *egress.Error whose cause it is.
+	// transport's) inside an *egress.Error whose cause it is. A refusal
+	// the run does not hold is answered as the failure to record it,
+	// whatever the policy, as the negotiation's own.
+	if auditErr := (*negotiate.AuditError)(nil); errors.As(err, &auditErr) {
+		return unrecorded(x.runID)
+	}
 	var e *wperrors.Error
 	if errors.As(err, &e) && e.Code == wperrors.InteropVersionUnsupported {
 		return unsupported(proto, x.outcome.Version, supported, x.runID)
-	}
-	if auditErr := (*negotiate.AuditError)(nil); errors.As(err, &auditErr) {
-		return unrecorded(x.runID)
 	}
 	return hostFailure(err, x.runID)
 }
