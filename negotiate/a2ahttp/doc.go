@@ -131,7 +131,12 @@
 // <peer>/.well-known/agent-card.json with A2A-Version set to the preferred
 // version), takes the peer's offers from supportedInterfaces[].protocolVersion
 // (or a 0.3 card's protocolVersion), decides with the host's own outbound
-// Subject and records the event; OutboundOptions.Requested names another
+// Subject and records the event. A peer whose card request is refused for
+// that version (as this module's inbound side refuses a version it does
+// not serve, with a VERSION_NOT_SUPPORTED ErrorInfo) is asked again naming
+// no version, which gets its preferred version's card (the v2 card rule):
+// a host that prefers 1.0 still reaches a peer that serves only 0.3, at
+// 0.3, when its Subject is authenticated; OutboundOptions.Requested names another
 // version to ask for than the preferred one. Only an accepted outcome
 // yields a [Transport] (see [NewTransport] and [NewRecordingTransport]), so
 // a request at a version below the floor, or at a version an

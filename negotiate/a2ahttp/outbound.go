@@ -99,7 +99,12 @@ var errNoVersion = errors.New("the object names neither supportedInterfaces nor 
 // as the reference host does before it sends anything: it fetches the
 // peer's agent card (GET <peer>/.well-known/agent-card.json, A2A-Version set
 // to the preferred version), takes the versions the card offers, decides
-// with n for opts.Subject and records the decision. It returns the
+// with n for opts.Subject and records the decision. A peer that refuses
+// that version on its card (an error answer carrying -32009 or an
+// ErrorInfo VERSION_NOT_SUPPORTED, as this module's inbound side answers
+// for a version it does not serve) is asked again for the card naming no
+// version, which is its preferred version's card (the v2 card rule), and
+// that card is decided. It returns the
 // outcome, the versions the card offered, and an error that is nil exactly
 // when the outcome is accepted and recorded.
 //
@@ -189,9 +194,10 @@ func policyIndex(o *OutboundOptions) int {
 	return i
 }
 
-// fetchCard GETs the peer's agent card, asking for version, within the
-// bounds, and returns what it offers; the error of an attempt that got no
-// card is an *egress.Error.
+// fetchCard GETs the peer's agent card, asking for version (none when
+// empty), within the bounds, and returns what it offers; the error of an
+// attempt that got no card is an *egress.Error. A card request the peer
+// refuses for its version is asked again naming none.
 func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]string, error) {
 	u, err := url.Parse(peerURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -202,7 +208,9 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 	if err != nil {
 		return nil, &egress.Error{Kind: egress.Denied, URL: cardURL.Redacted(), Err: err}
 	}
-	req.Header.Set(headerName, version)
+	if version != "" {
+		req.Header.Set(headerName, version)
+	}
 	req.Header.Set("Accept", "application/json")
 	client := o.Client
 	if client == nil {
@@ -213,12 +221,20 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, egress.NotAnswer(resp, fmt.Errorf("the agent card was answered with HTTP status %d", resp.StatusCode))
-	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, err // an *egress.Error: too large, or the peer hung up
+	}
+	if resp.StatusCode != http.StatusOK {
+		var w answerWatch // only its reader
+		if version != "" && w.read(body, true) == refused {
+			// The peer refused the version asked for on its card, as this
+			// module's inbound side does for a version it does not serve:
+			// its answer about versions is its own card, which a request
+			// that names none gets (the v2 card rule).
+			return fetchCard(ctx, o, peerURL, "")
+		}
+		return nil, egress.NotAnswer(resp, fmt.Errorf("the agent card was answered with HTTP status %d", resp.StatusCode))
 	}
 	offers, err := cardOffers(body)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -519,5 +520,52 @@ func TestRuntimeAnswerBoundByteByByte(t *testing.T) {
 				t.Errorf("MaxAnswerBytes %d: %q", tc.max, body)
 			}
 		}
+	}
+}
+
+// TestOutboundToAPeerRefusingTheCardVersion: a peer behind this module's
+// middleware that serves only 0.3 refuses the card at the host's preferred
+// 1.2 (HTTP 400, VERSION_NOT_SUPPORTED): that is its answer about
+// versions, and the host asks again naming none, gets the peer's 0.3
+// card, and decides on it: refused below the floor 1.1, recorded; with a
+// floor at 0.3 (legacyA2A), an authenticated downgrade to 0.3.
+func TestOutboundToAPeerRefusingTheCardVersion(t *testing.T) {
+	peerN := compile(t, facets.Set{A2A: &facets.A2A{Versions: []string{"0.3"}, PreferredVersion: "0.3", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"}}, policy.Policy{})
+	m, err := a2ahttp.New(peerN, a2ahttp.Options{Sink: &negotiatetest.Recorder{}, Card: func(_ *http.Request, v string) ([]byte, error) {
+		return []byte(`{"protocolVersion":"0.3.0","url":"http://peer/a2a"}`), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.Header.Get("A2A-Version"))
+		m.Wrap(http.NotFoundHandler()).ServeHTTP(w, r)
+	}))
+	defer peer.Close()
+	for _, tc := range []struct {
+		set     facets.Set
+		subject *negotiate.Subject
+		kind    negotiate.Kind
+		reason  string
+	}{
+		{wideA2A(), peerAgent(), negotiate.Refused, events.ReasonBelowFloor},
+		{legacyA2A(), peerAgent(), negotiate.Downgraded, events.ReasonOK},
+		{legacyA2A(), nil, negotiate.Refused, events.ReasonUnauthenticated},
+	} {
+		asked = nil
+		rec := &negotiatetest.Recorder{}
+		o, offers, _ := a2ahttp.Negotiate(context.Background(), compile(t, tc.set, policy.Policy{}), peer.URL, a2ahttp.OutboundOptions{Sink: rec, Subject: tc.subject, AllowLoopback: true})
+		pref := tc.set.A2A.PreferredVersion
+		if o.Kind != tc.kind || len(offers) != 1 || offers[0] != "0.3" || len(rec.Events()) != 1 || rec.Events()[0].Payload.Reason != tc.reason ||
+			len(asked) != 2 || asked[0] != pref || asked[1] != "" {
+			t.Errorf("%v %v: %+v offers %q, events %+v; the peer was asked %q", tc.set.A2A.Versions, tc.subject != nil, o, offers, rec.Events(), asked)
+		}
+	}
+	// A 4xx that is no version refusal is no card: no second request.
+	asked = nil
+	other := newPeer(t, 400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"reason":"OTHER"}]}}`)
+	if _, _, err := a2ahttp.Negotiate(context.Background(), compile(t, wideA2A(), policy.Policy{}), other.URL, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: slog.New(slog.DiscardHandler)}); detailReason(err) != "not-an-answer" || len(other.cardSeen) != 1 {
+		t.Errorf("err %v, card requests %q", err, other.cardSeen)
 	}
 }
