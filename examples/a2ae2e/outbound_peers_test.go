@@ -114,15 +114,14 @@ func TestOutboundToA2AJSServers(t *testing.T) {
 				ctx := context.Background()
 				rec := &negotiatetest.Recorder{}
 				opts := a2ahttp.OutboundOptions{Sink: rec, Subject: tc.subject, AllowLoopback: true}
-				o, _, err := a2ahttp.Negotiate(ctx, n, peer, opts)
+				tr, o, err := a2ahttp.Connect(ctx, n, peer, opts)
 				tc.event.PeerDigest = digest
 				if o.Kind != tc.kind || len(rec.Events()) != 1 || rec.Events()[0].Payload != tc.event {
-					t.Fatalf("Negotiate: %v %q, %v; events %+v, want %v and %+v", o.Kind, o.Version, err, rec.Events(), tc.kind, tc.event)
+					t.Fatalf("Connect: %v %q, %v; events %+v, want %v and %+v", o.Kind, o.Version, err, rec.Events(), tc.kind, tc.event)
 				}
-				tr, err := a2ahttp.NewRecordingTransport(n, peer, o, opts)
 				if tc.kind == negotiate.Refused {
-					if err == nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
-						t.Errorf("a Transport for a refused outcome: %v", err)
+					if tr != nil || !errors.Is(err, wperrors.InteropVersionUnsupported) {
+						t.Errorf("refused: a Transport %v, err %v", tr, err)
 					}
 					return
 				}
@@ -147,28 +146,39 @@ func TestOutboundToA2AJSServers(t *testing.T) {
 }
 
 // TestOutboundToA2AJSServerDrift: the @a2a-js/sdk 1.3.0 server checks
-// A2A-Version against its card, and refuses 0.3 with its own -32009 and
-// ErrorInfo. A host that settled 0.3 with it (a card read through a
-// gateway that advertised 0.3 as well) has the SDK's refusal recorded
-// beside the card's acceptance, and gets interop_version_unsupported.
+// A2A-Version against its own card, and refuses 0.3 with its -32009 and
+// ErrorInfo. Behind a gateway whose card advertises 0.3 only (card/runtime
+// drift), an authenticated host settles 0.3 from the card, and the SDK's
+// refusal of its SendMessage is recorded after that acceptance; the host
+// gets interop_version_unsupported.
 func TestOutboundToA2AJSServerDrift(t *testing.T) {
-	peer, _ := jsPeer(t, "1.3")
+	backend, _ := jsPeer(t, "1.3")
+	target, _ := url.Parse(backend)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			_, _ = io.WriteString(w, `{"name":"gateway","supportedInterfaces":[{"url":"http://`+r.Host+`/a2a","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer gateway.Close()
 	n, err := negotiate.Compile(hostFacets(), policy.Policy{Now: func() time.Time { return testNow }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &negotiatetest.Recorder{}
 	opts := a2ahttp.OutboundOptions{Sink: rec, Subject: subjectOf(&http.Request{Header: http.Header{"Authorization": {token}}}), AllowLoopback: true}
-	o := negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: "a2a", Version: "0.3"}
-	tr, err := a2ahttp.NewRecordingTransport(n, peer, o, opts)
-	if err != nil {
-		t.Fatal(err)
+	tr, o, err := a2ahttp.Connect(context.Background(), n, gateway.URL, opts)
+	if err != nil || o.Version != "0.3" {
+		t.Fatalf("Connect: %+v %v", o, err)
 	}
-	_, err = (&http.Client{Transport: tr}).Post(peer+"/a2a", "application/json", strings.NewReader(sendMessage("0.3")))
-	want := refused("0.3", events.ReasonUnsupported)
-	want.PeerDigest, _ = events.PeerDigest(peer)
-	if !errors.Is(err, wperrors.InteropVersionUnsupported) || len(rec.Events()) != 1 || rec.Events()[0].Payload != want {
-		t.Errorf("err %v, events %+v; want interop_version_unsupported and %+v", err, rec.Events(), want)
+	_, err = (&http.Client{Transport: tr}).Post(gateway.URL+"/a2a", "application/json", strings.NewReader(sendMessage("0.3")))
+	digest, _ := events.PeerDigest(gateway.URL)
+	first, second := accepted("0.3", "1.0"), refused("0.3", events.ReasonUnsupported)
+	first.PeerDigest, second.PeerDigest = digest, digest
+	if evs := rec.Events(); !errors.Is(err, wperrors.InteropVersionUnsupported) || len(evs) != 2 || evs[0].Payload != first || evs[1].Payload != second {
+		t.Errorf("err %v, events %+v; want interop_version_unsupported, %+v then %+v", err, evs, first, second)
 	}
 }
 
@@ -205,8 +215,8 @@ func TestOutboundToFailingA2APeers(t *testing.T) {
 				Sink: rec, Subject: subjectOf(&http.Request{Header: http.Header{"Authorization": {token}}}), AllowLoopback: true,
 			})
 			var e *wperrors.Error
-			if !errors.Is(err, a2ahttp.ErrNoOffers) || !errors.As(err, &e) || e.Code != wperrors.Internal || e.Details["reason"] != tc.reason {
-				t.Errorf("err %v, want ErrNoOffers with reason %s", err, tc.reason)
+			if !errors.As(err, &e) || e.Code != wperrors.Internal || e.Details["reason"] != tc.reason {
+				t.Errorf("err %v, want internal_error with reason %s", err, tc.reason)
 			}
 			if o.Kind != negotiate.Refused || o.Reason != "" || len(rec.Events()) != 0 {
 				t.Errorf("Outcome %+v, events %+v; want no decision and no record", o, rec.Events())

@@ -2,7 +2,6 @@ package a2ahttp_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +50,7 @@ func TestNegotiateDefaultClient(t *testing.T) {
 func TestNegotiateUnparsableURL(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	o, offers, err := a2ahttp.Negotiate(context.Background(), compile(t, wideA2A(), policy.Policy{}), "http://[::1", a2ahttp.OutboundOptions{Sink: rec})
-	if o.Kind != negotiate.Refused || offers != nil || !errors.Is(err, a2ahttp.ErrNoOffers) ||
+	if o.Kind != negotiate.Refused || offers != nil || detailReason(err) != "egress-denied" ||
 		!strings.Contains(err.Error(), "egress: of a peer URL that does not parse: the egress policy refused to reach the peer: the peer URL is not an absolute http(s) URL") {
 		t.Errorf("%+v %q %v", o, offers, err)
 	}

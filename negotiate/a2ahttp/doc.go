@@ -138,7 +138,9 @@
 // a host that prefers 1.0 still reaches a peer that serves only 0.3, at
 // 0.3, when its Subject is authenticated; OutboundOptions.Requested names another
 // version to ask for than the preferred one. Only an accepted outcome
-// yields a [Transport] (see [NewTransport] and [NewRecordingTransport]), so
+// yields a [Transport] (see [NewTransport], and [Connect], which
+// negotiates and returns the Transport that records the peer's runtime
+// refusal), so
 // a request at a version below the floor, or at a version an
 // unauthenticated exchange was refused, cannot be sent through it; the
 // Transport stamps the negotiated version on every request and refuses,
@@ -147,8 +149,8 @@
 // # Egress
 //
 // With a nil OutboundOptions.Client the card is fetched by the module's
-// egress client, and a nil-Client [NewRecordingTransport] sends through
-// the same policy:
+// egress client, and the Transport of a nil-Client [Connect] sends
+// through the same policy:
 //
 //   - Addresses are checked on every address dialled, after resolution
 //     (so a name that resolves to a refused address is refused, DNS
@@ -177,7 +179,7 @@
 // the Client hands back unfollowed is not followed. [NewTransport] with a
 // nil base sends through the egress transport of the zero policy (public
 // addresses only); a host calling a peer on loopback or a private address
-// uses [NewRecordingTransport], or its own base and its own policy.
+// uses [Connect], or its own base and its own policy.
 //
 // # An attempt that reached no decision
 //
@@ -192,14 +194,17 @@
 // JSON object or that names neither supportedInterfaces nor
 // protocolVersion; a card larger than its bound). Such an attempt leaves:
 //
-//   - the error: Negotiate returns the zero Outcome and an error wrapping
-//     [ErrNoOffers] that also unwraps to a v2 envelope (*errors.Error) of
-//     code internal_error (HTTP 500, retriable in the registry) whose
+//   - the error: Negotiate and Connect return the zero Outcome and an
+//     error that unwraps to a v2 envelope (*errors.Error) of code
+//     internal_error (HTTP 500, retriable in the registry) whose
 //     details.reason names the failure ("unreachable", "timeout",
 //     "hang-up", "not-an-answer", "too-large", "egress-denied",
 //     "redirect-refused", "canceled") and details.status the peer's HTTP
 //     status when it sent one. internal_error says what is true: the host
-//     did not complete the exchange; the peer refused nothing.
+//     did not complete the exchange; the peer refused nothing. A refusal
+//     unwraps to interop_version_unsupported instead, so that
+//     errors.Is(err, errors.InteropVersionUnsupported) tells the two
+//     apart.
 //   - no event: negotiation.decided records decisions, and there was
 //     none.
 //   - one log line on OutboundOptions.ErrorLog (slog.Default()), at
@@ -223,7 +228,7 @@
 // in the first event of an event stream. Such an answer is not handed
 // back: RoundTrip returns an error that is an interop_version_unsupported
 // *errors.Error (through an http.Client, inside its *url.Error). A
-// Transport of [NewRecordingTransport] first records the refusal: a
+// Transport of [Connect] first records the refusal: a
 // refused negotiation.decided, reason unsupported, requested the stamped
 // version, for the same peer, Subject and Destination as the card's
 // acceptance, so that the audit shows both and the later says what the

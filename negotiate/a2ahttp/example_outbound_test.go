@@ -18,11 +18,11 @@ import (
 )
 
 // A peer whose card offers 1.0 refuses a call at 1.0 (card/runtime
-// drift): the recording Transport records the refusal beside the card's
+// drift): Connect's Transport records the refusal beside the card's
 // acceptance, and the caller gets interop_version_unsupported. The peer is
 // on loopback, which the host allows; a nil Client is the module's egress
 // client.
-func ExampleNewRecordingTransport() {
+func ExampleConnect() {
 	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			io.WriteString(w, `{"supportedInterfaces":[{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
@@ -40,11 +40,7 @@ func ExampleNewRecordingTransport() {
 	}
 	audit := &negotiatetest.Recorder{}
 	opts := a2ahttp.OutboundOptions{Sink: audit, AllowLoopback: true}
-	o, _, err := a2ahttp.Negotiate(context.Background(), n, peer.URL, opts)
-	if err != nil {
-		panic(err)
-	}
-	stamped, err := a2ahttp.NewRecordingTransport(n, peer.URL, o, opts)
+	stamped, _, err := a2ahttp.Connect(context.Background(), n, peer.URL, opts)
 	if err != nil {
 		panic(err)
 	}

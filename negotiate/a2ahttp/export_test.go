@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -56,7 +57,7 @@ func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) 
 		AllowLoopback: o.AllowLoopback,
 	})
 	p := Peer{URL: peerURL, Offers: offers, Outcome: outcome}
-	if errors.Is(err, ErrNoOffers) {
+	if e := (*egress.Error)(nil); errors.As(err, &e) {
 		p.CardErr = err
 	}
 	return p, err
@@ -65,4 +66,10 @@ func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) 
 // Transport calls NewTransport for p's outcome.
 func (p Peer) Transport(base http.RoundTripper) (*Transport, error) {
 	return NewTransport(p.Outcome, base)
+}
+
+// RecordingTransport is the Transport Connect makes for o, an accepted
+// outcome, without negotiating it first.
+func RecordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts OutboundOptions) *Transport {
+	return recordingTransport(n, peerURL, o, &opts)
 }

@@ -26,7 +26,7 @@ import (
 // when OutboundOptions.MaxCardBytes is zero.
 const defaultMaxCardBytes = 1 << 20
 
-// OutboundOptions configures [Negotiate] and [NewRecordingTransport]. Only
+// OutboundOptions configures [Negotiate] and [Connect]. Only
 // Sink is required; the zero value of every other field is the safe
 // default.
 type OutboundOptions struct {
@@ -61,12 +61,12 @@ type OutboundOptions struct {
 	// MaxCardBytes bounds the card; zero means 1 MiB. A larger card is not
 	// read, and the negotiation reaches no decision.
 	MaxCardBytes int64
-	// MaxAnswerBytes bounds how much of a peer's answer a
-	// [NewRecordingTransport] holds while it reads whether the peer
-	// refused the version; zero means 64 KiB.
+	// MaxAnswerBytes bounds how much of a peer's answer [Connect]'s
+	// Transport holds while it reads whether the peer refused the version;
+	// zero means 64 KiB.
 	MaxAnswerBytes int64
-	// ErrorLog receives the line of a negotiation that reached no
-	// decision, and of a runtime refusal that could not be recorded; nil
+	// ErrorLog receives the one line of a negotiation that reached no
+	// decision ("negotiation reached no decision", at slog.LevelWarn); nil
 	// means slog.Default().
 	ErrorLog *slog.Logger
 	// Requested is the version the host asks for; empty means its
@@ -77,19 +77,6 @@ type OutboundOptions struct {
 	// the host does not offer, or one below its floor, is refused.
 	Requested string
 }
-
-// ErrNoOffers is wrapped by the error of a [Negotiate] that reached no
-// decision, because it got no agent card from the peer: the peer could
-// not be reached, timed out or hung up, the egress policy refused its
-// address, it redirected to another origin, or it answered something that
-// is not an agent card (a status other than 200, a body that is not a JSON
-// object, a card larger than its bound, or an object that names neither
-// supportedInterfaces nor protocolVersion). Nothing is recorded: the peer
-// refused nothing. The error also unwraps to a v2 envelope
-// (*errors.Error) of code internal_error whose details.reason says which
-// failure it was; see "An attempt that reached no decision" in the
-// package doc.
-var ErrNoOffers = errors.New("a2ahttp: the negotiation reached no decision: the peer gave no agent card")
 
 // errNoVersion is the failure of an object that names no A2A version at
 // all: it is no agent card.
@@ -113,7 +100,9 @@ var errNoVersion = errors.New("the object names neither supportedInterfaces nor 
 // another form offers nothing, which is refused below-floor, as the
 // reference host reads it). An attempt that gets no card is not: it
 // records nothing, logs one line, and returns the zero Outcome and an
-// error wrapping [ErrNoOffers]. When the outcome is refused the error is
+// error that unwraps to an internal_error *errors.Error whose
+// details.reason names the failure (see "An attempt that reached no
+// decision" in the package doc). When the outcome is refused the error is
 // the refusal (an interop_version_unsupported or, under a required audit,
 // internal_error *errors.Error), joined with the *negotiate.AuditError
 // when the event was not recorded; when the outcome is accepted but its
@@ -143,7 +132,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
 	if err != nil {
 		noDecision(ctx, opts.ErrorLog, peerURL, err)
-		return negotiate.Outcome{}, nil, errors.Join(ErrNoOffers, err)
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: the negotiation reached no decision: %w", err)
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: offers}
 	outcome, auditErr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
@@ -352,7 +341,7 @@ func allDigits(s string) bool {
 // the version after all (see "The record follows the peer" in the package
 // doc): such an answer is not handed back; RoundTrip returns an error
 // that is an interop_version_unsupported *errors.Error, and a Transport
-// of [NewRecordingTransport] has recorded the refusal first.
+// of [Connect] has recorded the refusal first.
 type Transport struct {
 	base      http.RoundTripper
 	version   string
@@ -375,14 +364,14 @@ type runtimeRecord struct {
 // zero policy: public addresses only (no loopback, no private, never
 // link-local or metadata), the host dialled as the URL Standard reads it,
 // no proxy; a host whose peer is on loopback or a private address uses
-// [NewRecordingTransport] with the options it negotiated with, or passes
-// its own base, whose address policy is then its own. A refused outcome,
+// [Connect] with AllowLoopback or AllowPrivate, or passes its own base,
+// whose address policy is then its own. A refused outcome,
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
 //
 // Its Transport records nothing: a peer's runtime refusal of the version
 // is returned as an error, and the record of it is the caller's. Use
-// [NewRecordingTransport] for the record to follow the peer.
+// [Connect] for the record to follow the peer.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
 	if err := adapter.Sendable("a2ahttp", o, facets.ProtocolA2A); err != nil {
 		return nil, err
@@ -393,41 +382,39 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 	return &Transport{base: base, version: o.Version, maxAnswer: defaultMaxAnswerBytes}, nil
 }
 
-// NewRecordingTransport returns the Transport of o, the accepted outcome
-// [Negotiate] returned for peerURL with n and opts, that records what the
-// peer does with it: a call the peer refuses for its version (-32009
-// VersionNotSupportedError, or an ErrorInfo with reason
-// VERSION_NOT_SUPPORTED) is recorded as a refused negotiation.decided,
-// reason unsupported, requested the version, with n for opts.Subject at
-// opts.Destination through opts.Sink: the audit then holds the card's
-// acceptance and the runtime refusal, the later of which says what the
-// peer did. It sends through opts.Client's Transport (http.DefaultTransport
-// when that is nil), or, with a nil Client, the egress transport of
-// opts.AllowLoopback and opts.AllowPrivate, the policy the card was
-// fetched under.
-func NewRecordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts OutboundOptions) (*Transport, error) {
-	if _, err := adapter.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A); err != nil {
-		return nil, err
+// Connect is [Negotiate] that keeps what it settled for the calls that
+// follow: it returns the outcome and, when it is accepted, a [Transport]
+// that stamps its version and records what the peer does with it: a call
+// the peer refuses for its version (-32009 VersionNotSupportedError, or an
+// ErrorInfo with reason VERSION_NOT_SUPPORTED) is recorded as a refused
+// negotiation.decided, reason unsupported, requested the version, with n
+// for opts.Subject at opts.Destination through opts.Sink, so that the
+// audit holds the card's acceptance and the runtime refusal, the later of
+// which says what the peer did. The Transport sends through
+// opts.Client's Transport (http.DefaultTransport when that is nil), or,
+// with a nil Client, the egress transport of opts.AllowLoopback and
+// opts.AllowPrivate, the policy the card was fetched under. The error is
+// Negotiate's; a refused outcome, or none, comes with no Transport.
+func Connect(ctx context.Context, n *negotiate.Negotiator, peerURL string, opts OutboundOptions) (*Transport, negotiate.Outcome, error) {
+	o, _, err := Negotiate(ctx, n, peerURL, opts)
+	if o.Err() != nil {
+		return nil, o, err
 	}
-	if opts.MaxAnswerBytes < 0 {
-		return nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
-	}
-	var base http.RoundTripper
+	return recordingTransport(n, peerURL, o, &opts), o, err
+}
+
+// recordingTransport is the Transport of Connect for o, an accepted
+// outcome that Negotiate settled with n and opts for peerURL.
+func recordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts *OutboundOptions) *Transport {
+	base := egressTransports[policyIndex(opts)]()
 	if opts.Client != nil {
 		base = opts.Client.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-	} else {
-		base = egressTransports[policyIndex(&opts)]()
 	}
-	t, err := NewTransport(o, base)
-	if err != nil {
-		return nil, err
-	}
-	t.maxAnswer = int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes))
-	t.record = &runtimeRecord{n: n, peer: peerURL, sink: opts.Sink, subject: opts.Subject, dest: opts.Destination}
-	return t, nil
+	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)),
+		record: &runtimeRecord{n: n, peer: peerURL, sink: opts.Sink, subject: opts.Subject, dest: opts.Destination}}
 }
 
 // Version returns the version t stamps.

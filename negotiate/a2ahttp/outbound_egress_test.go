@@ -70,8 +70,8 @@ func hangUpPeer(t *testing.T) string {
 }
 
 // TestOutboundTransportFailure: a peer that cannot be reached, hangs up,
-// or answers something that is not a card gives a typed error (ErrNoOffers
-// and the internal_error envelope whose details.reason says which), no
+// or answers something that is not a card gives a typed error (the
+// internal_error envelope whose details.reason says which), no
 // event and one log line; a card offering nothing the host accepts is the
 // peer's answer, and is decided.
 func TestOutboundTransportFailure(t *testing.T) {
@@ -96,8 +96,14 @@ func TestOutboundTransportFailure(t *testing.T) {
 			o, offers, err := a2ahttp.Negotiate(context.Background(), compile(t, wideA2A(), policy.Policy{}), peer, a2ahttp.OutboundOptions{
 				Sink: rec, Subject: peerAgent(), AllowLoopback: true, ErrorLog: slog.New(slog.NewJSONHandler(&buf, nil)),
 			})
-			if !errors.Is(err, a2ahttp.ErrNoOffers) || errors.Is(err, wperrors.InteropVersionUnsupported) || detailReason(err) != tc.reason {
-				t.Errorf("err %v (reason %q), want ErrNoOffers with reason %s", err, detailReason(err), tc.reason)
+			if !errors.Is(err, wperrors.Internal) || errors.Is(err, wperrors.InteropVersionUnsupported) || detailReason(err) != tc.reason ||
+				!strings.HasPrefix(err.Error(), "a2ahttp: the negotiation reached no decision: egress: ") {
+				t.Errorf("err %v (reason %q), want internal_error with reason %s", err, detailReason(err), tc.reason)
+			}
+			if tr, o2, err2 := a2ahttp.Connect(context.Background(), compile(t, wideA2A(), policy.Policy{}), peer, a2ahttp.OutboundOptions{
+				Sink: rec, Subject: peerAgent(), AllowLoopback: true, ErrorLog: slog.New(slog.DiscardHandler),
+			}); tr != nil || o2.Kind != negotiate.Refused || detailReason(err2) != tc.reason {
+				t.Errorf("Connect: %v %+v %v", tr, o2, err2)
 			}
 			if o.Kind != negotiate.Refused || o.Reason != "" || o.Error != nil || offers != nil {
 				t.Errorf("Outcome %+v offers %q, want the zero Outcome", o, offers)
@@ -136,7 +142,7 @@ func TestOutboundTimeout(t *testing.T) {
 	_, _, err := a2ahttp.Negotiate(ctx, compile(t, wideA2A(), policy.Policy{}), srv.URL, a2ahttp.OutboundOptions{
 		Sink: rec, AllowLoopback: true, ErrorLog: slog.New(slog.DiscardHandler),
 	})
-	if !errors.Is(err, a2ahttp.ErrNoOffers) || detailReason(err) != "timeout" || len(rec.Events()) != 0 {
+	if detailReason(err) != "timeout" || len(rec.Events()) != 0 {
 		t.Errorf("err %v, %d events", err, len(rec.Events()))
 	}
 }
@@ -283,11 +289,7 @@ func TestRuntimeDrift(t *testing.T) {
 			n := compile(t, wideA2A(), policy.Policy{})
 			rec := &negotiatetest.Recorder{}
 			opts := a2ahttp.OutboundOptions{Sink: rec, Subject: peerAgent(), AllowLoopback: true, Destination: negotiate.Destination{RunID: "acme/0123456789abcdef"}}
-			o, _, err := a2ahttp.Negotiate(context.Background(), n, peer.URL, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := a2ahttp.NewRecordingTransport(n, peer.URL, o, opts)
+			tr, o, err := a2ahttp.Connect(context.Background(), n, peer.URL, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,11 +342,10 @@ func TestRuntimeDriftAnswerBound(t *testing.T) {
 	}{{int64(len(answer)), true}, {100, false}} {
 		rec := &negotiatetest.Recorder{}
 		opts := a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: true, MaxAnswerBytes: tc.max}
-		o, _, err := a2ahttp.Negotiate(context.Background(), n, peer.URL, opts)
+		tr, _, err := a2ahttp.Connect(context.Background(), n, peer.URL, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, _ := a2ahttp.NewRecordingTransport(n, peer.URL, o, opts)
 		resp, err := (&http.Client{Transport: tr}).Post(peer.URL, "application/json", strings.NewReader(`{}`))
 		if tc.ok != (err == nil) || len(rec.Events()) != 1 {
 			t.Errorf("MaxAnswerBytes %d: %v, %d events", tc.max, err, len(rec.Events()))
@@ -369,11 +370,10 @@ func TestRuntimeDriftAudit(t *testing.T) {
 	n := compile(t, wideA2A(), policy.Policy{RequireAudit: true})
 	rec := &negotiatetest.Recorder{}
 	opts := a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: true}
-	o, _, err := a2ahttp.Negotiate(context.Background(), n, peer.URL, opts)
+	tr, _, err := a2ahttp.Connect(context.Background(), n, peer.URL, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := a2ahttp.NewRecordingTransport(n, peer.URL, o, opts)
 	rec.Fail(errors.New("event store down"))
 	_, err = (&http.Client{Transport: tr}).Post(peer.URL, "application/json", strings.NewReader(`{}`))
 	var audit *negotiate.AuditError
@@ -382,39 +382,34 @@ func TestRuntimeDriftAudit(t *testing.T) {
 	}
 }
 
-// TestNewRecordingTransportConfiguration: what NewRecordingTransport
-// refuses, and the base it sends through.
-func TestNewRecordingTransportConfiguration(t *testing.T) {
+// TestConnectConfiguration: what Connect refuses (as Negotiate does,
+// with no Transport), and the base its Transport sends through.
+func TestConnectConfiguration(t *testing.T) {
 	n := compile(t, wideA2A(), policy.Policy{})
-	ok := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.2"}
 	rec := &negotiatetest.Recorder{}
 	for _, tc := range []struct {
 		name string
 		n    *negotiate.Negotiator
-		o    negotiate.Outcome
 		opts a2ahttp.OutboundOptions
 		want string
 	}{
-		{"no negotiator", nil, ok, a2ahttp.OutboundOptions{Sink: rec}, "a2ahttp: the Negotiator is nil"},
-		{"no sink", n, ok, a2ahttp.OutboundOptions{}, "a2ahttp: the Sink is nil"},
-		{"negative bound", n, ok, a2ahttp.OutboundOptions{Sink: rec, MaxAnswerBytes: -1}, "a2ahttp: OutboundOptions.MaxAnswerBytes -1 is negative"},
-		{"refused outcome", n, negotiate.Outcome{}, a2ahttp.OutboundOptions{Sink: rec}, "a2ahttp: no transport for a refused negotiation: "},
+		{"no negotiator", nil, a2ahttp.OutboundOptions{Sink: rec}, "a2ahttp: the Negotiator is nil"},
+		{"no sink", n, a2ahttp.OutboundOptions{}, "a2ahttp: the Sink is nil"},
+		{"negative bound", n, a2ahttp.OutboundOptions{Sink: rec, MaxAnswerBytes: -1}, "a2ahttp: OutboundOptions.MaxAnswerBytes -1 is negative"},
 	} {
-		if _, err := a2ahttp.NewRecordingTransport(tc.n, "http://peer.example", tc.o, tc.opts); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		if tr, _, err := a2ahttp.Connect(context.Background(), tc.n, "http://peer.example", tc.opts); tr != nil || err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v %v, want %s", tc.name, tr, err, tc.want)
 		}
 	}
-	if _, _, err := a2ahttp.Negotiate(context.Background(), n, "http://peer.example", a2ahttp.OutboundOptions{Sink: rec, MaxAnswerBytes: -1}); err == nil || err.Error() != "a2ahttp: OutboundOptions.MaxAnswerBytes -1 is negative" {
-		t.Errorf("Negotiate: %v", err)
+	if len(rec.Events()) != 0 {
+		t.Errorf("%d events", len(rec.Events()))
 	}
 	// A host's Client: its Transport, or http.DefaultTransport.
 	peer := driftPeer(t, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	ok := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.2"}
 	base := &roundTripLog{}
 	for _, c := range []*http.Client{{Transport: base}, {}} {
-		tr, err := a2ahttp.NewRecordingTransport(n, peer.URL, ok, a2ahttp.OutboundOptions{Sink: rec, Client: c})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := a2ahttp.RecordingTransport(n, peer.URL, ok, a2ahttp.OutboundOptions{Sink: rec, Client: c})
 		resp, err := (&http.Client{Transport: tr}).Get(peer.URL)
 		if err != nil {
 			t.Fatal(err)
@@ -426,11 +421,16 @@ func TestNewRecordingTransportConfiguration(t *testing.T) {
 	}
 	// The nil Client's: the policy the card was fetched under.
 	for _, loopback := range []bool{false, true} {
-		tr, _ := a2ahttp.NewRecordingTransport(n, peer.URL, ok, a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: loopback})
+		tr := a2ahttp.RecordingTransport(n, peer.URL, ok, a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: loopback})
 		_, err := (&http.Client{Transport: tr}).Get(peer.URL)
 		if denied := detailReason(err) == "egress-denied"; denied == loopback {
 			t.Errorf("AllowLoopback %v: %v", loopback, err)
 		}
+	}
+	// A refused outcome comes with no Transport, and the refusal.
+	refusing := newPeer(t, 200, cardOffering("2.0"))
+	if tr, o, err := a2ahttp.Connect(context.Background(), n, refusing.URL, a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: true}); tr != nil || o.Kind != negotiate.Refused || !errors.Is(err, wperrors.InteropVersionUnsupported) {
+		t.Errorf("refused: %v %+v %v", tr, o, err)
 	}
 }
 
@@ -502,12 +502,9 @@ func TestRuntimeAnswerBoundByteByByte(t *testing.T) {
 		max    int64
 		handed bool
 	}{{int64(len(answer)), true}, {int64(len(answer)) - 1, true}, {int64(len(answer)) - 2, false}} {
-		tr, err := a2ahttp.NewRecordingTransport(n, "http://peer.example", ok, a2ahttp.OutboundOptions{
+		tr := a2ahttp.RecordingTransport(n, "http://peer.example", ok, a2ahttp.OutboundOptions{
 			Sink: &negotiatetest.Recorder{}, Client: &http.Client{Transport: oneByteAnswer{answer}}, MaxAnswerBytes: tc.max,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		req, _ := http.NewRequest(http.MethodPost, "http://peer.example/a2a", strings.NewReader(`{}`))
 		resp, err := tr.RoundTrip(req)
 		if tc.handed != (err == nil) {

@@ -24,6 +24,10 @@ type tap struct {
 	base http.RoundTripper
 	only string
 	body []byte
+	// getOnly passes every request but a GET through untouched: the A2A
+	// seam's card requests are its only GETs, and its call goes through
+	// the same client.
+	getOnly bool
 }
 
 func (x *exchange) discoveryTap() *tap {
@@ -39,6 +43,9 @@ func (t *tap) client(c *http.Client) *http.Client {
 
 // RoundTrip sends req and hands back the answer, read, kept and narrowed.
 func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.getOnly && req.Method != http.MethodGet {
+		return t.base.RoundTrip(req)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
