@@ -253,6 +253,14 @@ func TestPeerFailures(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write([]byte("data: {\"x\":1}\n\n: nothing\n"))
 		}, 400, "validation_error"},
+		{"mcp event the stream ends inside", "mcp", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "server/discover" {
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`))
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\"}}\n"))
+		}, 400, "validation_error"},
 		{"mcp unreachable discover", "mcp", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }, 400, "interop_version_unsupported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

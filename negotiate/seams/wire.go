@@ -77,31 +77,20 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	return rpcReply{}, errors.New("the event stream holds no JSON-RPC response")
 }
 
-// eventData splits an event stream into the data of its events.
+// eventData returns the data of the events of a whole event stream, as
+// adapter.EventScanner reads them (the adapters' one reader): an event
+// ends at a blank line, its data lines joined by "\n", and one the stream
+// ends inside is no event, as the event-stream format says.
 func eventData(stream []byte) [][]byte {
+	var s adapter.EventScanner
 	var out [][]byte
-	var cur []byte
-	for line := range bytes.Lines(stream) {
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if cur != nil {
-				out = append(out, cur)
-			}
-			cur = nil
-			continue
+	for {
+		data, ok := s.Next(stream)
+		if !ok {
+			return out
 		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			v = bytes.TrimPrefix(v, []byte(" "))
-			if cur != nil {
-				cur = append(cur, '\n')
-			}
-			cur = append(cur, v...)
-		}
+		out = append(out, data)
 	}
-	if cur != nil {
-		out = append(out, cur)
-	}
-	return out
 }
 
 // bytesReader is a request body over data.
