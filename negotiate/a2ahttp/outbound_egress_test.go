@@ -566,3 +566,31 @@ func TestOutboundToAPeerRefusingTheCardVersion(t *testing.T) {
 		t.Errorf("err %v, card requests %q", err, other.cardSeen)
 	}
 }
+
+// wholeAnswer answers every request with body, read as fast as the
+// reader fills a buffer.
+type wholeAnswer struct{ body string }
+
+func (a wholeAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(a.body)), Request: r}, nil
+}
+
+// TestRuntimeAnswerLongerThanABuffer: an answer whose head fills the first
+// buffer before it shows anything is read on, and handed back whole.
+func TestRuntimeAnswerLongerThanABuffer(t *testing.T) {
+	answer := `{"jsonrpc":"2.0","id":1,"padding":"` + strings.Repeat("x", 3000) + `","result":{}}`
+	tr, err := a2ahttp.NewTransport(negotiate.Outcome{Kind: negotiate.Accepted, Protocol: "a2a", Version: "1.2"}, wholeAnswer{answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://peer.example/a2a", strings.NewReader(`{}`))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if string(body) != answer {
+		t.Errorf("handed back %d bytes of %d", len(body), len(answer))
+	}
+}
