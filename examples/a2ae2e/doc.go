@@ -15,6 +15,13 @@
 // testdata/jsclient (npm ci from its pinned lockfile); without node the
 // test is skipped, except in CI (CI set), where it fails.
 //
+// Outbound, the peers are the A2A JS SDK's own servers (@a2a-js/sdk 0.3.14
+// and 1.3.0 with Express, from testdata/jsserver, started by node): the
+// host negotiates with each from its card, with an authenticated Subject
+// and without one, sends a real SendMessage through the recording
+// Transport, and meets a 502 gateway, a peer that hangs up and one that
+// crashed, none of which is recorded.
+//
 // The host offers 0.3 and 1.0, prefers 1.0 and has its floor at 0.3, so
 // that a downgrade is possible and only an authenticated caller (here: one
 // that presents the test's bearer token) can get it.

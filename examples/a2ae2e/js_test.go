@@ -23,16 +23,21 @@ import (
 var jsClientDir = filepath.Join("testdata", "jsclient")
 
 // jsClient prepares testdata/jsclient (npm ci from the lockfile) and
-// returns the node binary. Without node or npm the test is skipped, saying
-// so, except in CI (CI set), where it fails: CI must run it.
-func jsClient(t *testing.T) string {
+// returns the node binary.
+func jsClient(t *testing.T) string { return jsSetup(t, jsClientDir, "clients") }
+
+// jsSetup prepares dir (npm ci from its lockfile) and returns the node
+// binary. Without node or npm the test is skipped, saying so, except in
+// CI (CI set), where it fails: CI must run it. what names the SDK's part
+// the test exercises.
+func jsSetup(t *testing.T, dir, what string) string {
 	t.Helper()
 	missing := func(format string, args ...any) {
 		t.Helper()
 		if os.Getenv("CI") != "" {
 			t.Fatalf(format, args...)
 		}
-		t.Skipf(format+"; the A2A JS SDK clients are not exercised", args...)
+		t.Skipf(format+"; the A2A JS SDK "+what+" are not exercised", args...)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -45,9 +50,9 @@ func jsClient(t *testing.T) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = jsClientDir
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		missing("npm ci in %s: %v\n%s", jsClientDir, err, out)
+		missing("npm ci in %s: %v\n%s", dir, err, out)
 	}
 	return node
 }

@@ -144,12 +144,114 @@
 // [Negotiate] fetches a peer's agent card (GET
 // <peer>/.well-known/agent-card.json with A2A-Version set to the preferred
 // version), takes the peer's offers from supportedInterfaces[].protocolVersion
-// (see [ErrNoOffers]), decides with the host's own outbound Subject and
-// records the event; OutboundOptions.Requested names another version to
-// ask for than the preferred one. Only an accepted outcome yields a
-// [Transport] (see [NewTransport]), so a
-// request at a version below the floor, or at a version an unauthenticated
-// exchange was refused, cannot be sent through it; the Transport stamps
-// the negotiated version on every request and refuses, sending nothing, a
-// request that names another.
+// (or a 0.3 card's protocolVersion), decides with the host's own outbound
+// Subject and records the event. A peer whose card request is refused for
+// that version (as this module's inbound side refuses a version it does
+// not serve, with a VERSION_NOT_SUPPORTED ErrorInfo) is asked again naming
+// no version, which gets its preferred version's card (the v2 card rule):
+// a host that prefers 1.0 still reaches a peer that serves only 0.3, at
+// 0.3, when its Subject is authenticated; OutboundOptions.Requested names another
+// version to ask for than the preferred one. Only an accepted outcome
+// yields a [Transport] (see [NewTransport], and [Connect], which
+// negotiates and returns the Transport that records the peer's runtime
+// refusal), so
+// a request at a version below the floor, or at a version an
+// unauthenticated exchange was refused, cannot be sent through it; the
+// Transport stamps the negotiated version on every request and refuses,
+// sending nothing, a request that names another.
+//
+// # Egress
+//
+// With a nil OutboundOptions.Client the card is fetched by the module's
+// egress client, and the Transport of a nil-Client [Connect] sends
+// through the same policy:
+//
+//   - Addresses are checked on every address dialled, after resolution
+//     (so a name that resolves to a refused address is refused, DNS
+//     rebinding included): link-local (169.254.0.0/16, fe80::/10) and the
+//     cloud metadata addresses (169.254.169.254, fd00:ec2::254,
+//     100.100.100.200, 168.63.129.16) are always refused; loopback only
+//     with OutboundOptions.AllowLoopback, private ranges (10/8,
+//     172.16/12, 192.168/16, 100.64/10, fc00::/7) only with
+//     AllowPrivate. The stricter reading: an address that is not public
+//     is not reached by default. The seams on loopback, the tests and the
+//     examples allow loopback.
+//   - The host is dialled as the WHATWG URL Standard reads it, the reading
+//     the record's peerDigest is taken from: http://0x7f000001/,
+//     http://0177.0.0.1/ and http://2130706433/ are 127.0.0.1 (refused as
+//     loopback unless allowed), never names looked up in DNS. No proxy is
+//     used: through one, the address dialled would be the proxy's.
+//   - A redirect is followed only to the same origin, at most 3 times; one
+//     to another origin (https to http included) is refused, since its
+//     card would be another peer's recorded under the first one's digest.
+//   - A fetch takes at most 20 s in all, 10 s to the answer's headers, and
+//     reads at most OutboundOptions.MaxCardBytes (1 MiB).
+//
+// A host's own Client keeps its transport, and with it its own address
+// policy (AllowLoopback and AllowPrivate then do nothing); the redirect
+// rule still holds on it: a redirect to another origin is refused, and one
+// the Client hands back unfollowed is not followed. [NewTransport] with a
+// nil base sends through the egress transport of the zero policy (public
+// addresses only); a host calling a peer on loopback or a private address
+// uses [Connect], or its own base and its own policy.
+//
+// # An attempt that reached no decision
+//
+// The card is the peer's answer. A card that offers no version the host
+// can accept (none in common, only versions in another form, an empty
+// supportedInterfaces) is decided and recorded, refused as the decision
+// says. An attempt that gets no card is not the peer's answer, and is
+// never recorded as a refusal the peer did not give: the peer could not
+// be reached, timed out, hung up, its address was refused, it redirected
+// to another origin, or it answered something that is not a card (a status
+// other than 200, a 502 from a gateway included; a body that is not a
+// JSON object or that names neither supportedInterfaces nor
+// protocolVersion; a card larger than its bound). Such an attempt leaves:
+//
+//   - the error: Negotiate and Connect return the zero Outcome and an
+//     error that unwraps to a v2 envelope (*errors.Error) of code
+//     internal_error (HTTP 500, retriable in the registry) whose
+//     details.reason names the failure ("unreachable", "timeout",
+//     "hang-up", "not-an-answer", "too-large", "egress-denied",
+//     "redirect-refused", "canceled") and details.status the peer's HTTP
+//     status when it sent one. internal_error says what is true: the host
+//     did not complete the exchange; the peer refused nothing. A refusal
+//     unwraps to interop_version_unsupported instead, so that
+//     errors.Is(err, errors.InteropVersionUnsupported) tells the two
+//     apart.
+//   - no event: negotiation.decided records decisions, and there was
+//     none.
+//   - one log line on OutboundOptions.ErrorLog (slog.Default()), at
+//     slog.LevelWarn: "negotiation reached no decision", with protocol,
+//     peerDigest (never the origin in clear) and err, a group of reason,
+//     url (its password redacted), status and cause.
+//
+// A metric is not this module's to keep (it has no OpenTelemetry): count
+// the log line, or details.reason of the error.
+//
+// # The record follows the peer
+//
+// A peer's card may offer a version its runtime then refuses (threat
+// model §F.1, card/runtime drift). A [Transport] reads each answer as far
+// as it must to see whether the peer refused the stamped version, exactly
+// as the inbound side reads a wrapped server's answer (see "The record
+// follows the server"; the same reader): a JSON-RPC error -32009 in any
+// spelling of the number, or an ErrorInfo with reason
+// VERSION_NOT_SUPPORTED in error.data or details (the A2A 1.0.1 array or
+// the bare object of older servers), in a plain answer of any status or
+// in the first event of an event stream. Such an answer is not handed
+// back: RoundTrip returns an error that is an interop_version_unsupported
+// *errors.Error (through an http.Client, inside its *url.Error). A
+// Transport of [Connect] first records the refusal: a
+// refused negotiation.decided, reason unsupported, requested the stamped
+// version, for the same peer, Subject and Destination as the card's
+// acceptance, so that the audit shows both and the later says what the
+// peer did. Under a required audit whose record cannot be written the
+// error is internal_error, joined with the *negotiate.AuditError. An
+// answer is held, up to OutboundOptions.MaxAnswerBytes (64 KiB), until it
+// shows one or the other (a result settles it at once); one that has not
+// within the bound is not handed back either (an error whose
+// details.reason is "too-large"), and records nothing, since the peer
+// refused nothing that was seen. Every other answer comes back byte for
+// byte, the rest of a stream as it arrives.
 package a2ahttp

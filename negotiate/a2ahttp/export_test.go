@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -23,12 +24,9 @@ var ErrNoVersion = errNoVersion
 // CardOffers is cardOffers, for the tests.
 func CardOffers(card []byte) ([]string, error) { return cardOffers(card) }
 
-// CardError and VersionConflictError name the unexported error types for
-// errors.As in the tests.
-type (
-	CardError            = cardError
-	VersionConflictError = versionConflictError
-)
+// VersionConflictError names the unexported error type for errors.As in
+// the tests.
+type VersionConflictError = versionConflictError
 
 // Outbound keeps the tests' tables in one value per negotiation: its
 // Negotiate calls the package's Negotiate with these fields.
@@ -40,6 +38,8 @@ type Outbound struct {
 	Client       *http.Client
 	Requested    string
 	MaxCardBytes int64
+	// AllowLoopback is OutboundOptions.AllowLoopback.
+	AllowLoopback bool
 }
 
 // Peer is what the tests read of one outbound negotiation.
@@ -54,10 +54,11 @@ type Peer struct {
 func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) {
 	outcome, offers, err := Negotiate(ctx, o.Negotiator, peerURL, OutboundOptions{
 		Sink: o.Sink, Destination: o.Destination, Subject: o.Subject, Client: o.Client, Requested: o.Requested, MaxCardBytes: o.MaxCardBytes,
+		AllowLoopback: o.AllowLoopback,
 	})
 	p := Peer{URL: peerURL, Offers: offers, Outcome: outcome}
-	if ce := (*cardError)(nil); errors.As(err, &ce) {
-		p.CardErr = ce
+	if e := (*egress.Error)(nil); errors.As(err, &e) {
+		p.CardErr = err
 	}
 	return p, err
 }
@@ -65,4 +66,10 @@ func (o *Outbound) Negotiate(ctx context.Context, peerURL string) (Peer, error) 
 // Transport calls NewTransport for p's outcome.
 func (p Peer) Transport(base http.RoundTripper) (*Transport, error) {
 	return NewTransport(p.Outcome, base)
+}
+
+// RecordingTransport is the Transport Connect makes for o, an accepted
+// outcome, without negotiating it first.
+func RecordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts OutboundOptions) *Transport {
+	return recordingTransport(n, peerURL, o, &opts)
 }

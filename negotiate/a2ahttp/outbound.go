@@ -1,17 +1,23 @@
 package a2ahttp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
+	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -20,7 +26,9 @@ import (
 // when OutboundOptions.MaxCardBytes is zero.
 const defaultMaxCardBytes = 1 << 20
 
-// OutboundOptions configures [Negotiate]. Only Sink is required.
+// OutboundOptions configures [Negotiate] and [Connect]. Only
+// Sink is required; the zero value of every other field is the safe
+// default.
 type OutboundOptions struct {
 	// Sink records the negotiation.decided event. It is required.
 	Sink events.Sink
@@ -31,12 +39,36 @@ type OutboundOptions struct {
 	// Destination is where the event goes: the run the call is part of, or
 	// the zero Destination for a durable host event.
 	Destination negotiate.Destination
-	// Client fetches the agent card; nil means http.DefaultClient. The
-	// context given to Negotiate bounds the fetch.
+	// Client fetches the agent card. Nil means the module's egress client:
+	// the address policy below checked on every address dialled, the host
+	// dialled as the URL Standard reads it (the origin the record names),
+	// no proxy, a redirect followed only to the same origin (at most 3),
+	// 20 s for the whole fetch and 10 s to the answer's headers. A host's
+	// own Client keeps its transport, so the address policy is then the
+	// host's, and AllowLoopback and AllowPrivate do nothing; it still
+	// follows no redirect to another origin, and a redirect it hands back
+	// is not followed. The context given to Negotiate bounds the fetch
+	// either way.
 	Client *http.Client
+	// AllowLoopback lets the egress client (a nil Client) reach loopback
+	// addresses (127.0.0.0/8, ::1); without it they are refused.
+	AllowLoopback bool
+	// AllowPrivate lets the egress client reach private addresses (10/8,
+	// 172.16/12, 192.168/16, 100.64/10, fc00::/7...); without it they are
+	// refused. Link-local and cloud metadata addresses (169.254.169.254)
+	// are refused whatever the options.
+	AllowPrivate bool
 	// MaxCardBytes bounds the card; zero means 1 MiB. A larger card is not
-	// read, and offers nothing.
+	// read, and the negotiation reaches no decision.
 	MaxCardBytes int64
+	// MaxAnswerBytes bounds how much of a peer's answer [Connect]'s
+	// Transport holds while it reads whether the peer refused the version;
+	// zero means 64 KiB.
+	MaxAnswerBytes int64
+	// ErrorLog receives the one line of a negotiation that reached no
+	// decision ("negotiation reached no decision", at slog.LevelWarn); nil
+	// means slog.Default().
+	ErrorLog *slog.Logger
 	// Requested is the version the host asks for; empty means its
 	// preferred one. The card is always fetched at the preferred version;
 	// the decision then weighs Requested against what the card offers: a
@@ -46,50 +78,32 @@ type OutboundOptions struct {
 	Requested string
 }
 
-// ErrNoOffers is wrapped by the error of a [Negotiate] whose peer's agent
-// card yielded no A2A version: it could not be fetched, is not a JSON agent
-// card, or names no version the way the reference host reads one (every
-// supportedInterfaces[].protocolVersion that is major.minor; with none, the
-// top-level protocolVersion of an A2A 0.3 card cut to major.minor). The
-// peer then offers nothing, which the decision refuses.
-var ErrNoOffers = errors.New("a2ahttp: the peer's agent card offers no A2A version")
-
-// cardError says why a peer's agent card yielded no offers. It wraps
-// ErrNoOffers and the underlying failure.
-type cardError struct {
-	url    string // the card's URL, with any password redacted
-	status int    // the HTTP status of an answer other than 200, else zero
-	err    error  // the failure: the request's, the body's, or the card's content
-}
-
-// Error names the card and what went wrong with it; the URL is redacted, so
-// the message is safe to log.
-func (e *cardError) Error() string {
-	if e.status != 0 {
-		return fmt.Sprintf("a2ahttp: agent card %s: HTTP status %d", e.url, e.status)
-	}
-	return fmt.Sprintf("a2ahttp: agent card %s: %v", e.url, e.err)
-}
-
-// Unwrap returns ErrNoOffers and the underlying failure.
-func (e *cardError) Unwrap() []error { return []error{ErrNoOffers, e.err} }
-
-// errNoVersion is the failure of a card that names no A2A version.
-var errNoVersion = errors.New("no supportedInterfaces[].protocolVersion is major.minor, and it has no protocolVersion to fall back on")
+// errNoVersion is the failure of an object that names no A2A version at
+// all: it is no agent card.
+var errNoVersion = errors.New("the object names neither supportedInterfaces nor protocolVersion")
 
 // Negotiate settles the A2A version a host speaks to the peer at peerURL,
 // as the reference host does before it sends anything: it fetches the
 // peer's agent card (GET <peer>/.well-known/agent-card.json, A2A-Version set
 // to the preferred version), takes the versions the card offers, decides
-// with n for opts.Subject and records the decision. It returns the
+// with n for opts.Subject and records the decision. A peer that refuses
+// that version on its card (an error answer carrying -32009 or an
+// ErrorInfo VERSION_NOT_SUPPORTED, as this module's inbound side answers
+// for a version it does not serve) is asked again for the card naming no
+// version, which is its preferred version's card (the v2 card rule), and
+// that card is decided. It returns the
 // outcome, the versions the card offered, and an error that is nil exactly
 // when the outcome is accepted and recorded.
 //
-// It always records one event once n and opts.Sink are usable, even when
-// the card cannot be fetched: the peer then offers nothing, which is
-// refused below-floor, as the reference host does, and the error also
-// wraps [ErrNoOffers]. When the outcome is refused the error is the
-// refusal (an interop_version_unsupported or, under a required audit,
+// A card is the peer's answer, and is decided and recorded even when it
+// offers no version the host accepts (a card whose versions are all in
+// another form offers nothing, which is refused below-floor, as the
+// reference host reads it). An attempt that gets no card is not: it
+// records nothing, logs one line, and returns the zero Outcome and an
+// error that unwraps to an internal_error *errors.Error whose
+// details.reason names the failure (see "An attempt that reached no
+// decision" in the package doc). When the outcome is refused the error is
+// the refusal (an interop_version_unsupported or, under a required audit,
 // internal_error *errors.Error), joined with the *negotiate.AuditError
 // when the event was not recorded; when the outcome is accepted but its
 // event was not recorded and the policy does not require it, it is the
@@ -101,8 +115,13 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	if err != nil {
 		return negotiate.Outcome{}, nil, err
 	}
-	if opts.MaxCardBytes < 0 {
-		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxCardBytes %d is negative", opts.MaxCardBytes)
+	for _, b := range [...]struct {
+		name string
+		v    int64
+	}{{"MaxCardBytes", opts.MaxCardBytes}, {"MaxAnswerBytes", opts.MaxAnswerBytes}} {
+		if b.v < 0 {
+			return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.%s %d is negative", b.name, b.v)
+		}
 	}
 	requested := opts.Requested
 	if requested == "" {
@@ -110,59 +129,107 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 		// for, and absent a choice that is its preferred version.
 		requested = adv.Preferred
 	}
-	var offers []string
-	body, cardErr := fetchCard(ctx, &opts, peerURL, adv.Preferred)
-	if cardErr == nil {
-		if offers, err = cardOffers(body); err != nil {
-			cardErr = &cardError{url: cardURLForError(peerURL), err: err}
-		}
+	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
+	if err != nil {
+		noDecision(ctx, opts.ErrorLog, peerURL, err)
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: the negotiation reached no decision: %w", err)
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: offers}
 	outcome, auditErr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
 	if outcome.Err() == nil {
 		return outcome, offers, auditErr
 	}
-	return outcome, offers, errors.Join(outcome.Err(), cardErr, auditErr)
+	return outcome, offers, errors.Join(outcome.Err(), auditErr)
 }
 
-// fetchCard GETs the peer's agent card, asking for version, within the
-// bound.
-func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]byte, error) {
+// noDecision logs the one line of an attempt that reached no decision:
+// the protocol, the peer's digest (its origin is never logged in clear,
+// as in the record) and why, the *egress.Error's group.
+func noDecision(ctx context.Context, log *slog.Logger, peerURL string, err error) {
+	digest, _ := events.PeerDigest(peerURL)
+	cmp.Or(log, slog.Default()).WarnContext(ctx, "negotiation reached no decision",
+		slog.String("protocol", string(facets.ProtocolA2A)), slog.String("peerDigest", digest), slog.Any("err", err))
+}
+
+// egressClients are the negotiation clients of a nil
+// OutboundOptions.Client, one per address policy (loopback, then
+// private), made once: a client per negotiation would leave its idle
+// connections behind.
+var egressClients = [4]func() *http.Client{}
+
+// egressTransports are the transports of the calls of the same policies.
+var egressTransports = [4]func() http.RoundTripper{}
+
+func init() {
+	for i := range egressClients {
+		o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
+		egressClients[i] = sync.OnceValue(func() *http.Client {
+			c, _ := egress.NewClient(o) // the zero bounds are valid
+			return c
+		})
+		egressTransports[i] = sync.OnceValue(func() http.RoundTripper { return egress.NewTransport(o) })
+	}
+}
+
+// policyIndex is the index of o's address policy in egressClients.
+func policyIndex(o *OutboundOptions) int {
+	i := 0
+	if o.AllowLoopback {
+		i |= 1
+	}
+	if o.AllowPrivate {
+		i |= 2
+	}
+	return i
+}
+
+// fetchCard GETs the peer's agent card, asking for version (none when
+// empty), within the bounds, and returns what it offers; the error of an
+// attempt that got no card is an *egress.Error. A card request the peer
+// refuses for its version is asked again naming none.
+func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]string, error) {
 	u, err := url.Parse(peerURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &cardError{url: cardURLForError(peerURL), err: errors.New("peer URL is not an absolute http(s) URL")}
+		return nil, &egress.Error{Kind: egress.Denied, URL: cardURLForError(peerURL), Err: errors.New("the peer URL is not an absolute http(s) URL")}
 	}
 	cardURL := u.JoinPath(defaultCardPath)
-	fail := func(status int, err error) error {
-		return &cardError{url: cardURL.Redacted(), status: status, err: err}
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL.String(), nil)
 	if err != nil {
-		return nil, fail(0, err)
+		return nil, &egress.Error{Kind: egress.Denied, URL: cardURL.Redacted(), Err: err}
 	}
-	req.Header.Set(headerName, version)
+	if version != "" {
+		req.Header.Set(headerName, version)
+	}
 	req.Header.Set("Accept", "application/json")
 	client := o.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = egressClients[policyIndex(o)]()
 	}
-	resp, err := client.Do(req)
+	resp, err := egress.Do(client, req, cmp.Or(o.MaxCardBytes, defaultMaxCardBytes))
 	if err != nil {
-		return nil, fail(0, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fail(resp.StatusCode, nil)
-	}
-	max := o.MaxCardBytes
-	if max == 0 {
-		max = defaultMaxCardBytes
-	}
-	body, err := readBounded(resp.Body, max)
+	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fail(0, err)
+		return nil, err // an *egress.Error: too large, or the peer hung up
 	}
-	return body, nil
+	if resp.StatusCode != http.StatusOK {
+		var w answerWatch // only its reader
+		if version != "" && w.read(body, true) == refused {
+			// The peer refused the version asked for on its card, as this
+			// module's inbound side does for a version it does not serve:
+			// its answer about versions is its own card, which a request
+			// that names none gets (the v2 card rule).
+			return fetchCard(ctx, o, peerURL, "")
+		}
+		return nil, egress.NotAnswer(resp, fmt.Errorf("the agent card was answered with HTTP status %d", resp.StatusCode))
+	}
+	offers, err := cardOffers(body)
+	if err != nil {
+		return nil, egress.NotAnswer(resp, err)
+	}
+	return offers, nil
 }
 
 // cardURLForError names the card of a peer URL that may not parse.
@@ -178,11 +245,14 @@ func cardURLForError(peerURL string) string {
 // order, each once. A card with none (an A2A 0.3 card) offers its
 // top-level protocolVersion cut to major.minor ("0.3.0" offers "0.3").
 // That is how the reference host reads a card; versions in any other form
-// ("1.0.1", "v1") are not offers. A card that is not a JSON object, or
-// that offers nothing, is an error.
+// ("1.0.1", "v1") are not offers, and a card may offer nothing. A body
+// that is not a JSON object, or an object that names neither
+// supportedInterfaces (an array) nor protocolVersion (a string), is no
+// agent card, and an error.
 func cardOffers(card []byte) ([]string, error) {
 	var offers []string
 	var fallback string
+	named := false
 	r := strictjson.NewReader(card, 0)
 	err := r.Object(func(key string) error {
 		switch key {
@@ -190,6 +260,7 @@ func cardOffers(card []byte) ([]string, error) {
 			if k, err := r.Next(); err != nil || k == strictjson.Null {
 				return err
 			}
+			named = true
 			return r.Array(func(int) error {
 				return r.Object(func(key string) error {
 					if v, ok := stringValue(r, key, "protocolVersion"); ok && isMajorMinor(v) && !slices.Contains(offers, v) {
@@ -199,7 +270,9 @@ func cardOffers(card []byte) ([]string, error) {
 				})
 			})
 		case "protocolVersion":
-			fallback, _ = stringValue(r, key, "protocolVersion")
+			var ok bool
+			fallback, ok = stringValue(r, key, "protocolVersion")
+			named = named || ok
 		}
 		return nil
 	})
@@ -208,6 +281,9 @@ func cardOffers(card []byte) ([]string, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the card is not a JSON agent card: %w", err)
+	}
+	if !named {
+		return nil, errNoVersion
 	}
 	if len(offers) > 0 {
 		return offers, nil
@@ -218,7 +294,7 @@ func cardOffers(card []byte) ([]string, error) {
 			return []string{mm}, nil
 		}
 	}
-	return nil, errNoVersion
+	return nil, nil
 }
 
 // stringValue reads the value of member key when key is want and the
@@ -260,23 +336,85 @@ func allDigits(s string) bool {
 // parameter. An SDK client that stamps its own version (a2a-go does) can
 // use it as its http.Client's Transport: if the SDK picked another version
 // than the one negotiated, nothing reaches the peer.
+//
+// It reads each answer as far as it must to see whether the peer refused
+// the version after all (see "The record follows the peer" in the package
+// doc): such an answer is not handed back; RoundTrip returns an error
+// that is an interop_version_unsupported *errors.Error, and a Transport
+// of [Connect] has recorded the refusal first.
 type Transport struct {
-	base    http.RoundTripper
-	version string
+	base      http.RoundTripper
+	version   string
+	maxAnswer int
+	record    *runtimeRecord // nil: NewTransport's, which records nothing
+}
+
+// runtimeRecord is what a recording Transport records a runtime refusal
+// with: the negotiation's own inputs.
+type runtimeRecord struct {
+	n       *negotiate.Negotiator
+	peer    string
+	sink    events.Sink
+	subject *negotiate.Subject
+	dest    negotiate.Destination
 }
 
 // NewTransport returns a Transport for an accepted A2A outcome o, that
-// sends through base (nil means http.DefaultTransport). A refused outcome,
+// sends through base. A nil base is the module's egress transport of the
+// zero policy: public addresses only (no loopback, no private, never
+// link-local or metadata), the host dialled as the URL Standard reads it,
+// no proxy; a host whose peer is on loopback or a private address uses
+// [Connect] with AllowLoopback or AllowPrivate, or passes its own base,
+// whose address policy is then its own. A refused outcome,
 // another protocol's, or one without a well-formed version is an error:
 // there is nothing a request may be sent at.
+//
+// Its Transport records nothing: a peer's runtime refusal of the version
+// is returned as an error, and the record of it is the caller's. Use
+// [Connect] for the record to follow the peer.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
 	if err := adapter.Sendable("a2ahttp", o, facets.ProtocolA2A); err != nil {
 		return nil, err
 	}
 	if base == nil {
-		base = http.DefaultTransport
+		base = egressTransports[0]()
 	}
-	return &Transport{base: base, version: o.Version}, nil
+	return &Transport{base: base, version: o.Version, maxAnswer: defaultMaxAnswerBytes}, nil
+}
+
+// Connect is [Negotiate] that keeps what it settled for the calls that
+// follow: it returns the outcome and, when it is accepted, a [Transport]
+// that stamps its version and records what the peer does with it: a call
+// the peer refuses for its version (-32009 VersionNotSupportedError, or an
+// ErrorInfo with reason VERSION_NOT_SUPPORTED) is recorded as a refused
+// negotiation.decided, reason unsupported, requested the version, with n
+// for opts.Subject at opts.Destination through opts.Sink, so that the
+// audit holds the card's acceptance and the runtime refusal, the later of
+// which says what the peer did. The Transport sends through
+// opts.Client's Transport (http.DefaultTransport when that is nil), or,
+// with a nil Client, the egress transport of opts.AllowLoopback and
+// opts.AllowPrivate, the policy the card was fetched under. The error is
+// Negotiate's; a refused outcome, or none, comes with no Transport.
+func Connect(ctx context.Context, n *negotiate.Negotiator, peerURL string, opts OutboundOptions) (*Transport, negotiate.Outcome, error) {
+	o, _, err := Negotiate(ctx, n, peerURL, opts)
+	if o.Err() != nil {
+		return nil, o, err
+	}
+	return recordingTransport(n, peerURL, o, &opts), o, err
+}
+
+// recordingTransport is the Transport of Connect for o, an accepted
+// outcome that Negotiate settled with n and opts for peerURL.
+func recordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts *OutboundOptions) *Transport {
+	base := egressTransports[policyIndex(opts)]()
+	if opts.Client != nil {
+		base = opts.Client.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+	}
+	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)),
+		record: &runtimeRecord{n: n, peer: peerURL, sink: opts.Sink, subject: opts.Subject, dest: opts.Destination}}
 }
 
 // Version returns the version t stamps.
@@ -319,7 +457,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		params = queryValues(req.URL.RawQuery)
 	}
 	if len(lines) == 1 && lines[0] == t.version && other == nil && params == nil {
-		return t.base.RoundTrip(req) // already stamped, the common case.
+		return t.send(req) // already stamped, the common case.
 	}
 	sent := slices.Concat(lines, other, params)
 	for _, v := range sent {
@@ -333,7 +471,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if len(lines) == 1 && lines[0] == t.version && other == nil {
-		return t.base.RoundTrip(req) // a matching query parameter needs no change.
+		return t.send(req) // a matching query parameter needs no change.
 	}
 	r2 := req.Clone(req.Context())
 	if r2.Header == nil {
@@ -345,5 +483,105 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	r2.Header.Set(headerName, t.version)
-	return t.base.RoundTrip(r2)
+	return t.send(r2)
 }
+
+// send sends req through the base and reads the answer as far as it must
+// to see whether the peer refused the version: a refusal is recorded
+// (when t records) and returned as an error, any other answer handed back
+// whole, the bytes read included.
+func (t *Transport) send(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	held, v, rerr := t.read(resp)
+	switch {
+	case v == refused:
+		resp.Body.Close()
+		return nil, t.refused(req)
+	case v == undecided && rerr == nil:
+		resp.Body.Close()
+		return nil, &egress.Error{Kind: egress.TooLarge, URL: req.URL.Redacted(), Status: resp.StatusCode,
+			Err: fmt.Errorf("the answer did not show within %d bytes whether the peer served A2A-Version %s: %w", t.maxAnswer, t.version, &http.MaxBytesError{Limit: int64(t.maxAnswer)})}
+	}
+	resp.Body = &replay{held: held, err: rerr, rc: resp.Body}
+	return resp, nil
+}
+
+// read reads resp's body until it shows whether the peer refused the
+// version, as the inbound side reads a wrapped server's answer (every
+// status; an event stream by its first event), within t.maxAnswer bytes.
+// It returns what it read, the verdict, and the error that ended the
+// body (io.EOF at its end), which the answer's reader then meets.
+func (t *Transport) read(resp *http.Response) ([]byte, verdict, error) {
+	sse := adapter.IsEventStream(resp.Header.Get("Content-Type"))
+	var scan adapter.EventScanner
+	var w answerWatch // only its reader: it holds no writer here
+	held := make([]byte, 0, 512)
+	for {
+		if len(held) == cap(held) {
+			held = slices.Grow(held, len(held))
+		}
+		n, err := resp.Body.Read(held[len(held):min(cap(held), t.maxAnswer+1)])
+		held = held[:len(held)+n]
+		ended := err != nil
+		v := undecided
+		if sse {
+			if data, ok := scan.Next(held); ok {
+				v = w.read(data, true)
+			} else if ended {
+				v = served // a stream that ended before its first event showed nothing
+			}
+		} else {
+			v = w.read(held, ended)
+		}
+		if v != undecided || ended {
+			return held, v, err
+		}
+		if len(held) > t.maxAnswer {
+			return held, undecided, nil
+		}
+	}
+}
+
+// refused records the peer's runtime refusal of the version, when t
+// records, and returns the error the caller gets: the refusal's
+// interop_version_unsupported (or, under a required audit that could not
+// be written, internal_error), joined with the AuditError of a record
+// that failed.
+func (t *Transport) refused(req *http.Request) error {
+	where := fmt.Sprintf("a2ahttp: %s refused A2A-Version %s at runtime, after its card offered it", req.URL.Redacted(), t.version)
+	if t.record == nil {
+		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
+			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))
+	}
+	r := t.record
+	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: r.peer, Requested: t.version, PeerVersions: []string{unservedVersion}}
+	// The refusal happened whether or not the caller is still waiting: its
+	// record does not depend on the caller's context.
+	o, auditErr := r.n.DecideAndRecord(context.WithoutCancel(req.Context()), r.sink, r.dest, r.subject, offer)
+	return errors.Join(fmt.Errorf("%s: %w", where, o.Err()), auditErr)
+}
+
+// replay is an answer's body whose first bytes were read: it gives them
+// back, then the rest, or the error that ended what was read.
+type replay struct {
+	held []byte
+	err  error // what ended the read of held; nil when more is to come
+	rc   io.ReadCloser
+}
+
+func (r *replay) Read(p []byte) (int, error) {
+	if len(r.held) > 0 {
+		n := copy(p, r.held)
+		r.held = r.held[n:]
+		return n, nil
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	return r.rc.Read(p)
+}
+
+func (r *replay) Close() error { return r.rc.Close() }

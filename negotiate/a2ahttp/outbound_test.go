@@ -36,14 +36,16 @@ func TestCardOffers(t *testing.T) {
 		{"union card: interfaces win", `{"protocolVersion":"0.3.0","supportedInterfaces":[{"protocolVersion":"1.0"},{"protocolVersion":"0.3"}]}`, []string{"1.0", "0.3"}, ""},
 		{"interfaces without a version: fallback", `{"protocolVersion":"0.3.0","supportedInterfaces":[{"protocolVersion":""}]}`, []string{"0.3"}, ""},
 		{"nothing", `{"name":"x"}`, nil, a2ahttp.ErrNoVersion.Error()},
-		{"a bare major", `{"protocolVersion":"1"}`, nil, a2ahttp.ErrNoVersion.Error()},
-		{"not a number", `{"protocolVersion":"x.y.z"}`, nil, a2ahttp.ErrNoVersion.Error()},
+		{"a bare major: a card that offers nothing", `{"protocolVersion":"1"}`, nil, ""},
+		{"not a number: a card that offers nothing", `{"protocolVersion":"x.y.z"}`, nil, ""},
+		{"no interfaces: a card that offers nothing", `{"supportedInterfaces":[]}`, nil, ""},
+		{"a version that is not a string names nothing", `{"protocolVersion":1.0}`, nil, a2ahttp.ErrNoVersion.Error()},
 		{"not JSON", `<html>`, nil, "the card is not a JSON agent card: invalid character '<' looking for beginning of value"},
 		{"not an object", `[]`, nil, "the card is not a JSON agent card: want an object, got an array"},
 		// The one strict reader: exact keys, no repeats, nothing after.
 		{"a repeated key", `{"protocolVersion":"0.3","protocolVersion":"1.0"}`, nil, `the card is not a JSON agent card: the key "protocolVersion" appears twice`},
 		{"a key in another case", `{"ProtocolVersion":"1.0"}`, nil, a2ahttp.ErrNoVersion.Error()},
-		{"a key in another case inside", `{"supportedInterfaces":[{"ProtocolVersion":"1.0"}]}`, nil, a2ahttp.ErrNoVersion.Error()},
+		{"a key in another case inside", `{"supportedInterfaces":[{"ProtocolVersion":"1.0"}]}`, nil, ""},
 		{"trailing bytes", `{"protocolVersion":"1.0"}{}`, nil, "the card is not a JSON agent card: data after the JSON value"},
 		{"an interface that is not an object", `{"supportedInterfaces":["1.0"]}`, nil, "the card is not a JSON agent card: supportedInterfaces[0]: want an object, got a string"},
 		{"interfaces that are not a list", `{"supportedInterfaces":{"protocolVersion":"1.0"}}`, nil, "the card is not a JSON agent card: supportedInterfaces: want an array, got an object"},
@@ -135,17 +137,17 @@ func TestOutboundNegotiate(t *testing.T) {
 		{"C10 unauthenticated at preferred", 200, cardOffering("1.0", "1.2"), nil, "", []string{"1.0", "1.2"}, negotiate.Accepted, "1.2", accepted("1.2", "1.2"), ""},
 		{"A2 a 0.3 card", 200, `{"protocolVersion":"0.3.0"}`, peerAgent(), "", []string{"0.3"}, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
 			"interop_version_unsupported: a2a negotiation refused: below-floor"},
-		{"A6 no card", 404, `not found`, peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
-			"interop_version_unsupported: a2a negotiation refused: below-floor\na2ahttp: agent card PEER/.well-known/agent-card.json: HTTP status 404"},
-		{"A6 a card that offers nothing", 200, `{"name":"x"}`, peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
-			"interop_version_unsupported: a2a negotiation refused: below-floor\na2ahttp: agent card PEER/.well-known/agent-card.json: " + a2ahttp.ErrNoVersion.Error()},
+		{"A6 a card that offers nothing", 200, `{"supportedInterfaces":[]}`, peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
+			"interop_version_unsupported: a2a negotiation refused: below-floor"},
+		{"A6 a card whose versions are in another form", 200, cardOffering("1.0.1"), peerAgent(), "", nil, negotiate.Refused, "", refused("1.2", events.ReasonBelowFloor),
+			"interop_version_unsupported: a2a negotiation refused: below-floor"},
 		{"A7 a newer peer", 200, cardOffering("2.0"), peerAgent(), "", []string{"2.0"}, negotiate.Refused, "", refused("1.2", events.ReasonUnsupported),
 			"interop_version_unsupported: a2a negotiation refused: unsupported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := newPeer(t, tc.status, tc.card)
 			rec := &negotiatetest.Recorder{}
-			o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Subject: tc.subject, Requested: tc.requested, Client: peer.Client()}
+			o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Subject: tc.subject, Requested: tc.requested, AllowLoopback: true}
 			p, err := o.Negotiate(context.Background(), peer.URL+"/")
 			if p.URL != peer.URL+"/" || !reflect.DeepEqual(p.Offers, tc.offers) || p.Outcome.Kind != tc.kind || p.Outcome.Version != tc.version {
 				t.Errorf("Peer %q offers %q, %v %q; want offers %q, %v %q", p.URL, p.Offers, p.Outcome.Kind, p.Outcome.Version, tc.offers, tc.kind, tc.version)
@@ -198,22 +200,24 @@ func TestOutboundConfiguration(t *testing.T) {
 	}
 }
 
-// A peer URL that is not http(s) is never fetched, and the negotiation is
-// still recorded, refused.
+// A peer URL that is not http(s) is never fetched: the negotiation
+// reaches no decision, and records nothing.
 func TestOutboundBadPeerURL(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Subject: peerAgent()}
 	p, err := o.Negotiate(context.Background(), "file:///etc/passwd")
-	var cardErr *a2ahttp.CardError
-	if !errors.As(err, &cardErr) || cardErr.Error() != "a2ahttp: agent card file:///etc/passwd/.well-known/agent-card.json: peer URL is not an absolute http(s) URL" || !errors.Is(err, a2ahttp.ErrNoOffers) {
-		t.Fatalf("err %v, CardError %+v", err, cardErr)
+	if err == nil || !strings.Contains(err.Error(), "a2ahttp: the negotiation reached no decision: egress: file:///etc/passwd/.well-known/agent-card.json: the egress policy refused to reach the peer: the peer URL is not an absolute http(s) URL") {
+		t.Fatalf("err %v", err)
 	}
-	if p.Outcome.Kind != negotiate.Refused || p.Outcome.Rule != negotiate.RuleInput || len(rec.Events()) != 1 {
-		t.Errorf("Outcome %v rule %v, %d events", p.Outcome.Kind, p.Outcome.Rule, len(rec.Events()))
+	if reason := detailReason(err); reason != "egress-denied" {
+		t.Errorf("details.reason %q", reason)
+	}
+	if p.Outcome.Kind != negotiate.Refused || p.Outcome.Reason != "" || len(rec.Events()) != 0 {
+		t.Errorf("Outcome %+v, %d events", p.Outcome, len(rec.Events()))
 	}
 }
 
-// A card larger than the bound is not read, and offers nothing.
+// A card larger than the bound is not read: no decision, no event.
 func TestOutboundCardBound(t *testing.T) {
 	card := cardOffering("1.2")
 	for _, tc := range []struct {
@@ -221,13 +225,14 @@ func TestOutboundCardBound(t *testing.T) {
 		kind negotiate.Kind
 	}{{int64(len(card)), negotiate.Accepted}, {int64(len(card)) - 1, negotiate.Refused}} {
 		peer := newPeer(t, 200, card)
-		o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: &negotiatetest.Recorder{}, Client: peer.Client(), MaxCardBytes: tc.max}
+		rec := &negotiatetest.Recorder{}
+		o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Client: peer.Client(), MaxCardBytes: tc.max}
 		p, _ := o.Negotiate(context.Background(), peer.URL)
 		if p.Outcome.Kind != tc.kind {
 			t.Errorf("MaxCardBytes %d: %v", tc.max, p.Outcome.Kind)
 		}
-		if tc.kind == negotiate.Refused && (p.CardErr == nil || !strings.HasSuffix(p.CardErr.Error(), "request body exceeds the bound")) {
-			t.Errorf("CardErr %v", p.CardErr)
+		if tc.kind == negotiate.Refused && (p.CardErr == nil || detailReason(p.CardErr) != "too-large" || len(rec.Events()) != 0) {
+			t.Errorf("CardErr %v, %d events", p.CardErr, len(rec.Events()))
 		}
 	}
 }

@@ -186,8 +186,8 @@ func FuzzCardOffers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, card []byte) {
 		offers, err := CardOffers(card)
-		if (err == nil) != (len(offers) > 0) {
-			t.Fatalf("CardOffers(%q) = %q, %v: offers exactly when no error", card, offers, err)
+		if err != nil && offers != nil {
+			t.Fatalf("CardOffers(%q) = %q, %v: offers beside an error", card, offers, err)
 		}
 		for i, v := range offers {
 			if !isMajorMinor(v) {

@@ -27,23 +27,24 @@ type card struct {
 	} `json:"supportedInterfaces"`
 }
 
-// a2a runs the §22 seam: the agent card and the decision (a2ahttp.Negotiate),
-// then one SendMessage through the stamping transport.
+// a2a runs the §22 seam: the agent card and the decision, then one
+// SendMessage through the stamping transport (a2ahttp.Connect).
 func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 	adv, ok := x.h.Negotiator.Facets().Lookup(facets.ProtocolA2A)
 	if !ok {
 		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise a2a", nil)
 	}
+	// The tap reads the card requests (GET) only; the call goes through
+	// Connect's recording transport as it came: a peer that refuses at
+	// runtime the version its card offered has the refusal recorded on
+	// the run, after the card's acceptance.
 	tap := x.discoveryTap()
-	o, _, err := a2ahttp.Negotiate(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
+	tap.getOnly = true
+	t, o, err := a2ahttp.Connect(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
 		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: tap.client(x.client), Requested: x.req.RequestVersion,
 	})
 	if fail := x.decided(o, err); fail != nil {
 		return nil, fail
-	}
-	t, err := a2ahttp.NewTransport(x.outcome, x.client.Transport)
-	if err != nil {
-		return nil, x.peerFailure(0, "no transport for the decided version")
 	}
 	_, id, _ := strings.Cut(x.runID, "/")
 	message := map[string]any{"messageId": "wopneg-" + id, "role": "ROLE_USER", "parts": []any{map[string]any{"text": "ping"}}}
@@ -54,11 +55,11 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 	}
 	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": message}}
 	rep, status, err := x.post(ctx, t, x.interfaceURL(tap.body), rpc, http.Header{})
+	if fail := x.callFailure(err, facets.ProtocolA2A, adv.Versions); fail != nil {
+		return nil, fail
+	}
 	if err != nil {
 		return nil, x.peerFailure(status, "no JSON-RPC answer")
-	}
-	if rep.Error != nil && rep.Error.versionNotSupported() {
-		return nil, unsupported(facets.ProtocolA2A, x.outcome.Version, adv.Versions, x.runID)
 	}
 	if rep.Error != nil || status >= 400 || rep.Result == nil {
 		return nil, x.peerFailure(status, "the peer answered an error")

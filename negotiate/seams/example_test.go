@@ -28,7 +28,7 @@ func ExampleHandler() {
 		return &negotiate.Subject{Issuer: "urn:test", SubjectID: "suite", Tenant: "acme", Lane: policy.LaneAPIKey, Kind: policy.KindAgent}
 	}
 	mux := http.NewServeMux()
-	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: n, Sink: log, Subject: subject})
+	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: n, Sink: log, Subject: subject, AllowLoopback: true})
 	host := httptest.NewServer(mux)
 	defer host.Close()
 

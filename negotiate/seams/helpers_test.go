@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,25 +59,38 @@ func subjectOf(r *http.Request) *negotiate.Subject {
 
 // rig is a host with the seams and the event log mounted.
 type rig struct {
-	srv *httptest.Server
-	log events.Log
+	srv     *httptest.Server
+	log     events.Log
+	emitted atomic.Int64 // the events the seams recorded
 }
 
 func newRig(t testing.TB, set facets.Set) *rig {
+	t.Helper()
+	return newRigWith(t, set, func(*seams.Handler) {})
+}
+
+// newRigWith is newRig with the Handler as edit leaves it.
+func newRigWith(t testing.TB, set facets.Set, edit func(*seams.Handler)) *rig {
 	t.Helper()
 	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := events.NewMemoryLog(0, 0)
+	r := &rig{log: log}
+	h := &seams.Handler{Negotiator: n, Subject: subjectOf, AllowLoopback: true, Sink: events.SinkFunc(func(ctx context.Context, e events.Event) error {
+		r.emitted.Add(1)
+		return log.Emit(ctx, e)
+	})}
+	edit(h)
 	mux := http.NewServeMux()
-	mux.Handle(seams.Prefix+"/", &seams.Handler{Negotiator: n, Sink: log, Subject: subjectOf})
+	mux.Handle(seams.Prefix+"/", h)
 	lh := &events.LogHandler{Log: log, Subject: subjectOf}
 	mux.Handle("/runs/", lh)
 	mux.Handle("/host/events", lh)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &rig{srv: srv, log: log}
+	r.srv = httptest.NewServer(mux)
+	t.Cleanup(r.srv.Close)
+	return r
 }
 
 // call POSTs body to the seam of proto as token, and returns the status

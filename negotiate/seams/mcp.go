@@ -10,6 +10,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
@@ -58,8 +59,16 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	rounds := 0 // the input_required results the guard let through
 	for id := 2; ; id++ {
 		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, header())
+		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
+			return nil, fail
+		}
 		if err != nil {
 			return nil, x.peerFailure(status, "no JSON-RPC answer")
+		}
+		if rep.versionRefused() {
+			// The server refused at runtime the revision server/discover
+			// offered: the record follows it.
+			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, unservedRevision, set.MCP.Revisions)
 		}
 		if rep.Error != nil || rep.Result == nil {
 			return nil, x.peerFailure(status, "the server refused tools/call")
@@ -98,6 +107,23 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 		}
 		retried = true
 	}
+}
+
+// unservedRevision is an MCP revision no host offers: deciding the
+// exchange again with it as the only revision the server speaks refuses it
+// as unsupported, which is what the server did.
+const unservedRevision = "9999-12-31"
+
+// refusedAtRuntime records the peer's refusal, at runtime, of the version
+// the exchange was accepted at, on the exchange's run after the
+// acceptance, and answers interop_version_unsupported; a record that
+// cannot be written is an internal_error naming the run.
+func (x *exchange) refusedAtRuntime(ctx context.Context, proto facets.Protocol, unserved string, supported []string) *httpError {
+	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version, PeerVersions: []string{unserved}}
+	if _, err := x.h.Negotiator.DecideAndRecord(context.WithoutCancel(ctx), x.h.Sink, x.destination(), x.subject(), offer); err != nil {
+		return unrecorded(x.runID)
+	}
+	return unsupported(proto, x.outcome.Version, supported, x.runID)
 }
 
 // observe counts one result with the guard: whether to retry, or the 422

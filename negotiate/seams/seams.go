@@ -34,6 +34,37 @@
 // details.runId names the run (interop_version_unsupported 400 with
 // details {protocol, requested, supported, reason, runId}).
 //
+// Three answers say what the peer did, and one what the host failed to do:
+//
+//   - A peer whose card or server/discover was read is decided, and the
+//     run's event 0 records the decision.
+//   - A peer that refuses at runtime the version it offered (A2A -32009 or
+//     an ErrorInfo VERSION_NOT_SUPPORTED; MCP -32022, in any spelling of
+//     the number, or a v2 envelope interop_version_unsupported) has that
+//     refusal recorded on the run after the acceptance (refused, reason
+//     unsupported, requested the version), and the answer is
+//     interop_version_unsupported 400 naming the run: the run's last event
+//     is the refusal, as the status says.
+//   - A peer that answers its call with an error of another kind is
+//     validation_error 400 with details {peerStatus, runId}.
+//   - An exchange that failed on the way (the peer could not be reached,
+//     timed out, hung up, answered a 5xx, more than the bound, or no
+//     negotiation answer; the egress policy refused its address; it
+//     redirected) is the host's failure, never the peer's refusal:
+//     internal_error 500 with details.reason naming the failure
+//     ("unreachable", "timeout", "hang-up", "not-an-answer", "too-large",
+//     "egress-denied", "redirect-refused", "canceled") and details.status
+//     when the peer sent one. When the negotiation itself reached no
+//     decision nothing was recorded, and the answer names no run.
+//
+// Peers are reached through the module's egress transport unless
+// Handler.Transport is set: link-local and cloud metadata addresses are
+// never reached, loopback and private addresses only where the Handler
+// allows them (AllowLoopback, AllowPrivate; the seams on loopback beside
+// the conformance suite's fake peers allow loopback), and the host is
+// dialled as the URL Standard reads it, the origin the record's digest
+// names.
+//
 // A refused exchange sends nothing at the refused version: unlike the
 // reference host, the seam does not probe the peer with an unsupported
 // requestVersion, so details.supported lists the host's own versions. The
@@ -76,6 +107,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -108,11 +140,22 @@ type Handler struct {
 	// (policy.Policy.IsAuthenticated); the decision itself uses the
 	// Negotiator's policy.
 	Policy policy.Policy
-	// Transport sends the requests to peers; nil is http.DefaultTransport.
-	// The seams wrap it in the stamping transports, and never follow a
-	// redirect. Each request to a peer is bounded to 20 seconds, as the
-	// reference host's, and a whole exchange to two minutes.
+	// Transport sends the requests to peers. Nil is the module's egress
+	// transport: the address policy of AllowLoopback and AllowPrivate
+	// checked on every address dialled (link-local and cloud metadata
+	// addresses always refused), the host dialled as the URL Standard
+	// reads it, no proxy; a host's own Transport brings its own address
+	// policy. The seams wrap it in the stamping transports, and never
+	// follow a redirect. Each request to a peer is bounded to 20 seconds,
+	// as the reference host's, and a whole exchange to two minutes.
 	Transport http.RoundTripper
+	// AllowLoopback lets the nil Transport reach loopback peers
+	// (127.0.0.0/8, ::1): the seams on loopback, with the conformance
+	// suite's fake peers beside the host, need it.
+	AllowLoopback bool
+	// AllowPrivate lets the nil Transport reach private addresses (10/8,
+	// 172.16/12, 192.168/16, 100.64/10, fc00::/7...).
+	AllowPrivate bool
 }
 
 // request is the body of either seam.
@@ -207,8 +250,12 @@ func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
 		return fail
 	}
 	x.runID = x.caller.Tenant + "/" + rand.Text()
+	base := x.h.Transport
+	if base == nil {
+		base = egress.NewTransport(egress.Options{AllowLoopback: x.h.AllowLoopback, AllowPrivate: x.h.AllowPrivate})
+	}
 	x.client = &http.Client{
-		Transport: x.h.Transport,
+		Transport: base,
 		Timeout:   peerTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
@@ -259,14 +306,20 @@ func (x *exchange) destination() negotiate.Destination {
 
 // decided takes the outcome of the adapter's Negotiate, which recorded it
 // on the audit run before anything was sent at its version: nil when it is
-// accepted and recorded, the answer otherwise.
+// accepted and recorded, the answer otherwise. A negotiation that reached
+// no decision (the peer could not be reached, hung up, answered no
+// negotiation answer) recorded nothing, and is answered as the host's
+// failure, without a runId: there is no record to read.
 func (x *exchange) decided(o negotiate.Outcome, err error) *httpError {
 	x.outcome = o
+	if fail := hostFailure(err, ""); fail != nil {
+		return fail
+	}
 	var auditErr *negotiate.AuditError
 	if errors.As(err, &auditErr) {
 		// The seams exist to show the record: an exchange without one is
 		// answered as the failure it is, whatever the policy.
-		return envelope(http.StatusInternalServerError, "internal_error", "the negotiation could not be recorded; retry", map[string]any{"runId": x.runID})
+		return unrecorded(x.runID)
 	}
 	if o.Err() == nil {
 		return nil
@@ -288,6 +341,52 @@ func (x *exchange) success(result jsontext.Value) map[string]any {
 		"peerDigest":        digest,
 		"result":            result,
 	}
+}
+
+// unrecorded is the answer to an exchange whose record could not be
+// written.
+func unrecorded(runID string) *httpError {
+	return envelope(http.StatusInternalServerError, "internal_error", "the negotiation could not be recorded; retry", map[string]any{"runId": runID})
+}
+
+// callFailure is the answer to a call at the decided version that brought
+// back no answer to relay: the peer refused the version at runtime (the
+// recording transport recorded it on the run), that record could not be
+// written, or the call failed on the way (see hostFailure). Nil otherwise.
+func (x *exchange) callFailure(err error, proto facets.Protocol, supported []string) *httpError {
+	// The failed record and the refusal come first: egress.Do hands back
+	// an error of the transport it does not know (the recording
+	// transport's) inside an *egress.Error whose cause it is. A refusal
+	// the run does not hold is answered as the failure to record it,
+	// whatever the policy, as the negotiation's own.
+	if auditErr := (*negotiate.AuditError)(nil); errors.As(err, &auditErr) {
+		return unrecorded(x.runID)
+	}
+	var e *wperrors.Error
+	if errors.As(err, &e) && e.Code == wperrors.InteropVersionUnsupported {
+		return unsupported(proto, x.outcome.Version, supported, x.runID)
+	}
+	return hostFailure(err, x.runID)
+}
+
+// hostFailure is the answer to an exchange that failed on the way to the
+// peer or back (it could not be reached, timed out, hung up, answered a
+// 5xx or more than the bound, or the egress policy refused it): the
+// internal_error envelope of the egress error, whose details.reason says
+// which, and details.runId when the run holds a record. The conformance
+// suite reads it as the host's failure, not as the peer's refusal. Nil
+// when err is no such failure.
+func hostFailure(err error, runID string) *httpError {
+	var e *egress.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	var env *wperrors.Error
+	errors.As(e, &env) // an egress error always unwraps to its envelope
+	if runID != "" {
+		env = env.WithDetail("runId", runID)
+	}
+	return &httpError{status: env.Code.HTTPStatus(), err: env}
 }
 
 // peerFailure is the answer when the peer refused or failed the call made
@@ -313,7 +412,7 @@ func (x *exchange) post(ctx context.Context, rt http.RoundTripper, target string
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	client := *x.client
 	client.Transport = rt
-	resp, err := client.Do(req)
+	resp, err := egress.Do(&client, req, maxPeerBytes)
 	if err != nil {
 		return rpcReply{}, 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
@@ -23,6 +24,10 @@ type tap struct {
 	base http.RoundTripper
 	only string
 	body []byte
+	// getOnly passes every request but a GET through untouched: the A2A
+	// seam's card requests are its only GETs, and its call goes through
+	// the same client.
+	getOnly bool
 }
 
 func (x *exchange) discoveryTap() *tap {
@@ -38,15 +43,14 @@ func (t *tap) client(c *http.Client) *http.Client {
 
 // RoundTrip sends req and hands back the answer, read, kept and narrowed.
 func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
+	if t.getOnly && req.Method != http.MethodGet {
+		return t.base.RoundTrip(req)
 	}
-	resp, err := base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBounded(resp.Body, maxPeerBytes)
+	body, err := egress.ReadBody(resp.Body, maxPeerBytes)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
@@ -92,6 +96,11 @@ func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	var v string
 	if strictjson.Decode(doc["protocolVersion"], &v) == nil && !strings.HasPrefix(v+".", t.only+".") {
 		delete(doc, "protocolVersion")
+		if doc["supportedInterfaces"] == nil {
+			// Still a card, one that offers nothing: without a version
+			// member it would be no card at all, and no decision.
+			doc["supportedInterfaces"] = jsontext.Value("[]")
+		}
 	}
 	isOnly := func(v jsontext.Value) bool {
 		var s string

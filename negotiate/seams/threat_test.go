@@ -152,11 +152,11 @@ func TestPeerAssertsAuthority(t *testing.T) {
 }
 
 // TestHTTPSPeer: an https peer URL is a peer URL; one that does not
-// answer offers nothing, which the decision refuses.
+// answer reached no decision: the host's internal_error, no run.
 func TestHTTPSPeer(t *testing.T) {
 	r := newRig(t, testFacets())
 	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": "https://127.0.0.1:1"})
-	if status != 400 || body["error"] != "interop_version_unsupported" || runOf(body) == "" {
+	if status != 500 || body["error"] != "internal_error" || reasonOf(body) != "unreachable" || runOf(body) != "" {
 		t.Errorf("%d %v", status, body)
 	}
 }
@@ -171,7 +171,7 @@ func TestNoRedirect(t *testing.T) {
 	defer peer.Close()
 	r := newRig(t, testFacets())
 	status, body := r.call(t, "a2a", "acme", map[string]any{"peerUrl": peer.URL})
-	if status != 400 || body["error"] != "interop_version_unsupported" {
+	if status != 500 || body["error"] != "internal_error" || reasonOf(body) != "redirect-refused" {
 		t.Errorf("%d %v", status, body)
 	}
 	select {
@@ -235,8 +235,14 @@ func TestPeerFailures(t *testing.T) {
 		}, 400, "validation_error"},
 		{"a2a other ErrorInfo", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"reason":"OTHER"}]}}`), 400, "validation_error"},
 		{"a2a not JSON", "a2a", a2aPeer(`<html>`), 400, "validation_error"},
-		{"a2a too large", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 1<<20) + `"}`), 400, "validation_error"},
-		{"a2a no card", "a2a", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, 400, "interop_version_unsupported"},
+		{"a2a too large", "a2a", a2aPeer(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 1<<20) + `"}`), 500, "internal_error"},
+		{"a2a 502 on the call", "a2a", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				a2aPeer("")(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		}, 500, "internal_error"},
 		{"mcp tools/call error", "mcp", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}`), 400, "validation_error"},
 		{"mcp bad result", "mcp", mcpPeer(`{"jsonrpc":"2.0","id":2,"result":{"resultType":null}}`), 400, "validation_error"},
 		{"mcp empty stream", "mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -246,6 +252,14 @@ func TestPeerFailures(t *testing.T) {
 			}
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write([]byte("data: {\"x\":1}\n\n: nothing\n"))
+		}, 400, "validation_error"},
+		{"mcp event the stream ends inside", "mcp", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "server/discover" {
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`))
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\"}}\n"))
 		}, 400, "validation_error"},
 		{"mcp unreachable discover", "mcp", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }, 400, "interop_version_unsupported"},
 	} {
@@ -319,7 +333,7 @@ func TestUnrecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &seams.Handler{Negotiator: n, Sink: closedSink{}, Subject: subjectOf}
+	h := &seams.Handler{Negotiator: n, Sink: closedSink{}, Subject: subjectOf, AllowLoopback: true}
 	peer := newFakeA2A(t, "1.1")
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, seams.Prefix+"/sample/a2a/invoke", strings.NewReader(`{"peerUrl":"`+peer.srv.URL+`"}`))

@@ -9,6 +9,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -24,35 +25,25 @@ func decodeRequest(raw []byte, req *request) error { return strictjson.Decode(ra
 // seam cannot read.
 type rpcReply struct {
 	Result jsontext.Value `json:"result"`
-	Error  *rpcError      `json:"error"`
+	// Error is a JSON-RPC error object, or the string code of a v2 error
+	// envelope ({"error":"interop_version_unsupported",...}).
+	Error jsontext.Value `json:"error"`
+}
+
+// versionRefused reports whether the reply refuses the MCP revision it
+// was sent at: JSON-RPC -32022 UnsupportedProtocolVersionError (in any
+// spelling of the number), or a v2 envelope interop_version_unsupported.
+func (r rpcReply) versionRefused() bool {
+	var code string
+	if strictjson.DecodeOpen(r.Error, &code) == nil {
+		return code == string(wperrors.InteropVersionUnsupported)
+	}
+	var e rpcError
+	return strictjson.DecodeOpen(r.Error, &e) == nil && e.Code == -32022
 }
 
 type rpcError struct {
-	Code int            `json:"code"`
-	Data jsontext.Value `json:"data"`
-}
-
-// versionNotSupported reports whether e is A2A's VersionNotSupportedError:
-// by its code, or by the reason of an ErrorInfo in its data (an array of
-// details, or one bare object).
-func (e *rpcError) versionNotSupported() bool {
-	if e.Code == -32009 { // A2A's VersionNotSupportedError
-		return true
-	}
-	type info struct {
-		Reason string `json:"reason"`
-	}
-	var list []info
-	if strictjson.DecodeOpen(e.Data, &list) == nil {
-		for _, i := range list {
-			if i.Reason == "VERSION_NOT_SUPPORTED" {
-				return true
-			}
-		}
-		return false
-	}
-	var one info
-	return strictjson.DecodeOpen(e.Data, &one) == nil && one.Reason == "VERSION_NOT_SUPPORTED"
+	Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
 }
 
 // unsupported is the refusal of a version the peer would not serve after
@@ -64,17 +55,11 @@ func unsupported(proto facets.Protocol, version string, supported []string, runI
 	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
-// readBounded reads r to its end, refusing more than max bytes with an
-// *http.MaxBytesError.
-func readBounded(r io.Reader, max int64) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(nil, io.NopCloser(r), max))
-}
-
 // readReply reads the JSON-RPC response of an answer, up to maxPeerBytes:
 // the body, or the first event of an event stream whose data is a
 // response.
 func readReply(resp *http.Response) (rpcReply, error) {
-	body, err := readBounded(resp.Body, maxPeerBytes)
+	body, err := egress.ReadBody(resp.Body, maxPeerBytes)
 	if err != nil {
 		return rpcReply{}, err
 	}
@@ -92,31 +77,20 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	return rpcReply{}, errors.New("the event stream holds no JSON-RPC response")
 }
 
-// eventData splits an event stream into the data of its events.
+// eventData returns the data of the events of a whole event stream, as
+// adapter.EventScanner reads them (the adapters' one reader): an event
+// ends at a blank line, its data lines joined by "\n", and one the stream
+// ends inside is no event, as the event-stream format says.
 func eventData(stream []byte) [][]byte {
+	var s adapter.EventScanner
 	var out [][]byte
-	var cur []byte
-	for line := range bytes.Lines(stream) {
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if cur != nil {
-				out = append(out, cur)
-			}
-			cur = nil
-			continue
+	for {
+		data, ok := s.Next(stream)
+		if !ok {
+			return out
 		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			v = bytes.TrimPrefix(v, []byte(" "))
-			if cur != nil {
-				cur = append(cur, '\n')
-			}
-			cur = append(cur, v...)
-		}
+		out = append(out, data)
 	}
-	if cur != nil {
-		out = append(out, cur)
-	}
-	return out
 }
 
 // bytesReader is a request body over data.
