@@ -91,13 +91,15 @@ func ExampleNegotiate() {
 		panic(err)
 	}
 	var audit negotiatetest.Recorder
-	o, offers, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit})
+	o, offers, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit, AllowLoopback: true})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("server offers", offers, "->", o.Kind, o.Version)
 
-	t, err := mcphttp.NewTransport(o, nil)
+	// The server is on loopback: NewTransport's nil base, the egress
+	// transport of the zero policy, would refuse it.
+	t, err := mcphttp.NewTransport(o, http.DefaultTransport)
 	if err != nil {
 		panic(err)
 	}
