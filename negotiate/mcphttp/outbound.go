@@ -502,11 +502,12 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 
 // refusal returns offer as the record of a server's refusal of the
 // revision asked for, listing listed: refused below-floor when the
-// decision finds every listed revision below the floor, otherwise
-// unsupported. Never an acceptance: the server refused.
+// decision finds every listed revision below the floor (none listed is
+// not that), otherwise unsupported. Never an acceptance: the server
+// refused.
 func refusal(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {
 	offer.PeerVersions = listed
-	if o, _ := n.Decide(subject, offer); o.Reason == events.ReasonBelowFloor {
+	if o, _ := n.Decide(subject, offer); len(listed) > 0 && o.Reason == events.ReasonBelowFloor {
 		return offer
 	}
 	offer.PeerVersions = []string{unoffered}
