@@ -270,8 +270,10 @@
 //     protocol, peerDigest (the origin never in clear, as in the record)
 //     and err, the failure as a group (reason, url with any password
 //     redacted, status, cause).
-//   - A metric is not the core module's: the otel module counts the
-//     attempts by details.reason.
+//   - No metric: the core module has none, and the otel module counts
+//     decisions; a host that counts these attempts counts them by
+//     details.reason from the error (left to the otel module, not done
+//     here).
 //
 // # Egress
 //
