@@ -270,3 +270,66 @@ func TestNewTransportNilBase(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestTransportCloseAnswers: Close reports a server that failed to end
+// the session, and not one that does not let clients end sessions (405)
+// or no longer knows it (404).
+func TestTransportCloseAnswers(t *testing.T) {
+	for code, fails := range map[int]bool{http.StatusOK: false, http.StatusNoContent: false, http.StatusMethodNotAllowed: false, http.StatusNotFound: false, http.StatusBadRequest: true, http.StatusInternalServerError: true} {
+		p := newPeer(t, legacyServer(jsonAnswer(200, `{}`)))
+		tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: user, AllowLoopback: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) })
+		if err := tr.Close(context.Background()); (err != nil) != fails {
+			t.Errorf("DELETE answered %d: %v", code, err)
+		}
+	}
+	// A server that cannot be reached: the error says so.
+	p := newPeer(t, legacyServer(jsonAnswer(200, `{}`)))
+	tr, _, _ := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: user, AllowLoopback: true})
+	p.Close()
+	if err := tr.Close(context.Background()); err == nil {
+		t.Error("Close of a gone server succeeded")
+	}
+}
+
+// TestTransportAnswerFailures: an answer whose body fails while the
+// Transport reads it is an error of the failure's kind; one of exactly the
+// bound is handed back.
+func TestTransportAnswerFailures(t *testing.T) {
+	started := make(chan struct{}, 1)
+	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0",`)
+		w.(http.Flusher).Flush()
+		started <- struct{}{}
+		<-r.Context().Done()
+	})
+	tr, _ := mcphttp.NewTransport(accepted("2026-07-28"), http.DefaultTransport)
+	for kind, ctx := range map[egress.Kind]func() (context.Context, context.CancelFunc){
+		egress.Canceled: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+		egress.Timeout: func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			return ctx, func() { cancel(context.DeadlineExceeded) }
+		},
+	} {
+		c, cancel := ctx()
+		go func() {
+			<-started
+			cancel()
+		}()
+		req, _ := http.NewRequestWithContext(c, http.MethodPost, p.URL, strings.NewReader(toolsCall))
+		if _, err := tr.RoundTrip(req); !errors.Is(err, kind) {
+			t.Errorf("%s: %v", kind, err)
+		}
+		cancel()
+	}
+	answer := `{"jsonrpc":"2.0","id":2,"result":{}}`
+	answer += strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes-len(answer))
+	at := newPeer(t, jsonAnswer(200, answer))
+	if _, body, err := postThrough(t, tr, at.URL, toolsCall, nil); err != nil || len(body) != mcphttp.DefaultMaxBodyBytes {
+		t.Errorf("an answer at the bound: %d bytes, %v", len(body), err)
+	}
+}

@@ -569,7 +569,7 @@ func endSession(ctx context.Context, rt http.RoundTripper, serverURL, session, r
 		return err
 	}
 	req.Header = http.Header{headerSessionID: {session}, headerProtocolVersion: {revision}}
-	resp, err := rt.RoundTrip(req)
+	resp, err := egress.RoundTrip(rt, req)
 	if err != nil {
 		return fmt.Errorf("mcphttp: ending session: %w", err)
 	}

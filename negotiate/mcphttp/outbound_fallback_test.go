@@ -183,6 +183,7 @@ func TestNegotiateFallbackHost(t *testing.T) {
 		{"downgrades denied", compile(t, wideFacets(), policy.Policy{DenyDowngrade: true}), "", "unsupported", 1},
 		{"requested below the floor", compile(t, wideFacets(), policy.Policy{}), "2025-06-18", "below-floor", 1},
 		{"requested a handshake revision", compile(t, wideFacets(), policy.Policy{}), "2025-11-25", "ok", 3},
+		{"requested no revision at all", compile(t, wideFacets(), policy.Policy{}), "latest", "unsupported", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -299,6 +300,12 @@ func TestNegotiateNoDecision(t *testing.T) {
 		{"a 503", func(t *testing.T) string { return newPeer(t, jsonAnswer(503, sessionRequired)).URL }, egress.NotAnAnswer, 503},
 		{"hangs up at initialize", func(t *testing.T) string { return newPeer(t, legacyThen(hangUp)).URL }, egress.HangUp, 0},
 		{"a 502 at initialize", func(t *testing.T) string { return newPeer(t, legacyThen(jsonAnswer(502, ``))).URL }, egress.NotAnAnswer, 502},
+		{"an initialize answer cut short", func(t *testing.T) string {
+			return newPeer(t, legacyThen(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Length", "100")
+				_, _ = io.WriteString(w, `{"jsonrpc":`)
+			})).URL
+		}, egress.HangUp, 0},
 		{"an answer cut short", func(t *testing.T) string {
 			return newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Length", "100")

@@ -152,7 +152,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp, err := t.base.RoundTrip(out)
+	resp, err := egress.RoundTrip(t.base, out)
 	if err != nil || asks == "" {
 		return resp, err
 	}
@@ -182,7 +182,7 @@ func (t *Transport) opened(out *http.Request) error {
 	if t.session != "" {
 		req.Header[headerSessionID] = []string{t.session}
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := egress.RoundTrip(t.base, req)
 	if err != nil {
 		return fmt.Errorf("mcphttp: %s: %w", methodInitialized, err)
 	}
