@@ -237,11 +237,11 @@ func TestTransportDrift(t *testing.T) {
 			if !errors.Is(err, wperrors.InteropVersionUnsupported) || len(ev) != 2 || ev[0].Outcome != "accepted" || ev[1] != want {
 				t.Errorf("error %v, recorded %+v, want the acceptance and %+v", err, ev, want)
 			}
-			// Without a sink (NewTransport) the caller still gets the
-			// refusal; nothing can record it.
+			// Without a sink (NewTransport) the answer is the caller's to
+			// read: it comes back as it came, and nothing is recorded.
 			bare, _ := mcphttp.NewTransport(accepted("2026-07-28"), http.DefaultTransport)
-			if _, _, err := postThrough(t, bare, p.URL, toolsCall, nil); !errors.Is(err, wperrors.InteropVersionUnsupported) || len(rec.Events()) != 2 {
-				t.Errorf("NewTransport: %v", err)
+			if resp, body, err := postThrough(t, bare, p.URL, toolsCall, nil); err != nil || !strings.Contains(body, "32022") && !strings.Contains(body, "2022e4") || resp == nil || len(rec.Events()) != 2 {
+				t.Errorf("NewTransport: %q, %v", body, err)
 			}
 		})
 	}
@@ -251,7 +251,7 @@ func TestTransportDrift(t *testing.T) {
 // back unread: it is an error of kind TooLarge.
 func TestTransportAnswerBound(t *testing.T) {
 	p := newPeer(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":2,"result":{"pad":"`+strings.Repeat("x", mcphttp.DefaultMaxBodyBytes)+`"}}`))
-	tr, _ := mcphttp.NewTransport(accepted("2026-07-28"), http.DefaultTransport)
+	tr := connected(t, p.URL)
 	if _, _, err := postThrough(t, tr, p.URL, toolsCall, nil); !errors.Is(err, egress.TooLarge) {
 		t.Errorf("%v", err)
 	}
@@ -307,7 +307,7 @@ func TestTransportAnswerFailures(t *testing.T) {
 		started <- struct{}{}
 		<-r.Context().Done()
 	})
-	tr, _ := mcphttp.NewTransport(accepted("2026-07-28"), http.DefaultTransport)
+	tr := connected(t, p.URL)
 	for kind, ctx := range map[egress.Kind]func() (context.Context, context.CancelFunc){
 		egress.Canceled: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
 		egress.Timeout: func() (context.Context, context.CancelFunc) {
@@ -331,5 +331,43 @@ func TestTransportAnswerFailures(t *testing.T) {
 	at := newPeer(t, jsonAnswer(200, answer))
 	if _, body, err := postThrough(t, tr, at.URL, toolsCall, nil); err != nil || len(body) != mcphttp.DefaultMaxBodyBytes {
 		t.Errorf("an answer at the bound: %d bytes, %v", len(body), err)
+	}
+}
+
+// connected is a Connect Transport at 2026-07-28 for the server at url,
+// whatever it answers: the decision is made on a discover list given
+// here, through a Client that answers it.
+func connected(t *testing.T, url string) *mcphttp.Transport {
+	t.Helper()
+	discover := newPeer(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`))
+	tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), discover.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Client: &http.Client{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestConnectListedHandshake: a server/discover list that settles a
+// handshake revision (the go-sdk stateful server's) is settled by
+// Connect through initialize, whose answer is recorded; anonymous, it is
+// refused on the list, and nothing else is sent.
+func TestConnectListedHandshake(t *testing.T) {
+	n := compile(t, wideFacets(), policy.Policy{})
+	for _, subject := range []*negotiate.Subject{user, nil} {
+		p := newPeer(t, discoverThen(jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"]}}`), []string{"2025-11-25"}, true))
+		rec := &negotiatetest.Recorder{}
+		tr, o, err := mcphttp.Connect(context.Background(), n, p.URL, mcphttp.OutboundOptions{Sink: rec, Subject: subject, AllowLoopback: true})
+		want := "server/discover initialize"
+		if subject == nil {
+			want = "server/discover"
+			if tr != nil || o.Reason != "unauthenticated" || err == nil {
+				t.Errorf("anonymous: %+v, %v", o, err)
+			}
+		} else if err != nil || o.Version != "2025-11-25" || tr == nil {
+			t.Fatalf("authenticated: %+v, %v", o, err)
+		}
+		if got := strings.Join(methods(p.seen()), " "); got != want || len(rec.Events()) != 1 {
+			t.Errorf("sent %s, recorded %d", got, len(rec.Events()))
+		}
 	}
 }

@@ -209,11 +209,11 @@
 //	no connection, a timeout, a hang-up,      no decision (below)
 //	  a 5xx, an answer over 4 MiB
 //
-// A decision on the server's list that settles a revision from
-// 2026-07-28 on is the outcome. One that settles a handshake revision (a
-// go-sdk stateful server lists only those) is settled through initialize
-// at that revision, since only the handshake opens the session such a
-// server serves. A legacy answer falls back to initialize at the newest
+// A decision on the server's list is the outcome of Negotiate. Connect
+// settles one that lands on a handshake revision (a go-sdk stateful
+// server lists only those) through initialize at that revision instead,
+// since only the handshake opens the session such a server serves it on,
+// and its Transport needs that session. A legacy answer falls back to initialize at the newest
 // revision of the host's between the floor and Requested (or preferred),
 // before 2026-07-28, that the decision would accept for the Subject and
 // the policy: a 2026 revision never appears in a handshake, nothing below
@@ -301,16 +301,18 @@
 //
 // # The record follows the server's runtime answer
 //
-// The answer to a stamped POST that holds a request is read, up to 4 MiB
-// (an event stream as far as its first response; a longer answer is an
-// error of kind too-large, since it was not read), as the inbound side
-// reads an answer for a refusal: any JSON number equal to -32022, keys in
-// any case. A refusal is not handed back: the caller gets an error
-// carrying interop_version_unsupported, and a Connect Transport records it
+// A Connect Transport reads the answer to a stamped POST that holds a
+// request, up to 4 MiB (an event stream as far as its first response; a
+// longer answer is an error of kind too-large, since it was not read), as
+// the inbound side reads an answer for a refusal: any JSON number equal to
+// -32022, keys in any case. A refusal is not handed back: it is recorded
 // as a refused negotiation.decided of that exchange, requested the
-// Transport's revision, beside the negotiation's acceptance: below-floor
+// Transport's revision, beside the negotiation's acceptance (below-floor
 // when the server's data.supported lists only revisions below the floor,
-// unsupported otherwise (never an acceptance: the server refused). A
-// NewTransport Transport has no sink; it returns the error and records
-// nothing. Any other answer is handed back byte for byte.
+// unsupported otherwise: never an acceptance, the server refused), and
+// the caller gets an error carrying interop_version_unsupported, joined
+// with the *negotiate.AuditError when the record failed. Any other answer
+// is handed back byte for byte. A NewTransport Transport has no sink: it
+// reads no answer, and a caller that uses one (the conformance seams do)
+// reads and records a refusal itself.
 package mcphttp

@@ -350,11 +350,11 @@ type negotiation struct {
 // doc for the whole table): it calls server/discover at the host's
 // preferred revision, takes the result's supportedVersions (or a
 // -32022's data.supported) as the server's offers, and decides with n for
-// opts.Subject. When the decision settles a handshake revision, or the
-// server gave no definitive answer of the 2026-07-28 era, the revision is
-// settled through initialize instead, and the server's protocolVersion is
-// its offer; the session that opens is closed again (HTTP DELETE) before
-// Negotiate returns. [Connect] keeps it open for a [Transport].
+// opts.Subject. When the server gave no definitive answer of the
+// 2026-07-28 era, the revision is settled through initialize instead, and
+// the server's protocolVersion is its offer; the session that opens is
+// closed again (HTTP DELETE) before Negotiate returns. [Connect] keeps it
+// open for a [Transport].
 //
 // It returns the outcome, the revisions the server offered, and an error
 // that is nil exactly when the outcome is accepted and recorded. When the
@@ -373,7 +373,7 @@ type negotiation struct {
 // failure it was. Nothing is sent at a refused revision: only an accepted
 // outcome makes a [Transport].
 func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (negotiate.Outcome, []string, error) {
-	r, err := settle(ctx, n, serverURL, opts)
+	r, err := settle(ctx, n, serverURL, opts, false)
 	if r.session != "" {
 		// The session is Connect's to keep; Negotiate leaves none open.
 		_ = endSession(ctx, r.client.Transport, serverURL, r.session, r.outcome.Version)
@@ -385,11 +385,14 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 // follow: it returns the outcome and, when it is accepted, a [Transport]
 // that stamps its revision, carries the legacy session the handshake
 // opened (until [Transport.Close] ends it), and records a runtime refusal
-// of its revision (-32022) through opts.Sink. The Transport sends through
+// of its revision (-32022) through opts.Sink. Unlike Negotiate, it settles
+// a handshake revision that the server's server/discover list yields
+// through initialize too (the go-sdk's stateful server lists those, and
+// serves them only on a session), and records the server's answer there. The Transport sends through
 // opts.Client's Transport, or, when Client is nil, through the egress
 // transport of opts's address policy.
 func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (*Transport, negotiate.Outcome, error) {
-	r, err := settle(ctx, n, serverURL, opts)
+	r, err := settle(ctx, n, serverURL, opts, true)
 	if r.outcome.Err() != nil {
 		return nil, r.outcome, err
 	}
@@ -404,8 +407,11 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opt
 	return t, r.outcome, err
 }
 
-// settle is the negotiation of Negotiate and Connect.
-func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (negotiation, error) {
+// settle is the negotiation of Negotiate and Connect; open says whether
+// a handshake revision the server's list settles is settled through
+// initialize (Connect, whose Transport needs the session), or is the
+// outcome (Negotiate).
+func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions, open bool) (negotiation, error) {
 	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
 	if err != nil {
 		return negotiation{}, err
@@ -446,9 +452,10 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	}
 	r.offers = d.versions
 	offer.PeerVersions = d.versions
-	if o, _ := n.Decide(opts.Subject, offer); o.Err() == nil && !isStateless(o.Version) {
-		// A handshake revision: only initialize settles it, and the
-		// server's answer there is the record.
+	if o, _ := n.Decide(opts.Subject, offer); open && o.Err() == nil && !isStateless(o.Version) {
+		// A handshake revision, for a Transport: only initialize opens
+		// the session a stateful server serves it on, and the server's
+		// answer there is the record.
 		return r.viaInitialize(ctx, n, opts, offer, o.Version, digest)
 	}
 	return r.record(ctx, n, opts, offer, nil)

@@ -23,16 +23,13 @@ func TestNegotiateDowngradeVisible(t *testing.T) {
 	all := []string{"2025-06-18", "2025-11-25", "2026-07-28", "2027-01-01"}
 	n := compile(t, wideFacets(), policy.Policy{})
 	for mask := 1; mask < 1<<len(all); mask++ {
-		var offers, revisions []string
+		var offers []string
 		for i, v := range all {
 			if mask&(1<<i) != 0 {
 				offers = append(offers, `"`+v+`"`)
-				revisions = append(revisions, v)
 			}
 		}
-		// A downgrade is settled by initialize, which the server answers
-		// with the revision asked for.
-		p := newPeer(t, discoverThen(jsonAnswer(http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":[`+strings.Join(offers, ",")+`]}}`), revisions, true))
+		p := newPeer(t, jsonAnswer(http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":[`+strings.Join(offers, ",")+`]}}`))
 		for _, subject := range []*negotiate.Subject{user, nil} {
 			rec := &negotiatetest.Recorder{}
 			o, _, _ := mcphttp.Negotiate(context.Background(), n, p.URL, mcphttp.OutboundOptions{Sink: rec, Subject: subject, Client: p.Client()})

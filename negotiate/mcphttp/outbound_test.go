@@ -171,7 +171,7 @@ func TestNegotiate(t *testing.T) {
 		discErr bool
 	}{
 		{"peer speaks preferred", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`), nil, negotiate.Accepted, "2026-07-28", "ok", false},
-		{"peer speaks only 2025-11-25, authenticated", discoverThen(jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`), []string{"2025-11-25"}, true), user, negotiate.Downgraded, "2025-11-25", "ok", false},
+		{"peer speaks only 2025-11-25, authenticated", jsonAnswer(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`), user, negotiate.Downgraded, "2025-11-25", "ok", false},
 		{"peer speaks only 2025-11-25, anonymous", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"]}}`), nil, negotiate.Refused, "", "unauthenticated", false},
 		{"A9/A10: peer speaks only 2025-06-18", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18"]}}`), user, negotiate.Refused, "", "below-floor", false},
 		{"peer speaks only a newer revision", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2027-01-01"]}}`), user, negotiate.Refused, "", "unsupported", false},
@@ -205,14 +205,10 @@ func TestNegotiate(t *testing.T) {
 			if len(ev) != 1 || ev[0] != want {
 				t.Errorf("recorded %+v, want %+v", ev, want)
 			}
-			// The discover request went out at the preferred revision; a
-			// downgrade was settled by initialize, whose session was ended.
-			sent := p.seen()
-			if sent[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
-				t.Errorf("discover sent at %q", sent[0].header.Get("Mcp-Protocol-Version"))
-			}
-			if want := map[bool]int{true: 3, false: 1}[c.kind == negotiate.Downgraded]; len(sent) != want {
-				t.Errorf("sent %d requests, want %d: %+v", len(sent), want, sent)
+			// Only the discover request went out, at the preferred
+			// revision: the server's list is its offer.
+			if sent := p.seen(); len(sent) != 1 || sent[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+				t.Errorf("sent %+v", sent)
 			}
 			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != (o.Err() == nil) {
 				t.Errorf("NewTransport for %s: %v", o.Kind, err)
@@ -399,8 +395,7 @@ func TestDiscoverAtTheBound(t *testing.T) {
 // reaches the server (issue 11: the seams force an unsupported revision
 // with it).
 func TestNegotiateRequested(t *testing.T) {
-	all := []string{"2025-06-18", "2025-11-25", "2026-07-28"}
-	both := discoverThen(jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"]}}`), all, true)
+	both := jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"]}}`)
 	cases := []struct {
 		name, requested string
 		subject         *negotiate.Subject
@@ -422,10 +417,7 @@ func TestNegotiateRequested(t *testing.T) {
 			if o.Kind != c.kind || o.Version != c.version || o.Reason != c.reason || (err == nil) != (o.Err() == nil) {
 				t.Errorf("outcome %s %q %s (%v), want %s %q %s", o.Kind, o.Version, o.Reason, err, c.kind, c.version, c.reason)
 			}
-			// A downgrade is settled by initialize, whose answer is the
-			// server's offer.
-			downgrade := c.kind == negotiate.Downgraded
-			if len(offers) != map[bool]int{true: 1, false: 3}[downgrade] {
+			if len(offers) != 3 {
 				t.Errorf("offers %q", offers)
 			}
 			want := c.requested
@@ -435,7 +427,7 @@ func TestNegotiateRequested(t *testing.T) {
 			if ev := payloads(t, rec); len(ev) != 1 || ev[0].Requested != want {
 				t.Errorf("events %+v, want one requesting %s", ev, want)
 			}
-			if s := p.seen(); len(s) != map[bool]int{true: 3, false: 1}[downgrade] || s[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+			if s := p.seen(); len(s) != 1 || s[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
 				t.Errorf("the server saw %+v, want one discover at the preferred revision", s)
 			}
 		})

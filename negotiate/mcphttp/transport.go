@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
@@ -60,14 +59,15 @@ func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 // initialize, and a stateful server refuses a request that declares one in
 // _meta (the go-sdk's does, with -32022).
 //
-// The answer to a POST that holds a request is read, up to 4 MiB (an
-// event stream as far as its first response), before it is handed back,
-// for the server's runtime refusal of the revision: an answer a JSON-RPC
-// client reads as -32022 (as the inbound side reads one) is returned as an
-// error carrying interop_version_unsupported instead, and a Transport
-// from [Connect] records it as a refused negotiation.decided of that
-// exchange; one from [NewTransport] has no sink, and only returns it. A
-// longer answer is an error too, since it was not read.
+// A Transport from [Connect] reads the answer to a POST that holds a
+// request, up to 4 MiB (an event stream as far as its first response),
+// before it hands it back, for the server's runtime refusal of the
+// revision: an answer a JSON-RPC client reads as -32022 (as the inbound
+// side reads one) is recorded as a refused negotiation.decided of that
+// exchange and returned as an error carrying interop_version_unsupported
+// instead; a longer answer is an error too, since it was not read. One
+// from [NewTransport] has no sink: it hands every answer back as it came,
+// for its caller to read (and record) a refusal in it.
 //
 // A Transport from [Connect] whose revision initialize settled carries
 // the session: it sends notifications/initialized before the first
@@ -153,7 +153,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := egress.RoundTrip(t.base, out)
-	if err != nil || asks == "" {
+	if err != nil || asks == "" || t.rec == nil {
 		return resp, err
 	}
 	return t.follow(out, resp, asks)
@@ -218,16 +218,12 @@ type heldBody struct {
 }
 
 // refused is the error of a runtime refusal (-32022) of the revision,
-// recorded as a refused negotiation.decided of the exchange when t has a
-// recorder: the revision requested, the server's data.supported as its
+// recorded as a refused negotiation.decided of the exchange: the revision
+// requested, the server's data.supported as its
 // offer, reason below-floor when every one of them is below the floor,
 // unsupported otherwise.
 func (t *Transport) refused(req *http.Request, method string, data []byte) error {
 	what := fmt.Sprintf("mcphttp: the server refused %s at the negotiated revision %q (-32022)", method, t.revision)
-	if t.rec == nil {
-		return fmt.Errorf("%s: %w", what, wperrors.New(wperrors.InteropVersionUnsupported, "the MCP server refused the negotiated revision").
-			WithDetail("protocol", string(facets.ProtocolMCP)).WithDetail("requested", t.revision).WithDetail("reason", events.ReasonUnsupported))
-	}
 	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
 	offer := refusal(t.rec.n, t.rec.subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: t.peer, Requested: t.revision}, rep.supported)
 	o, aerr := t.rec.n.DecideAndRecord(req.Context(), t.rec.sink, t.rec.dest, t.rec.subject, offer)
