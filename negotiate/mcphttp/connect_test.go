@@ -321,7 +321,8 @@ func TestTransportAnswerFailures(t *testing.T) {
 			cancel()
 		}()
 		req, _ := http.NewRequestWithContext(c, http.MethodPost, p.URL, strings.NewReader(toolsCall))
-		if _, err := tr.RoundTrip(req); !errors.Is(err, kind) {
+		var e *egress.Error
+		if _, err := tr.RoundTrip(req); !errors.Is(err, kind) || !errors.As(err, &e) || e.URL != p.URL {
 			t.Errorf("%s: %v", kind, err)
 		}
 		cancel()
@@ -369,5 +370,20 @@ func TestConnectListedHandshake(t *testing.T) {
 		if got := strings.Join(methods(p.seen()), " "); got != want || len(rec.Events()) != 1 {
 			t.Errorf("sent %s, recorded %d", got, len(rec.Events()))
 		}
+	}
+}
+
+// TestConnectRefusedEndsTheSession: a handshake the decision refuses ends
+// the session it opened, and Connect hands no Transport back.
+func TestConnectRefusedEndsTheSession(t *testing.T) {
+	p := newPeer(t, discoverThen(jsonAnswer(400, sessionRequired), []string{"2025-06-18"}, true))
+	rec := &negotiatetest.Recorder{}
+	tr, o, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: rec, Subject: user, AllowLoopback: true})
+	if tr != nil || o.Reason != "below-floor" || !errors.Is(err, wperrors.InteropVersionUnsupported) {
+		t.Fatalf("%v, %+v, %v", tr, o, err)
+	}
+	sent := p.seen()
+	if got := strings.Join(methods(sent), " "); got != "server/discover initialize DELETE" || sent[2].header.Get("Mcp-Session-Id") != "session-a" {
+		t.Errorf("sent %s", got)
 	}
 }
