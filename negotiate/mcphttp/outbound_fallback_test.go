@@ -191,6 +191,12 @@ func TestNegotiateFallbackHost(t *testing.T) {
 		{"requested a handshake revision", compile(t, wideFacets(), policy.Policy{}), "2025-11-25", "ok", 3},
 		{"requested no revision at all", compile(t, wideFacets(), policy.Policy{}), "latest", "unsupported", 1},
 	}
+	// A host's own client without a Transport: http.DefaultTransport
+	// carries the handshake and the DELETE that ends its session.
+	p := newPeer(t, discoverThen(jsonAnswer(400, sessionRequired), []string{"2025-11-25"}, true))
+	if o, _, err := mcphttp.Negotiate(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: user, Client: &http.Client{}}); err != nil || o.Version != "2025-11-25" || strings.Join(methods(p.seen()), " ") != "server/discover initialize DELETE" {
+		t.Errorf("a host's client: %+v, %v, sent %q", o, err, methods(p.seen()))
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := newPeer(t, discoverThen(jsonAnswer(400, sessionRequired), []string{"2025-11-25"}, true))

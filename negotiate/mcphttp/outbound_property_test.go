@@ -75,6 +75,19 @@ func TestFallbackNeverBelowTheFloor(t *testing.T) {
 						if len(rec.Events()) != 1 {
 							t.Errorf("%s: %d events", where(), len(rec.Events()))
 						}
+						// An authenticated host whose policy allows the
+						// downgrade offers the newest handshake revision
+						// it has between the floor and preferred (the
+						// server speaks every one but 2026-07-28).
+						want := ""
+						for _, v := range revs {
+							if v >= floor && v <= preferred && v < mcphttp.StatelessRevision && (subject != nil && !deny || v == preferred) {
+								want = v
+							}
+						}
+						if got := append(asked, "")[0]; got != want {
+							t.Errorf("%s, subject %t, deny %t: initialize at %q, want %q", where(), subject != nil, deny, got, want)
+						}
 						checked++
 					}
 				}
