@@ -327,6 +327,15 @@ func TestTransportAnswerFailures(t *testing.T) {
 		}
 		cancel()
 	}
+	// An answer cut short: the head came, the body ended early.
+	short := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0",`)
+	})
+	var e *egress.Error
+	if _, _, err := postThrough(t, tr, short.URL, toolsCall, nil); !errors.Is(err, egress.HangUp) || !errors.As(err, &e) || e.URL != short.URL || e.Status != http.StatusOK {
+		t.Errorf("cut short: %v", err)
+	}
 	answer := `{"jsonrpc":"2.0","id":2,"result":{}}`
 	answer += strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes-len(answer))
 	at := newPeer(t, jsonAnswer(200, answer))
