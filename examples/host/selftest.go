@@ -18,12 +18,14 @@ import (
 // mcphttp.Transport pinned to that revision and calls echo.
 func runSelftest(ctx context.Context, h *host, sink events.Sink, stderr io.Writer) error {
 	identity := hostIdentity
-	o, offers, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity})
+	o, offers, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity, AllowLoopback: true})
 	fmt.Fprintf(stderr, "selftest: server/discover offered %v; outbound negotiation %s at %q\n", offers, o.Kind, o.Version)
 	if err != nil {
 		return fmt.Errorf("selftest: %w", err)
 	}
-	t, err := mcphttp.NewTransport(o, nil)
+	// The host calls itself on loopback, which NewTransport's nil base
+	// (public addresses only) would refuse.
+	t, err := mcphttp.NewTransport(o, http.DefaultTransport)
 	if err != nil {
 		return err
 	}

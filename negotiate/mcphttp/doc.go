@@ -193,13 +193,140 @@
 //
 // # Outbound
 //
-// [Negotiate] calls the server's server/discover at the host's preferred
-// revision, takes the result's supportedVersions or a
-// -32022's data.supported as the server's offer, decides for the host's
-// outbound Subject and records it; OutboundOptions.Requested names
-// another revision to ask for than the preferred one. Only an accepted outcome makes a
-// [Transport], the http.RoundTripper that stamps the revision on every
-// later request and refuses any that names another, so nothing is ever
-// sent below the floor or at a downgrade an unauthenticated caller could
-// not have.
+// [Negotiate] settles the revision a host speaks with an MCP server and
+// records the decision once; [Connect] does the same and keeps what it
+// settled in a [Transport], the http.RoundTripper that stamps the
+// revision on every later request and refuses any that names another, so
+// nothing is ever sent below the floor or at a downgrade an
+// unauthenticated caller could not have. [NewTransport] makes a Transport
+// from an outcome alone (for a client library that runs its own
+// handshake); OutboundOptions.Requested names another revision to ask for
+// than the preferred one.
+//
+// First, server/discover at the host's preferred revision. Its answer is
+// read as the TypeScript SDK v2 client's versionNegotiation "auto" reads
+// it (packages/client/src/client/probeClassifier.ts in
+// modelcontextprotocol/typescript-sdk): only what positively shows the
+// 2026-07-28 era counts as its answer, anything else the server answered
+// is a legacy server, and a network failure is neither.
+//
+//	server/discover answered with             is read as
+//	result with supportedVersions (a list)    the server's offer: decided on it
+//	-32022 with data.supported (a list)       the server's offer: decided on it
+//	any other JSON-RPC error, on any status   legacy: initialize
+//	  (-32601; -32000 "No valid session ID",
+//	  the TS SDK 1.32.2's HTTP 400; -32022
+//	  without data)
+//	a result without supportedVersions        legacy: initialize
+//	a 4xx or 2xx that is not JSON-RPC, an     legacy: initialize
+//	  event stream without a response
+//	no connection, a timeout, a hang-up,      no decision (below)
+//	  a 5xx, an answer over 4 MiB
+//
+// A decision on the server's list is the outcome of Negotiate. Connect
+// settles one that lands on a handshake revision (a go-sdk stateful
+// server lists only those) through initialize at that revision instead,
+// since only the handshake opens the session such a server serves it on,
+// and its Transport needs that session. A legacy answer falls back to initialize at the newest
+// revision of the host's between the floor and Requested (or preferred),
+// before 2026-07-28, that the decision would accept for the Subject and
+// the policy: a 2026 revision never appears in a handshake, nothing below
+// the floor is ever sent, and when there is no such revision (an
+// anonymous host, whose every handshake revision is a downgrade; a policy
+// that denies downgrades; a floor from 2026-07-28 on) nothing is sent:
+// the refusal is recorded with the host's reason (unauthenticated,
+// unsupported, below-floor), and the error wraps [ErrNoOffers]. The
+// stricter reading than the go-sdk client's (which falls back on any
+// failure of discover, so that anyone on the path can force a downgrade):
+// the fallback stays inside the decision.
+//
+//	initialize answered with                  recorded
+//	result.protocolVersion P                  P decided as the server's offer:
+//	                                          accepted when the rules allow it
+//	  P from 2026-07-28 on, or not a revision refused, unsupported
+//	an error with data.supported (the         refused: below-floor when every
+//	  lifecycle's refusal)                    one listed is below the floor,
+//	                                          else unsupported; no retry
+//	anything else, or nothing                 no decision (below)
+//
+// The record is written once per negotiation, its requested the revision
+// the host asked for (Requested or preferred), so that a downgrade through
+// initialize reads as version < requested. A refused outcome ends the
+// session initialize opened (HTTP DELETE with its Mcp-Session-Id), as the
+// lifecycle requires of a client that cannot speak the server's revision;
+// so does Negotiate always, since it hands no Transport back. Connect
+// keeps an accepted session: its Transport sends
+// notifications/initialized before its first request (again on the next
+// request if the server did not accept it), puts the Mcp-Session-Id on
+// every request, refuses one that names another session or a second
+// initialize, and ends the session with [Transport.Close]. At a
+// handshake revision the revision goes in the MCP-Protocol-Version header
+// only, never in _meta.
+//
+// # What an attempt that reached no decision leaves behind
+//
+// A server that could not be reached, timed out, hung up, answered a 5xx
+// (a 502 gateway), an answer over 4 MiB, or an initialize answer that is
+// neither a protocolVersion nor a refusal, refused nothing, and none of
+// it is recorded: negotiation.decided records decisions, and there was
+// none. What is left:
+//
+//   - The error. Negotiate and Connect return the zero Outcome and an
+//     error that unwraps to a *errors.Error of code internal_error (the
+//     host failed to complete the exchange), whose details.reason names
+//     the failure ("unreachable", "timeout", "hang-up", "not-an-answer",
+//     "too-large", "egress-denied", "redirect-refused", "canceled") and
+//     details.status the server's HTTP status when it sent one. A refusal
+//     is always interop_version_unsupported, so errors.Is(err,
+//     errors.InteropVersionUnsupported) tells the two apart.
+//   - One log line, to OutboundOptions.ErrorLog (slog.Default() when
+//     nil), at slog.LevelWarn: "negotiation reached no decision", with
+//     protocol, peerDigest (the origin never in clear, as in the record)
+//     and err, the failure as a group (reason, url with any password
+//     redacted, status, cause).
+//   - No metric: the core module has none, and the otel module counts
+//     decisions; a host that counts these attempts counts them by
+//     details.reason from the error (left to the otel module, not done
+//     here).
+//
+// # Egress
+//
+// With a nil OutboundOptions.Client the negotiation's requests go through
+// the module's egress client: the address is checked when it is dialled
+// (so DNS rebinding does not pass), link-local and cloud metadata
+// addresses (169.254.169.254 and the like) are always refused, loopback
+// only with OutboundOptions.AllowLoopback and private ranges (10/8,
+// 172.16/12, 192.168/16, fc00::/7, 100.64/10) only with AllowPrivate; a
+// host spelled in a way the URL Standard reads as an address
+// ("0x7f000001", "0177.0.0.1", "127.1") is dialled as that address, the
+// one the record's digest names; no proxy; a redirect is followed only to
+// the same origin, at most 3 times; 20 s a request, 10 s to the answer's
+// headers; an answer read up to 4 MiB. A host's own Client is used as it
+// is, under the same redirect rule (a 3xx it hands back is refused too):
+// the address policy and the time bounds are then the host's.
+//
+// A Transport sends through its base: NewTransport's nil base is the
+// egress transport of the zero policy (public addresses only, the
+// stricter reading), so a host whose server is on loopback or a private
+// address passes its own base, or uses Connect with AllowLoopback or
+// AllowPrivate, whose Transport sends through the egress transport of
+// that policy (or the host Client's Transport). A stamped call is bounded
+// by its caller's context.
+//
+// # The record follows the server's runtime answer
+//
+// A Connect Transport reads the answer to a stamped POST that holds a
+// request, up to 4 MiB (an event stream as far as its first response; a
+// longer answer is an error of kind too-large, since it was not read), as
+// the inbound side reads an answer for a refusal: any JSON number equal to
+// -32022, keys in any case. A refusal is not handed back: it is recorded
+// as a refused negotiation.decided of that exchange, requested the
+// Transport's revision, beside the negotiation's acceptance (below-floor
+// when the server's data.supported lists only revisions below the floor,
+// unsupported otherwise: never an acceptance, the server refused), and
+// the caller gets an error carrying interop_version_unsupported, joined
+// with the *negotiate.AuditError when the record failed. Any other answer
+// is handed back byte for byte. A NewTransport Transport has no sink: it
+// reads no answer, and a caller that uses one (the conformance seams do)
+// reads and records a refusal itself.
 package mcphttp

@@ -91,13 +91,15 @@ func ExampleNegotiate() {
 		panic(err)
 	}
 	var audit negotiatetest.Recorder
-	o, offers, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit})
+	o, offers, err := mcphttp.Negotiate(context.Background(), n, server.URL+"/mcp", mcphttp.OutboundOptions{Sink: &audit, AllowLoopback: true})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("server offers", offers, "->", o.Kind, o.Version)
 
-	t, err := mcphttp.NewTransport(o, nil)
+	// The server is on loopback: NewTransport's nil base, the egress
+	// transport of the zero policy, would refuse it.
+	t, err := mcphttp.NewTransport(o, http.DefaultTransport)
 	if err != nil {
 		panic(err)
 	}
@@ -183,4 +185,60 @@ func ExampleMiddleware_Check() {
 	// a go-sdk server serves 2026-07-28 and later only stateless: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true});
 	// otherwise list the facet's revisions in the server's supported versions (go-sdk: ServerOptions.SupportedProtocolVersions;
 	// mcp-go: server.WithStreamableHTTPProtocolVersions)
+}
+
+// A server that predates server/discover (the TypeScript MCP SDK 1.32.2's
+// answers it 400 "No valid session ID provided") is negotiated through
+// initialize, for an authenticated host: Connect's Transport then carries
+// the session, and Close ends it.
+func ExampleConnect() {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.Method == http.MethodDelete:
+			fmt.Println("server: session", r.Header.Get("Mcp-Session-Id"), "ended")
+		case strings.Contains(string(body), `"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s-1")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"legacy","version":"1"}}}`)
+		case r.Header.Get("Mcp-Session-Id") == "":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
+		default:
+			fmt.Printf("server: %s on session %s at %s\n", body, r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version"))
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer server.Close()
+
+	n, err := negotiate.Compile(facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+	}}, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	host := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "host", Tenant: "acme", Lane: policy.LaneWorkload, Kind: policy.KindAgent}
+	var audit negotiatetest.Recorder
+	t, o, err := mcphttp.Connect(context.Background(), n, server.URL, mcphttp.OutboundOptions{Sink: &audit, Subject: host, AllowLoopback: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("host:", o.Kind, o.Version)
+
+	client := &http.Client{Transport: t}
+	resp, err := client.Post(server.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`))
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	if err := t.Close(context.Background()); err != nil {
+		panic(err)
+	}
+	ev := audit.Events()[0].Payload
+	fmt.Println("recorded:", ev.Outcome, ev.Version, "requested", ev.Requested)
+	// Output:
+	// host: downgraded 2025-11-25
+	// server: {"jsonrpc":"2.0","method":"notifications/initialized"} on session s-1 at 2025-11-25
+	// server: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{}} on session s-1 at 2025-11-25
+	// server: session s-1 ended
+	// recorded: accepted 2025-11-25 requested 2026-07-28
 }

@@ -143,7 +143,7 @@ func FuzzStampBody(f *testing.F) {
 	}
 	tr := &Transport{revision: "2026-07-28", stateless: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := tr.stampBody(data)
+		out, _, err := tr.stampBody(data)
 		if err != nil {
 			return
 		}
@@ -160,7 +160,7 @@ func FuzzStampBody(f *testing.F) {
 			t.Fatalf("stamped %q into %q, which does not scan: %v", data, out, err)
 		}
 		// Stamping again changes nothing: it only inserts, and only once.
-		again, err := tr.stampBody(out)
+		again, _, err := tr.stampBody(out)
 		if err != nil || string(again) != string(out) {
 			t.Fatalf("stamping %q again gave %q, %v", out, again, err)
 		}

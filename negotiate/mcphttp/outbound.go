@@ -2,27 +2,31 @@ package mcphttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
 // ErrNoOffers is wrapped by the error of a [Negotiate] whose
-// server/discover yielded no list of revisions: the server could not be
-// reached, answered something that is not JSON-RPC, or answered an error
-// other than -32022 with data. The server then offers nothing, which the
-// decision refuses.
+// server/discover yielded no list of revisions (the server answered
+// something that is not definitive evidence of the 2026-07-28 era) and
+// that could not fall back to initialize, because no handshake revision
+// is one the host may offer: the refusal recorded then says why.
 var ErrNoOffers = errors.New("mcphttp: the server offers no revision")
 
 // discovered is what an MCP server's server/discover said about the
@@ -36,7 +40,8 @@ type discovered struct {
 	refused bool
 }
 
-// discoverError says why a server/discover yielded no list of revisions.
+// discoverError says why a server/discover that was answered yielded no
+// list of revisions: a legacy signal, after which the handshake is tried.
 // It wraps ErrNoOffers and the underlying failure.
 type discoverError struct {
 	// status is the HTTP status of the answer; 0 when there was none.
@@ -68,19 +73,50 @@ func (e *discoverError) Error() string {
 // Unwrap returns ErrNoOffers and the underlying failure.
 func (e *discoverError) Unwrap() []error { return []error{ErrNoOffers, e.err} }
 
-const methodDiscover = "server/discover"
+const (
+	methodDiscover    = "server/discover"
+	methodInitialized = "notifications/initialized"
+)
+
+// clientInfo is how the host names itself in initialize.
+var clientInfo = map[string]any{"name": "wopneg", "version": "2"}
+
+// post sends msg to serverURL with c through egress.Do, with header, and
+// reads the JSON-RPC response of the answer (readAnswerBody). The answer's
+// head comes back whenever there was one, its body closed. An error is an
+// *egress.Error when no answer was read (the peer could not be reached,
+// hung up, timed out, answered a 5xx or too much), and errNoResponse
+// (wrapped) when the answer holds no JSON-RPC response.
+func post(ctx context.Context, c *http.Client, serverURL string, header http.Header, msg any) (*http.Response, []byte, error) {
+	body, _ := json.Marshal(msg)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, &egress.Error{Kind: egress.Denied, Err: err}
+	}
+	req.Header = header
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := egress.Do(c, req, defaultMaxBodyBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, _, err := readAnswerBody(resp)
+	return resp, data, err
+}
 
 // discover asks the MCP server at serverURL which revisions it serves: it
 // POSTs server/discover at revision (header and _meta), and returns the
 // result's supportedVersions, or the data.supported of a -32022 refusal
 // (MCP 2026-07-28). The answer may be JSON or a stream of server-sent
-// events, and is read up to defaultMaxBodyBytes. client nil means
-// http.DefaultClient.
+// events, and is read up to defaultMaxBodyBytes. An answer that lists no
+// revisions is a *discoverError; no answer at all is an *egress.Error.
+// client nil means egress.Do's default client.
 func discover(ctx context.Context, client *http.Client, serverURL, revision string) (discovered, error) {
-	if client == nil {
-		client = http.DefaultClient
-	}
-	body, _ := json.Marshal(map[string]any{
+	resp, data, err := post(ctx, client, serverURL, http.Header{
+		headerProtocolVersion: {revision},
+		headerMethod:          {methodDiscover},
+	}, map[string]any{
 		"jsonrpc": "2.0",
 		"id":      1,
 		"method":  methodDiscover,
@@ -89,21 +125,13 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		}},
 	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
-	if err != nil {
-		return discovered{}, &discoverError{err: err}
+	if resp == nil {
+		return discovered{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(headerProtocolVersion, revision)
-	req.Header.Set(headerMethod, methodDiscover)
-	resp, err := client.Do(req)
 	if err != nil {
-		return discovered{}, &discoverError{err: err}
-	}
-	defer resp.Body.Close()
-	data, err := readAnswerBody(resp)
-	if err != nil {
+		if !errors.Is(err, errNoResponse) {
+			return discovered{}, err
+		}
 		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
 	rep, err := readReply(data)
@@ -113,38 +141,67 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 	return discoveryOf(resp.StatusCode, rep)
 }
 
+// errNoResponse is an answer that holds no JSON-RPC response.
+var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
+
 // readAnswerBody reads the JSON-RPC response in an answer, up to
 // defaultMaxBodyBytes: the body itself, or the data of the first
-// server-sent event that is a response. An event stream is read only as
-// far as that event, so a server that keeps its stream open does not hold
-// the caller.
-func readAnswerBody(resp *http.Response) ([]byte, error) {
+// server-sent event that is a response, and returns it with every byte it
+// read (held). An event stream is read only as far as that event, so a
+// server that keeps its stream open does not hold the caller; one that
+// ends before it is errNoResponse. A body over the bound is an
+// *egress.Error of kind TooLarge, and a read that fails one of its kind.
+func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
 	sse := adapter.IsEventStream(resp.Header.Get("Content-Type"))
 	var events sseScanner
-	var buf []byte
 	chunk := make([]byte, 32<<10)
 	for {
 		n, err := resp.Body.Read(chunk)
-		buf = append(buf, chunk[:n]...)
-		if len(buf) > defaultMaxBodyBytes {
+		held = append(held, chunk[:n]...)
+		if len(held) > defaultMaxBodyBytes {
 			// At most one chunk past the bound is ever held.
-			return nil, fmt.Errorf("the answer exceeds %d bytes", defaultMaxBodyBytes)
+			return nil, held, answerFailure(resp, &http.MaxBytesError{Limit: defaultMaxBodyBytes})
 		}
 		if sse {
-			if data, ok := events.response(buf); ok {
-				return data, nil
+			if data, ok := events.response(held); ok {
+				return data, held, nil
 			}
 		}
 		if err == io.EOF && sse {
-			return nil, errors.New("the event stream holds no JSON-RPC response")
+			return nil, held, errNoResponse
 		}
 		if err == io.EOF {
-			return buf, nil
+			return held, held, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, held, answerFailure(resp, err)
 		}
 	}
+}
+
+// answerFailure is the *egress.Error of a failure to read resp's body:
+// the one inside err, or one of kind TooLarge for a bound, Timeout or
+// Canceled for the context, HangUp for any other.
+func answerFailure(resp *http.Response, err error) error {
+	var e *egress.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	kind := egress.HangUp
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		kind = egress.TooLarge
+	case errors.Is(err, context.DeadlineExceeded):
+		kind = egress.Timeout
+	case errors.Is(err, context.Canceled):
+		kind = egress.Canceled
+	}
+	e = &egress.Error{Kind: kind, Status: resp.StatusCode, Err: err}
+	if resp.Request != nil {
+		e.URL = resp.Request.URL.Redacted()
+	}
+	return e
 }
 
 // discoveryOf reads the revisions a server/discover reply lists.
@@ -161,7 +218,57 @@ func discoveryOf(status int, rep reply) (discovered, error) {
 	return discovered{}, &discoverError{status: status, code: int(rep.code), message: rep.message}
 }
 
-// OutboundOptions configures [Negotiate]. Only Sink is required.
+// handshake is what a server answered to initialize.
+type handshake struct {
+	// version is the result's protocolVersion; "" when the server refused.
+	version string
+	// supported is the error.data.supported of a refusal.
+	supported []string
+	// session is the Mcp-Session-Id the server assigned, if any.
+	session string
+}
+
+// initialize opens a legacy session at revision: it POSTs initialize and
+// returns the server's protocolVersion, or the data.supported of its
+// refusal (an error that lists revisions is the lifecycle's refusal of the
+// one asked for). Any other answer, or none, is an *egress.Error; the
+// session the server assigned comes back even then, to be closed.
+func initialize(ctx context.Context, client *http.Client, serverURL, revision string) (handshake, error) {
+	resp, data, err := post(ctx, client, serverURL, http.Header{}, map[string]any{
+		"jsonrpc": "2.0",
+		"id":      1,
+		"method":  methodInitialize,
+		"params":  map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": clientInfo},
+	})
+	var h handshake
+	if resp == nil {
+		return h, err
+	}
+	if vs := resp.Header[headerSessionID]; len(vs) == 1 {
+		h.session = vs[0]
+	}
+	if err != nil && !errors.Is(err, errNoResponse) {
+		return h, err
+	}
+	rep, rerr := readReply(data)
+	switch {
+	case err != nil:
+	case rerr != nil:
+		err = fmt.Errorf("the answer is not a JSON-RPC response: %w", rerr)
+	case rep.result && rep.protocolVersion != "":
+		h.version = rep.protocolVersion
+		return h, nil
+	case rep.isError && len(rep.supported) > 0:
+		h.supported = rep.supported
+		return h, nil
+	default:
+		err = errors.New("the answer is neither a protocolVersion nor a refusal listing the supported revisions")
+	}
+	return h, egress.NotAnswer(resp, fmt.Errorf("initialize: %w", err))
+}
+
+// OutboundOptions configures [Negotiate] and [Connect]. Only Sink is
+// required; the zero value of every other field is the safe default.
 type OutboundOptions struct {
 	// Sink records the negotiation.decided event. It is required.
 	Sink events.Sink
@@ -171,9 +278,21 @@ type OutboundOptions struct {
 	// Destination says where the event is recorded; the zero Destination
 	// is a durable host event.
 	Destination negotiate.Destination
-	// Client sends server/discover; nil means http.DefaultClient. The
-	// context given to Negotiate bounds the call.
+	// Client sends the negotiation's requests (server/discover,
+	// initialize, and the DELETE that ends a session Negotiate opened).
+	// Nil means the egress client of the package doc ("Outbound"): the
+	// address policy of AllowLoopback and AllowPrivate, 20 s a fetch, no
+	// redirect to another origin. A host's own client is used as it is,
+	// under the same redirect rule: the address policy, the host spelling
+	// and the time bounds are then the host's. The context given to
+	// Negotiate bounds the call either way.
 	Client *http.Client
+	// AllowLoopback lets the nil Client (and [Connect]'s Transport over
+	// it) reach 127.0.0.0/8 and ::1; AllowPrivate the private ranges
+	// (10/8, 172.16/12, 192.168/16, fc00::/7...). Link-local and cloud
+	// metadata addresses are refused whatever they say. They do nothing
+	// when Client is set.
+	AllowLoopback, AllowPrivate bool
 	// Requested is the revision the host asks for; empty means its
 	// preferred one. server/discover is always sent at the preferred
 	// revision, so that nothing below the floor reaches the server; the
@@ -181,30 +300,125 @@ type OutboundOptions struct {
 	// revision the host does not offer, or one below its floor, is refused
 	// (this is how a conformance seam forces an unsupported revision).
 	Requested string
+	// ErrorLog receives the one line an attempt that reached no decision
+	// leaves ("negotiation reached no decision", at slog.LevelWarn). When
+	// nil, slog.Default() is used.
+	ErrorLog *slog.Logger
+}
+
+// The egress clients and transports of the four address policies, made
+// once each: index 1 allows loopback, 2 private addresses.
+var (
+	egressClients, egressTransports = func() (cs [4]func() *http.Client, ts [4]func() http.RoundTripper) {
+		for i := range cs {
+			o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
+			cs[i] = sync.OnceValue(func() *http.Client {
+				c, _ := egress.NewClient(o) // the zero bounds are valid
+				return c
+			})
+			ts[i] = sync.OnceValue(func() http.RoundTripper { return egress.NewTransport(o) })
+		}
+		return cs, ts
+	}()
+)
+
+// policyIndex is the index of opts's address policy in egressClients.
+func policyIndex(opts OutboundOptions) int {
+	i := 0
+	if opts.AllowLoopback {
+		i |= 1
+	}
+	if opts.AllowPrivate {
+		i |= 2
+	}
+	return i
+}
+
+// negotiation is what an outbound negotiation settled.
+type negotiation struct {
+	outcome negotiate.Outcome
+	offers  []string
+	// session is the Mcp-Session-Id of the legacy session the handshake
+	// opened; handshaken is true when there was a handshake at all.
+	session    string
+	handshaken bool
+	client     *http.Client
 }
 
 // Negotiate settles the revision a host speaks with the MCP server at
-// serverURL: it calls server/discover at the host's preferred revision,
-// takes the result's supportedVersions (or a -32022's data.supported) as
-// the server's offers, decides with n for opts.Subject and records the
-// decision. It returns the outcome, the revisions the server offered, and
-// an error that is nil exactly when the outcome is accepted and recorded.
+// serverURL, and records the decision once (see "Outbound" in the package
+// doc for the whole table): it calls server/discover at the host's
+// preferred revision, takes the result's supportedVersions (or a
+// -32022's data.supported) as the server's offers, and decides with n for
+// opts.Subject. When the server gave no definitive answer of the
+// 2026-07-28 era, the revision is settled through initialize instead, and
+// the server's protocolVersion is its offer; the session that opens is
+// closed again (HTTP DELETE) before Negotiate returns. [Connect] keeps it
+// open for a [Transport].
 //
-// A server that cannot be asked (a URL without an http(s) origin, an
-// unreachable server, an answer that lists no revisions) offers nothing,
-// and the decision refuses it (below-floor, as the reference host does);
-// the error then also wraps [ErrNoOffers]. When the outcome is refused the
-// error is the refusal (an interop_version_unsupported or, under a
-// required audit, internal_error *errors.Error), joined with the
-// *negotiate.AuditError when the event was not recorded; when the outcome
-// is accepted but its event was not recorded and the policy does not
-// require it, it is the *negotiate.AuditError alone, and the caller decides
-// whether to proceed. Nothing is sent at a refused revision: only an
-// accepted outcome makes a [Transport].
+// It returns the outcome, the revisions the server offered, and an error
+// that is nil exactly when the outcome is accepted and recorded. When the
+// outcome is refused the error is the refusal (an
+// interop_version_unsupported or, under a required audit, internal_error
+// *errors.Error), joined with the *negotiate.AuditError when the event was
+// not recorded; when the outcome is accepted but its event was not
+// recorded and the policy does not require it, it is the
+// *negotiate.AuditError alone, and the caller decides whether to proceed.
+//
+// A server that could not be asked (unreachable, timed out, hung up,
+// answered a 5xx, too much, or no negotiation answer at all) refused
+// nothing: Negotiate then records nothing, logs one line to
+// opts.ErrorLog, and returns the zero Outcome with an error that unwraps
+// to an internal_error *errors.Error whose details.reason says which
+// failure it was. Nothing is sent at a refused revision: only an accepted
+// outcome makes a [Transport].
 func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (negotiate.Outcome, []string, error) {
+	r, err := settle(ctx, n, serverURL, opts, false)
+	if r.session != "" {
+		// The session is Connect's to keep; Negotiate leaves none open.
+		_ = endSession(ctx, r.client.Transport, serverURL, r.session, r.outcome.Version)
+	}
+	return r.outcome, r.offers, err
+}
+
+// Connect is [Negotiate] that keeps what it settled for the calls that
+// follow: it returns the outcome and, when it is accepted, a [Transport]
+// that stamps its revision, carries the legacy session the handshake
+// opened (until [Transport.Close] ends it), and records a runtime refusal
+// of its revision (-32022) through opts.Sink. Unlike Negotiate, it settles
+// a handshake revision that the server's server/discover list yields
+// through initialize too (the go-sdk's stateful server lists those, and
+// serves them only on a session), and records the server's answer there. The Transport sends through
+// opts.Client's Transport, or, when Client is nil, through the egress
+// transport of opts's address policy.
+func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions) (*Transport, negotiate.Outcome, error) {
+	r, err := settle(ctx, n, serverURL, opts, true)
+	if r.outcome.Err() != nil {
+		return nil, r.outcome, err
+	}
+	base := egressTransports[policyIndex(opts)]()
+	if opts.Client != nil {
+		base = cmp.Or[http.RoundTripper](opts.Client.Transport, http.DefaultTransport)
+	}
+	t, _ := NewTransport(r.outcome, base)
+	t.session, t.needInitialized = r.session, r.handshaken
+	t.peer = serverURL
+	t.rec = &recorder{n: n, sink: opts.Sink, dest: opts.Destination, subject: opts.Subject}
+	return t, r.outcome, err
+}
+
+// settle is the negotiation of Negotiate and Connect; open says whether
+// a handshake revision the server's list settles is settled through
+// initialize (Connect, whose Transport needs the session), or is the
+// outcome (Negotiate).
+func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions, open bool) (negotiation, error) {
 	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
 	if err != nil {
-		return negotiate.Outcome{}, nil, err
+		return negotiation{}, err
+	}
+	r := negotiation{client: opts.Client}
+	if r.client == nil {
+		r.client = egressClients[policyIndex(opts)]()
 	}
 	requested := opts.Requested
 	if requested == "" {
@@ -212,23 +426,163 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 		// for, and absent a choice that is its preferred revision.
 		requested = adv.Preferred
 	}
-	var d discovered
-	var derr error
-	if _, err := events.PeerDigest(serverURL); err == nil {
-		d, derr = discover(ctx, opts.Client, serverURL, adv.Preferred)
+	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: serverURL, Requested: requested}
+	digest, derr := events.PeerDigest(serverURL)
+	if derr != nil {
+		// Without a URL that has an origin, nothing is sent, and the
+		// decision refuses the exchange (negotiate.RuleInput).
+		return r.record(ctx, n, opts, offer, nil)
 	}
-	// Without a URL that has an origin, nothing is sent, and the decision
-	// refuses the exchange (negotiate.RuleInput).
-	offer := negotiate.Offer{
-		Protocol:     facets.ProtocolMCP,
-		Peer:         serverURL,
-		Requested:    requested,
-		PeerVersions: d.versions,
+	d, err := discover(ctx, r.client, serverURL, adv.Preferred)
+	var legacy *discoverError
+	switch {
+	case errors.As(err, &legacy):
+		// No definitive answer of the 2026-07-28 era: the handshake
+		// settles it, at the newest revision the host may offer.
+		revision, ok := handshakeRevision(n, adv, opts.Subject, offer)
+		if !ok {
+			// Nothing the host may offer: refused for the host's reason
+			// (anonymous, the policy, the floor), and nothing sent.
+			offer.PeerVersions = handshakeRevisions(adv, requested)
+			return r.record(ctx, n, opts, offer, err)
+		}
+		return r.viaInitialize(ctx, n, opts, offer, revision, digest)
+	case err != nil:
+		return r, noDecision(ctx, opts, digest, err)
 	}
+	r.offers = d.versions
+	offer.PeerVersions = d.versions
+	if o, _ := n.Decide(opts.Subject, offer); open && o.Err() == nil && !isStateless(o.Version) {
+		// A handshake revision, for a Transport: only initialize opens
+		// the session a stateful server serves it on, and the server's
+		// answer there is the record.
+		return r.viaInitialize(ctx, n, opts, offer, o.Version, digest)
+	}
+	return r.record(ctx, n, opts, offer, nil)
+}
+
+// record decides offer, records it and returns r with the outcome; cause
+// is joined to a refusal.
+func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, cause error) (negotiation, error) {
 	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
+	r.outcome = o
 	var refusal error
 	if o.Err() != nil {
-		refusal = o.Err()
+		refusal = errors.Join(o.Err(), cause)
 	}
-	return o, d.versions, errors.Join(refusal, derr, aerr)
+	return r, errors.Join(refusal, aerr)
+}
+
+// viaInitialize settles the revision through initialize at revision: the
+// server's protocolVersion is its offer, decided as offer and recorded
+// once. A refused outcome ends the session, as the lifecycle requires of a
+// client that cannot speak the server's revision.
+func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, revision, digest string) (negotiation, error) {
+	h, err := initialize(ctx, r.client, offer.Peer, revision)
+	r.session, r.handshaken = h.session, true
+	if err != nil {
+		if r.session != "" {
+			_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision)
+			r.session = ""
+		}
+		return r, noDecision(ctx, opts, digest, err)
+	}
+	if h.version != "" {
+		r.offers = []string{h.version}
+		offer.PeerVersions = r.offers
+		if _, err := facets.ParseVersion(facets.ProtocolMCP, h.version); err != nil || isStateless(h.version) {
+			// A revision no handshake settles is not one to speak on
+			// this session.
+			offer.PeerVersions = []string{unoffered}
+		}
+	} else {
+		r.offers = h.supported
+		offer = refusal(n, opts.Subject, offer, h.supported)
+	}
+	r, err = r.record(ctx, n, opts, offer, nil)
+	if r.outcome.Err() != nil && r.session != "" {
+		_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision)
+		r.session = ""
+	}
+	return r, err
+}
+
+// refusal returns offer as the record of a server's refusal of the
+// revision asked for, listing listed: refused below-floor when the
+// decision finds every listed revision below the floor (none listed is
+// not that), otherwise unsupported. Never an acceptance: the server
+// refused.
+func refusal(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {
+	offer.PeerVersions = listed
+	if o, _ := n.Decide(subject, offer); len(listed) > 0 && o.Reason == events.ReasonBelowFloor {
+		return offer
+	}
+	offer.PeerVersions = []string{unoffered}
+	return offer
+}
+
+// handshakeRevisions are the revisions of adv a handshake could settle
+// for requested: from the floor to requested, before statelessRevision,
+// newest first.
+func handshakeRevisions(adv facets.Advertised, requested string) []string {
+	ceiling, err := facets.ParseVersion(facets.ProtocolMCP, requested)
+	floor, ferr := facets.ParseVersion(facets.ProtocolMCP, adv.Floor)
+	var out []string
+	if err != nil || ferr != nil {
+		return out
+	}
+	for i := len(adv.Versions) - 1; i >= 0; i-- {
+		v, err := facets.ParseVersion(facets.ProtocolMCP, adv.Versions[i])
+		if err == nil && v.Compare(floor) >= 0 && v.Compare(ceiling) <= 0 && v.Compare(statelessParsed) < 0 {
+			out = append(out, adv.Versions[i])
+		}
+	}
+	return out
+}
+
+// handshakeRevision is the newest handshake revision the decision accepts
+// for subject, were the server to answer it: the one initialize offers.
+func handshakeRevision(n *negotiate.Negotiator, adv facets.Advertised, subject *negotiate.Subject, offer negotiate.Offer) (string, bool) {
+	for _, v := range handshakeRevisions(adv, offer.Requested) {
+		offer.PeerVersions = []string{v}
+		if o, _ := n.Decide(subject, offer); o.Err() == nil {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// noDecision logs err, a negotiation that reached no decision, and returns
+// it with what was being done.
+func noDecision(ctx context.Context, opts OutboundOptions, digest string, err error) error {
+	log := opts.ErrorLog
+	if log == nil {
+		log = slog.Default()
+	}
+	log.LogAttrs(ctx, slog.LevelWarn, "negotiation reached no decision",
+		slog.String("protocol", string(facets.ProtocolMCP)), slog.String("peerDigest", digest), slog.Any("err", err))
+	return fmt.Errorf("mcphttp: the negotiation reached no decision: %w", err)
+}
+
+// endSession sends the DELETE that ends a legacy session, through rt (nil:
+// http.DefaultTransport). A server that does not let clients end sessions
+// answers 405, which ends nothing, and is not an error.
+func endSession(ctx context.Context, rt http.RoundTripper, serverURL, session, revision string) error {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, serverURL, nil)
+	if err != nil {
+		return err
+	}
+	req.Header = http.Header{headerSessionID: {session}, headerProtocolVersion: {revision}}
+	resp, err := egress.RoundTrip(rt, req)
+	if err != nil {
+		return fmt.Errorf("mcphttp: ending session: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode > 299 && resp.StatusCode != http.StatusMethodNotAllowed && resp.StatusCode != http.StatusNotFound {
+		return fmt.Errorf("mcphttp: ending session: HTTP %d", resp.StatusCode)
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -29,8 +30,26 @@ type peer struct {
 }
 
 type seen struct {
+	method string
 	header http.Header
 	body   string
+}
+
+// discoverThen answers server/discover with discover and every other
+// request as a fakeServer of revisions does (initialize with the client's
+// revision when it serves it, else its newest handshake revision; a
+// session id when stateful).
+func discoverThen(discover func(http.ResponseWriter, *http.Request), revisions []string, stateful bool) func(http.ResponseWriter, *http.Request) {
+	f := &fakeServer{revisions: revisions, stateful: stateful}
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+		if strings.Contains(string(b), `"server/discover"`) {
+			discover(w, r)
+			return
+		}
+		f.ServeHTTP(w, r)
+	}
 }
 
 func newPeer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *peer {
@@ -38,8 +57,9 @@ func newPeer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) 
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		p.mu.Lock()
-		p.requests = append(p.requests, seen{r.Header.Clone(), string(b)})
+		p.requests = append(p.requests, seen{r.Method, r.Header.Clone(), string(b)})
 		p.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
 		answer(w, r)
 	}))
 	t.Cleanup(p.Close)
@@ -155,7 +175,7 @@ func TestNegotiate(t *testing.T) {
 		{"peer speaks only 2025-11-25, anonymous", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"]}}`), nil, negotiate.Refused, "", "unauthenticated", false},
 		{"A9/A10: peer speaks only 2025-06-18", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-06-18"]}}`), user, negotiate.Refused, "", "below-floor", false},
 		{"peer speaks only a newer revision", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2027-01-01"]}}`), user, negotiate.Refused, "", "unsupported", false},
-		{"peer does not discover", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`), user, negotiate.Refused, "", "below-floor", true},
+		{"peer does not discover, anonymous", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`), nil, negotiate.Refused, "", "unauthenticated", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,11 +205,10 @@ func TestNegotiate(t *testing.T) {
 			if len(ev) != 1 || ev[0] != want {
 				t.Errorf("recorded %+v, want %+v", ev, want)
 			}
-			// Only the discover request went out, at the preferred revision.
-			for _, s := range p.seen() {
-				if s.header.Get("Mcp-Protocol-Version") != "2026-07-28" {
-					t.Errorf("sent at %q", s.header.Get("Mcp-Protocol-Version"))
-				}
+			// Only the discover request went out, at the preferred
+			// revision: the server's list is its offer.
+			if sent := p.seen(); len(sent) != 1 || sent[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+				t.Errorf("sent %+v", sent)
 			}
 			if _, err := mcphttp.NewTransport(o, nil); (err == nil) != (o.Err() == nil) {
 				t.Errorf("NewTransport for %s: %v", o.Kind, err)
@@ -332,14 +351,16 @@ func TestDiscoverOpenStream(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		_, err = mcphttp.Discover(ctx, big.Client(), big.URL, "2026-07-28")
 		cancel()
-		if want := "mcphttp: server/discover: HTTP 200: the answer exceeds 4194304 bytes"; errString(err) != want {
-			t.Errorf("%s: %v, want %s", ct, err, want)
+		var tooBig *http.MaxBytesError
+		if !errors.Is(err, egress.TooLarge) || !errors.As(err, &tooBig) || tooBig.Limit != mcphttp.DefaultMaxBodyBytes {
+			t.Errorf("%s: %v, want the answer too large", ct, err)
 		}
 	}
 }
 
 // TestDiscoverBroken: an answer cut short, and a request that never went
-// out, are DiscoverErrors that hold their cause.
+// out, are egress errors of their kind that hold their cause: no answer,
+// so no legacy signal either.
 func TestDiscoverBroken(t *testing.T) {
 	p := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -348,12 +369,12 @@ func TestDiscoverBroken(t *testing.T) {
 	})
 	_, err := mcphttp.Discover(context.Background(), p.Client(), p.URL, "2026-07-28")
 	var de *mcphttp.DiscoverError
-	if !errors.As(err, &de) || !strings.HasPrefix(de.Error(), "mcphttp: server/discover: HTTP 200: ") || !errors.Is(err, mcphttp.ErrNoOffers) || !errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.As(err, &de) || !errors.Is(err, egress.HangUp) || errors.Is(err, mcphttp.ErrNoOffers) || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("cut short: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := mcphttp.Discover(ctx, p.Client(), p.URL, "2026-07-28"); !errors.As(err, &de) || !errors.Is(err, context.Canceled) {
+	if _, err := mcphttp.Discover(ctx, p.Client(), p.URL, "2026-07-28"); errors.As(err, &de) || !errors.Is(err, egress.Canceled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
 	}
 }

@@ -2,15 +2,19 @@ package mcphttp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -41,11 +45,12 @@ func (e *revisionError) Error() string {
 func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 
 // Transport is an http.RoundTripper for a host's requests to one MCP
-// server after [Negotiate]: it stamps every request with the negotiated
-// revision, and refuses (sends nothing, returns a [*revisionError]) a
-// request that names another, under any spelling of the header's key. So
-// a client library that would retry at a revision of its own choosing, or
-// an initialize that asks for another, never reaches the server.
+// server after [Negotiate] or [Connect]: it stamps every request with the
+// negotiated revision, and refuses (sends nothing, returns an error
+// wrapping [ErrVersionConflict]) a request that names another, under any
+// spelling of the header's key. So a client library that would retry at a
+// revision of its own choosing, or an initialize that asks for another,
+// never reaches the server.
 //
 // At a revision from 2026-07-28 (the first without initialize) on, the revision goes in the
 // MCP-Protocol-Version header and in params._meta of every JSON-RPC
@@ -54,17 +59,54 @@ func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 // initialize, and a stateful server refuses a request that declares one in
 // _meta (the go-sdk's does, with -32022).
 //
+// A Transport from [Connect] reads the answer to a POST that holds a
+// request, up to 4 MiB (an event stream as far as its first response),
+// before it hands it back, for the server's runtime refusal of the
+// revision: an answer a JSON-RPC client reads as -32022 (as the inbound
+// side reads one) is recorded as a refused negotiation.decided of that
+// exchange and returned as an error carrying interop_version_unsupported
+// instead; a longer answer is an error too, since it was not read. One
+// from [NewTransport] has no sink: it hands every answer back as it came,
+// for its caller to read (and record) a refusal in it.
+//
+// A Transport from [Connect] whose revision initialize settled carries
+// the session: it sends notifications/initialized before the first
+// request, puts the session's Mcp-Session-Id on every request (refusing
+// one that names another session, or a second initialize), and ends it
+// with [Transport.Close].
+//
 // Bodies are read whole, up to 4 MiB; a larger or non-JSON POST body is
 // refused, because it cannot be checked.
 type Transport struct {
 	base      http.RoundTripper
 	revision  string
 	stateless bool
+
+	// Set by Connect: the server, the session its initialize opened
+	// ("" when none) and where a runtime refusal is recorded (nil: it is
+	// not).
+	peer, session string
+	rec           *recorder
+
+	mu              sync.Mutex
+	needInitialized bool // notifications/initialized is still to send
+	closed          bool
+}
+
+// recorder is what a Transport records a runtime refusal with.
+type recorder struct {
+	n       *negotiate.Negotiator
+	sink    events.Sink
+	dest    negotiate.Destination
+	subject *negotiate.Subject
 }
 
 // NewTransport returns a Transport for an accepted MCP outcome o, that
-// stamps o's revision on every request and sends it through base (nil
-// means http.DefaultTransport). It refuses a refused outcome: nothing is ever sent at a version the
+// stamps o's revision on every request and sends it through base. A nil
+// base is the egress transport of the zero policy (see "Outbound" in the
+// package doc): public addresses only, so a host whose server is on
+// loopback or a private address passes its own base, or uses [Connect]
+// with OutboundOptions.AllowLoopback or AllowPrivate. It refuses a refused outcome: nothing is ever sent at a version the
 // decision refused, below the floor or downgraded for an unauthenticated
 // caller.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
@@ -72,7 +114,7 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 		return nil, err
 	}
 	if base == nil {
-		base = http.DefaultTransport
+		base = egressTransports[0]()
 	}
 	return &Transport{base: base, revision: o.Version, stateless: isStateless(o.Version)}, nil
 }
@@ -80,29 +122,126 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 // Version returns the revision t stamps.
 func (t *Transport) Version() string { return t.revision }
 
+// errClosed is a request through a Transport whose session was closed.
+var errClosed = errors.New("mcphttp: the Transport's session is closed; nothing was sent")
+
+// Close ends the session [Connect] opened, with an HTTP DELETE that
+// carries its Mcp-Session-Id, bounded by ctx; later requests through t
+// are refused. Without a session it does nothing. A server that does not
+// let clients end sessions (405) is not an error.
+func (t *Transport) Close(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.session == "" || t.closed {
+		return nil
+	}
+	t.closed = true
+	return endSession(ctx, t.base, t.peer, t.session, t.revision)
+}
+
 // RoundTrip stamps req with the negotiated revision and sends it, or
 // refuses it. It does not change req: it sends a copy.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	out, err := t.stamp(req)
+	out, asks, err := t.stamp(req)
+	if err == nil {
+		err = t.opened(out)
+	}
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
 	}
-	return t.base.RoundTrip(out)
+	resp, err := egress.RoundTrip(t.base, out)
+	if err != nil || asks == "" || t.rec == nil {
+		return resp, err
+	}
+	return t.follow(out, resp, asks)
 }
 
-func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
+// opened puts the session on out and, before its first request, sends
+// notifications/initialized, as the lifecycle requires once initialize
+// has been answered. Without a session there is nothing to do.
+func (t *Transport) opened(out *http.Request) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errClosed
+	}
+	if t.session != "" {
+		if vs := headerValues(out.Header, headerSessionID); len(vs) > 1 || len(vs) == 1 && vs[0] != t.session {
+			return fmt.Errorf("mcphttp: the %s header names another session than the one Connect opened: %w", headerSessionID, ErrVersionConflict)
+		}
+		out.Header[headerSessionID] = []string{t.session}
+	}
+	if !t.needInitialized || out.Method == http.MethodDelete {
+		return nil
+	}
+	req, _ := http.NewRequestWithContext(out.Context(), http.MethodPost, t.peer, strings.NewReader(`{"jsonrpc":"2.0","method":"`+methodInitialized+`"}`))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, headerProtocolVersion: {t.revision}}
+	if t.session != "" {
+		req.Header[headerSessionID] = []string{t.session}
+	}
+	resp, err := egress.RoundTrip(t.base, req)
+	if err != nil {
+		return fmt.Errorf("mcphttp: %s: %w", methodInitialized, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode > 299 {
+		return fmt.Errorf("mcphttp: %s: %w", methodInitialized, egress.NotAnswer(resp, errors.New("the server did not accept it")))
+	}
+	t.needInitialized = false
+	return nil
+}
+
+// follow reads the answer to a POST whose first request is the method
+// asks, for the server's runtime refusal of the revision, and hands it
+// back as it came when there is none.
+func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
+	data, held, err := readAnswerBody(resp)
+	if err != nil && !errors.Is(err, errNoResponse) {
+		resp.Body.Close()
+		return nil, err
+	}
+	if _, refused := readAnswer(data); !refused {
+		resp.Body = &heldBody{Reader: io.MultiReader(bytes.NewReader(held), resp.Body), Closer: resp.Body}
+		return resp, nil
+	}
+	resp.Body.Close()
+	return nil, t.refused(req, asks, data)
+}
+
+// heldBody is an answer's body whose head was read already.
+type heldBody struct {
+	io.Reader
+	io.Closer
+}
+
+// refused is the error of a runtime refusal (-32022) of the revision,
+// recorded as a refused negotiation.decided of the exchange: the revision
+// requested, the server's data.supported as its
+// offer, reason below-floor when every one of them is below the floor,
+// unsupported otherwise.
+func (t *Transport) refused(req *http.Request, method string, data []byte) error {
+	what := fmt.Sprintf("mcphttp: the server refused %s at the negotiated revision %q (-32022)", method, t.revision)
+	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
+	offer := refusal(t.rec.n, t.rec.subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: t.peer, Requested: t.revision}, rep.supported)
+	o, aerr := t.rec.n.DecideAndRecord(req.Context(), t.rec.sink, t.rec.dest, t.rec.subject, offer)
+	return errors.Join(fmt.Errorf("%s: %w", what, o.Err()), aerr)
+}
+
+// stamp returns the copy of req to send, and the method of the first
+// request its body holds ("" when it holds none).
+func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 	// Every spelling of the key: a hand-built header can hold
 	// "MCP-Protocol-Version" beside the canonical key, and the peer would
 	// read both.
 	vs := headerValues(req.Header, headerProtocolVersion)
 	if len(vs) > 1 {
-		return nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
+		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
 	if len(vs) == 1 && vs[0] != t.revision {
-		return nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
+		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
 	for k := range out.Header {
@@ -112,25 +251,25 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, error) {
 	}
 	out.Header[headerProtocolVersion] = []string{t.revision}
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
-		return out, nil
+		return out, "", nil
 	}
 	raw, err := readGrowing(req.Body, req.ContentLength, defaultMaxBodyBytes)
 	req.Body.Close()
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &revisionError{Where: "a body over " + strconv.Itoa(defaultMaxBodyBytes) + " bytes", Want: t.revision}
+		return nil, "", &revisionError{Where: "a body over " + strconv.Itoa(defaultMaxBodyBytes) + " bytes", Want: t.revision}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcphttp: reading the request body: %w", err)
+		return nil, "", fmt.Errorf("mcphttp: reading the request body: %w", err)
 	}
-	stamped, err := t.stampBody(raw)
+	stamped, asks, err := t.stampBody(raw)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out.Body = io.NopCloser(bytes.NewReader(stamped))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(stamped)), nil }
 	out.ContentLength = int64(len(stamped))
-	return out, nil
+	return out, asks, nil
 }
 
 // edit inserts text at pos.
@@ -142,13 +281,19 @@ type edit struct {
 // stampBody checks every message of a JSON-RPC body and, at a stateless
 // revision, inserts the revision into the _meta of each request that
 // lacks it.
-func (t *Transport) stampBody(raw []byte) ([]byte, error) {
+func (t *Transport) stampBody(raw []byte) (stamped []byte, asks string, err error) {
 	quoted := strconv.Quote(t.revision)
 	metaMember := strconv.Quote(metaProtocolVersion) + ":" + quoted
 	var edits []edit
-	_, err := scanBody(raw, 0, func(m *message) error {
+	_, err = scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
 			return nil // a response to the server carries no revision
+		}
+		if m.isRequest() && asks == "" {
+			asks = m.method
+		}
+		if m.method == methodInitialize && t.session != "" {
+			return &revisionError{Where: "initialize, on the session Connect initialized already,", Want: t.revision}
 		}
 		if m.method == methodInitialize && m.hasProtocolVersion && (!m.protocolVersionStr || m.protocolVersion != t.revision) {
 			return &revisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
@@ -177,13 +322,13 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 	}, nil)
 	var re *revisionError
 	if errors.As(err, &re) {
-		return nil, err
+		return nil, "", err
 	}
 	if err != nil {
-		return nil, &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
+		return nil, "", &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if len(edits) == 0 {
-		return raw, nil
+		return raw, asks, nil
 	}
 	size := len(raw)
 	for _, e := range edits {
@@ -196,7 +341,7 @@ func (t *Transport) stampBody(raw []byte) ([]byte, error) {
 		out = append(out, e.text...)
 		at = e.pos
 	}
-	return append(out, raw[at:]...), nil
+	return append(out, raw[at:]...), asks, nil
 }
 
 // commaUnlessEmpty returns "," unless the object that opens at b[open] is

@@ -1,0 +1,25 @@
+package egress
+
+import (
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+)
+
+// RoundTrip sends req through rt and returns its answer, or an [*Error]
+// of the failure's kind (Unreachable, Timeout, HangUp, Canceled, or the
+// policy's Denied), as [Do] tells them apart. Unlike Do it applies no rule
+// to the answer (its status, a redirect, its body's bound): it is the
+// transport of a stamped call, whose answer is the caller's to read.
+func RoundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	var connected atomic.Bool
+	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GetConn: func(string) { connected.Store(false) },
+		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+	}))
+	resp, err := rt.RoundTrip(traced)
+	if err != nil {
+		return nil, failed(err, req.URL.Redacted(), connected.Load())
+	}
+	return resp, nil
+}
