@@ -122,6 +122,9 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	// Every event goes to stdout (or, with -pg, to PostgreSQL) and to the
 	// event log the host serves its callers.
 	log := events.NewMemoryLog(0, 0)
+	if cfg.OTelStdout {
+		stdout = &lockedWriter{w: stdout} // before anything writes to it
+	}
 	// The JSON lines number run events (the audit runs of the seams) as
 	// they write them; the log numbers its own.
 	var sink events.Sink = events.NewJSONLines(stdout)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -25,8 +26,23 @@ type telemetry struct {
 	tracer trace.Tracer
 }
 
+// lockedWriter serializes writes to w: with -otel-stdout the exporters
+// write spans from the goroutines that serve requests, beside the JSON
+// lines of the events, and a line must not land inside another.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // newTelemetry exports spans and metrics to w, as JSON, with the stdout
-// exporters of the OpenTelemetry SDK.
+// exporters of the OpenTelemetry SDK. Every other writer of w must write
+// through the same lock: run hands all of them one lockedWriter.
 func newTelemetry(w io.Writer) (*telemetry, error) {
 	spans, err := stdouttrace.New(stdouttrace.WithWriter(w))
 	if err != nil {
