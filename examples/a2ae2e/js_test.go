@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/npmtest"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 )
 
@@ -24,37 +24,13 @@ var jsClientDir = filepath.Join("testdata", "jsclient")
 
 // jsClient prepares testdata/jsclient (npm ci from the lockfile) and
 // returns the node binary.
-func jsClient(t *testing.T) string { return jsSetup(t, jsClientDir, "clients") }
+func jsClient(t *testing.T) string { return jsSetup(t, jsClientDir) }
 
-// jsSetup prepares dir (npm ci from its lockfile) and returns the node
-// binary. Without node or npm the test is skipped, saying so, except in
-// CI (CI set), where it fails: CI must run it. what names the SDK's part
-// the test exercises.
-func jsSetup(t *testing.T, dir, what string) string {
+// jsSetup prepares dir (npm ci from its lockfile, unless its SDKs are
+// installed) and returns the node binary (npmtest.Node).
+func jsSetup(t *testing.T, dir string) string {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+"; the A2A JS SDK "+what+" are not exercised", args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		missing("npm is not installed")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		missing("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	return node
+	return npmtest.Node(t, dir, "a2a-sdk-13")
 }
 
 // jsExchange is one request as client.mjs's fetch saw it.

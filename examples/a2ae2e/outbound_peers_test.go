@@ -37,7 +37,7 @@ var jsServerDir = filepath.Join("testdata", "jsserver")
 // skipped, saying so, except in CI, where it fails (see jsSetup).
 func jsPeer(t *testing.T, sdk string) (string, func()) {
 	t.Helper()
-	node := jsSetup(t, jsServerDir, "servers")
+	node := jsSetup(t, jsServerDir)
 	cmd := exec.Command(node, "server.mjs", sdk)
 	cmd.Dir = jsServerDir
 	cmd.Stderr = os.Stderr

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/npmtest"
 )
 
 // conformanceDir holds the official MCP conformance suite
@@ -44,7 +45,7 @@ type check struct {
 // checks.
 func runConformance(t *testing.T, url, scenario string) map[string][]check {
 	t.Helper()
-	npmPrepare(t, conformanceDir, filepath.Join("@modelcontextprotocol", "conformance"))
+	npmtest.Node(t, conformanceDir, filepath.Join("@modelcontextprotocol", "conformance")) // the suite runs on the node it installs
 	node, err := filepath.Abs(filepath.Join(conformanceDir, "node_modules", ".bin", "node"))
 	if err != nil {
 		t.Fatal(err)

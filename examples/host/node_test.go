@@ -4,57 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/npmtest"
 )
 
 // tsClient prepares testdata/tsclient, the TypeScript MCP SDK
 // (@modelcontextprotocol/sdk 1.32.2, pinned by its package-lock.json), and
-// returns the node binary. Without node or npm the test is skipped, saying
-// so, except in CI (CI set), where it fails: CI must run it.
+// returns the node binary (npmtest.Node).
 func tsClient(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		npmMissing(t, "node is not installed")
-	}
-	npmPrepare(t, filepath.Join("testdata", "tsclient"), filepath.Join("@modelcontextprotocol", "sdk"))
-	return node
-}
-
-// npmMissing skips the test for want of what the message names, except in
-// CI (CI set), where it fails: CI must run it.
-func npmMissing(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format+"; the test needs it", args...)
-}
-
-// npmPrepare installs the packages of dir as its package-lock.json pins
-// them (npm ci), unless pkg is already in its node_modules.
-func npmPrepare(t *testing.T, dir, pkg string) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err == nil {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		npmMissing(t, "npm is not installed")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		npmMissing(t, "npm ci in %s: %v\n%s", dir, err, out)
-	}
+	return npmtest.Node(t, filepath.Join("testdata", "tsclient"), filepath.Join("@modelcontextprotocol", "sdk"))
 }
 
 // tsResult is what client.mjs prints.

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/examples/internal/npmtest"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
@@ -158,31 +159,8 @@ func serve(t *testing.T, h http.Handler) string {
 // skipped, saying so, except in CI (CI set), where it fails.
 func tsServer(t *testing.T) string {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+"; the TypeScript MCP SDK server is not exercised", args...)
-	}
 	dir := filepath.Join("testdata", "tsserver")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			missing("npm is not installed")
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			missing("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
+	node := npmtest.Node(t, dir, filepath.Join("@modelcontextprotocol", "sdk"))
 	cmd := exec.Command(node, "server.mjs")
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
