@@ -285,7 +285,9 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.observe(r, method, &o, 0) // the answer is not read: recorded first, it can contradict nothing
 		return
 	}
-	h.forward(h.follow(w, r, subject, offer, &o, rh.method, method, id, requests), r, raw, &o, false)
+	a := h.follow(w, r, subject, offer, &o, rh.method, method, id, requests)
+	h.forward(a, r, raw, &o, false)
+	a.release()
 }
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
@@ -338,7 +340,9 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1), r, raw, &o, true)
+	a := h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1)
+	h.forward(a, r, raw, &o, true)
+	a.release()
 }
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.
