@@ -60,8 +60,8 @@ type headerError struct{ msg string }
 
 func (e *headerError) Error() string { return e.msg }
 
-// singleHeader returns the one value vs, the values of the header name,
-// hold: "" when there is none or it is empty. More than one field line, or
+// singleHeader returns the value of the header name, whose values are vs:
+// "" when it is absent or empty. More than one field line, or
 // (unless commasAllowed) a comma-separated list, is an error: a client
 // sends one revision, and a guess between two would be a downgrade nobody
 // decided.
@@ -131,11 +131,11 @@ type requestHeaders struct {
 // revision is the revision the request names, as MCP reads it.
 func (rh *requestHeaders) revision() string { return revisionOrImplied(rh.version) }
 
-// readHeaders reads and checks the MCP headers of r. The header map is
-// walked once, for another spelling of any of their keys: without one (a
-// map net/http read off the wire), each header's values are its canonical
-// key's, and headerValues, which walks the map again, is needed only with
-// one.
+// readHeaders reads and checks the MCP headers of r. It walks the map
+// once to see whether any of them is also under another spelling of its
+// key; only then are their values gathered by headerValues, which walks
+// the map again for each. Otherwise (every map net/http reads off the
+// wire) a header's values are its canonical key's.
 func readHeaders(h http.Header) (requestHeaders, error) {
 	values := func(name string) []string { return h[name] }
 	if respelled(h) {
