@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -58,8 +59,8 @@ func (e *FieldError) Error() string { return "events: " + e.Field + ": " + e.Rea
 // by their fields: two events with equal fields but different proofs are
 // not ==.
 type Event struct {
-	// ID is eventId: 16 to 128 of [A-Za-z0-9._~-]. crypto/rand.Text makes
-	// one.
+	// ID is eventId: 16 to 128 of [A-Za-z0-9._~-]. The constructors make
+	// one as crypto/rand.Text does (see newID).
 	ID string
 	// Time is the envelope's timestamp. The constructors use Payload.At, the
 	// decision's own clock, so that recording reads no clock of its own.
@@ -128,7 +129,7 @@ func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error)
 // newEvent is NewRunEvent when runID is set and NewHostEvent otherwise.
 func newEvent(payload NegotiationDecided, runID string, schemaVersion int, workspaceID string) (Event, error) {
 	e := Event{
-		ID:            rand.Text(),
+		ID:            newID(),
 		Time:          payload.At,
 		Payload:       payload,
 		RunID:         runID,
@@ -136,6 +137,43 @@ func newEvent(payload NegotiationDecided, runID string, schemaVersion int, works
 		WorkspaceID:   workspaceID,
 	}
 	return e, e.validateAndSeal()
+}
+
+// idLen is the length of an event id newID makes: crypto/rand.Text's, 26
+// characters of base32, 130 bits of randomness (unguessable, and unique
+// in practice).
+const idLen = 26
+
+// ids holds random bytes from crypto/rand for the next ids: reading the
+// source once per event cost more than the rest of making its id, so it
+// is read for idBatch ids at a time.
+var ids struct {
+	sync.Mutex
+	random [idLen * idBatch]byte
+	left   int // the unused bytes are random[len(random)-left:]
+}
+
+const idBatch = 16
+
+// newID returns a fresh event id, as crypto/rand.Text makes one: each
+// character is a byte of crypto/rand taken to the base32 alphabet. The
+// bytes an id was made from are cleared once it is made.
+func newID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	var id [idLen]byte
+	ids.Lock()
+	if ids.left == 0 {
+		_, _ = rand.Read(ids.random[:]) // it never fails: a failing source crashes the program
+		ids.left = len(ids.random)
+	}
+	src := ids.random[len(ids.random)-ids.left:][:idLen]
+	for i, c := range src {
+		id[i] = alphabet[c%32]
+	}
+	clear(src)
+	ids.left -= idLen
+	ids.Unlock()
+	return string(id[:])
 }
 
 // validateAndSeal validates e and, when it is valid, gives it its proof.

@@ -259,3 +259,19 @@ func assertFields(t *testing.T, what string, err error, fields ...string) {
 		t.Errorf("%s: errors name %v, want %v:\n%v", what, got, fields, err)
 	}
 }
+
+// Event ids are made as crypto/rand.Text makes them: 26 characters of the
+// base32 alphabet, none twice, across several reads of the random source.
+func TestEventIDsAreRandomBase32(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		e, err := events.NewHostEvent("", sinkAccepted())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.ID) != 26 || strings.Trim(e.ID, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || seen[e.ID] {
+			t.Fatalf("event id %q: want 26 of the base32 alphabet, not seen before", e.ID)
+		}
+		seen[e.ID] = true
+	}
+}

@@ -53,15 +53,23 @@ func (e *Event) checkWritable() error {
 
 // appendJSON appends e's envelope to dst; e has passed checkWritable.
 func (e *Event) appendJSON(dst []byte) []byte {
+	// The constructors make the timestamp the payload's at: formatted
+	// once, it is copied for the other, as formatting costs more.
+	var buf [64]byte
+	stamp := appendTime(buf[:0], e.Time)
+	var at []byte // the payload's at, when it is the timestamp
+	if e.Payload.At == e.Time {
+		at = stamp
+	}
 	dst = append(dst, `{"eventId":`...)
 	dst = appendJSONString(dst, e.ID)
 	if e.RunID != "" {
 		dst = append(dst, `,"runId":`...)
 		dst = appendJSONString(dst, e.RunID)
 		dst = append(dst, `,"type":"`+typeNegotiationDecided+`","payload":`...)
-		dst = appendPayload(dst, &e.Payload)
+		dst = appendPayload(dst, &e.Payload, at)
 		dst = append(dst, `,"timestamp":`...)
-		dst = appendTime(dst, e.Time)
+		dst = append(dst, stamp...)
 		dst = append(dst, `,"sequence":`...)
 		dst = strconv.AppendInt(dst, e.Sequence, 10)
 		dst = append(dst, `,"schemaVersion":`...)
@@ -80,9 +88,9 @@ func (e *Event) appendJSON(dst []byte) []byte {
 		}
 	} else {
 		dst = append(dst, `,"type":"`+typeNegotiationDecided+`","timestamp":`...)
-		dst = appendTime(dst, e.Time)
+		dst = append(dst, stamp...)
 		dst = append(dst, `,"delivery":"`+deliveryDurable+`","payload":`...)
-		dst = appendPayload(dst, &e.Payload)
+		dst = appendPayload(dst, &e.Payload, at)
 		if e.WorkspaceID != "" {
 			dst = append(dst, `,"workspaceId":`...)
 			dst = appendJSONString(dst, e.WorkspaceID)
@@ -92,8 +100,9 @@ func (e *Event) appendJSON(dst []byte) []byte {
 }
 
 // appendPayload writes p as encoding/json writes a NegotiationDecided:
-// the same keys, order and omissions, so that both spellings are one.
-func appendPayload(dst []byte, p *NegotiationDecided) []byte {
+// the same keys, order and omissions, so that both spellings are one. at
+// is p.At already written as JSON, or nil.
+func appendPayload(dst []byte, p *NegotiationDecided, at []byte) []byte {
 	dst = append(dst, `{"protocol":`...)
 	dst = appendJSONString(dst, string(p.Protocol))
 	dst = append(dst, `,"outcome":`...)
@@ -111,8 +120,10 @@ func appendPayload(dst []byte, p *NegotiationDecided) []byte {
 		}
 	}
 	dst = append(dst, `,"at":`...)
-	dst = appendTime(dst, p.At)
-	return append(dst, '}')
+	if at == nil {
+		return append(appendTime(dst, p.At), '}')
+	}
+	return append(append(dst, at...), '}')
 }
 
 // appendTime writes t as time.Time.MarshalJSON does. Validate has already

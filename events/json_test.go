@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 )
@@ -40,6 +41,23 @@ func TestHostEventJSONIsTheClosedEnvelope(t *testing.T) {
 		`"workspaceId":"ws-1"}`
 	if string(got) != want {
 		t.Errorf("host event JSON\n got %s\nwant %s", got, want)
+	}
+}
+
+// An event whose timestamp is not its payload's at writes each time as it
+// is: the encoding formats the timestamp once and copies it for at only
+// when they are the same time.
+func TestJSONWritesTimestampAndAtApart(t *testing.T) {
+	run := withSeq(sinkRun(sinkRunID(7), sinkAccepted()), 0)
+	for _, e := range []events.Event{run, sinkHost("", sinkRefused())} {
+		e.Time = e.Payload.At.Add(1500 * time.Millisecond)
+		got, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(got, []byte(`"timestamp":"2026-11-29T12:00:01.623Z"`)) || !bytes.Contains(got, []byte(`"at":"2026-11-29T12:00:00.123Z"`)) {
+			t.Errorf("timestamp 1.5s after at: %s", got)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -39,13 +40,33 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 // id a replacement answer carries; requests is how many of the request's
 // messages ask for a response, which an event stream is held for.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method, observed string, id jsontext.Value, requests int) *answerWatch {
-	a := &answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests, observed: observed}
+	a := watchers.Get().(*answerWatch)
+	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests, observed: observed, held: a.held[:0]}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
 		// the decision.
 		a.confirm, a.method = true, method
 	}
 	return a
+}
+
+// watchers keeps answerWatches, and the buffers they hold answers in, for
+// the next request, as a2ahttp's do: most answers are held whole, and a
+// buffer that has grown to an answer's size fits the next one.
+var watchers = sync.Pool{New: func() any { return new(answerWatch) }}
+
+// maxPooledAnswer bounds the buffer a pooled answerWatch keeps.
+const maxPooledAnswer = 16 << 10
+
+// release returns a to the pool once the wrapped handler has returned and
+// a has observed it, when nothing may use it any more.
+func (a *answerWatch) release() {
+	held := a.held[:0]
+	if cap(held) > maxPooledAnswer {
+		held = nil
+	}
+	*a = answerWatch{held: held}
+	watchers.Put(a)
 }
 
 // record decides offer for subject and records it through sink, logging a
@@ -285,7 +306,7 @@ func (a *answerWatch) settle(ok bool) {
 	head := a.ResponseWriter.Header()
 	if o.Rule == negotiate.RuleAudit || int64(len(a.held)) > a.h.maxAnswer {
 		a.state = replaced
-		a.held = nil
+		a.held = a.held[:0]
 		clear(head)
 		e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer exceeds " + strconv.FormatInt(a.h.maxAnswer, 10) + " bytes, more than the middleware reads to record it"}
 		status := http.StatusBadGateway
@@ -306,7 +327,7 @@ func (a *answerWatch) settle(ok bool) {
 	}
 	a.ResponseWriter.WriteHeader(a.status)
 	_, a.werr = a.ResponseWriter.Write(a.held)
-	a.held = nil
+	a.held = a.held[:0]
 }
 
 // confirms reports whether rep, the wrapped server's answer to a discover

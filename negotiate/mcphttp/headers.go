@@ -60,12 +60,12 @@ type headerError struct{ msg string }
 
 func (e *headerError) Error() string { return e.msg }
 
-// singleHeader returns the value of the header name, "" when it is absent
-// or empty. More than one field line, or (unless commasAllowed) a
-// comma-separated list, is an error: a client sends one revision, and a
-// guess between two would be a downgrade nobody decided.
-func singleHeader(h http.Header, name string, commasAllowed bool) (string, error) {
-	vs := headerValues(h, name)
+// singleHeader returns the value of the header name, whose values are vs:
+// "" when it is absent or empty. More than one field line, or
+// (unless commasAllowed) a comma-separated list, is an error: a client
+// sends one revision, and a guess between two would be a downgrade nobody
+// decided.
+func singleHeader(vs []string, name string, commasAllowed bool) (string, error) {
 	switch len(vs) {
 	case 0:
 		return "", nil
@@ -131,17 +131,25 @@ type requestHeaders struct {
 // revision is the revision the request names, as MCP reads it.
 func (rh *requestHeaders) revision() string { return revisionOrImplied(rh.version) }
 
-// readHeaders reads and checks the MCP headers of r.
+// readHeaders reads and checks the MCP headers of r. It walks the map
+// once to see whether any of them is also under another spelling of its
+// key; only then are their values gathered by headerValues, which walks
+// the map again for each. Otherwise (every map net/http reads off the
+// wire) a header's values are its canonical key's.
 func readHeaders(h http.Header) (requestHeaders, error) {
+	values := func(name string) []string { return h[name] }
+	if respelled(h) {
+		values = func(name string) []string { return headerValues(h, name) }
+	}
 	var rh requestHeaders
 	var err error
-	if rh.version, err = singleHeader(h, headerProtocolVersion, false); err != nil {
+	if rh.version, err = singleHeader(values(headerProtocolVersion), headerProtocolVersion, false); err != nil {
 		return rh, err
 	}
-	if rh.method, err = singleHeader(h, headerMethod, false); err != nil {
+	if rh.method, err = singleHeader(values(headerMethod), headerMethod, false); err != nil {
 		return rh, err
 	}
-	if rh.session, err = singleHeader(h, headerSessionID, false); err != nil {
+	if rh.session, err = singleHeader(values(headerSessionID), headerSessionID, false); err != nil {
 		return rh, err
 	}
 	for i := 0; i < len(rh.session); i++ {
@@ -151,17 +159,34 @@ func readHeaders(h http.Header) (requestHeaders, error) {
 			return rh, &headerError{headerSessionID + " holds a character outside visible ASCII"}
 		}
 	}
-	name, err := singleHeader(h, headerName, true)
+	names := values(headerName)
+	name, err := singleHeader(names, headerName, true)
 	if err != nil {
 		return rh, err
 	}
-	if len(headerValues(h, headerName)) > 0 {
+	if len(names) > 0 {
 		rh.hasName = true
 		if rh.name, err = decodeHeaderValue(name); err != nil {
 			return rh, err
 		}
 	}
 	return rh, nil
+}
+
+// readHeaderNames are the headers readHeaders reads.
+var readHeaderNames = [...]string{headerProtocolVersion, headerMethod, headerSessionID, headerName}
+
+// respelled reports whether h holds one of readHeaderNames under a key
+// other than its canonical one (see headerValues).
+func respelled(h http.Header) bool {
+	for k := range h {
+		for _, name := range readHeaderNames {
+			if k != name && strings.EqualFold(k, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // The wrapper MCP (SEP-2243) puts around a header value that is not plain

@@ -77,7 +77,9 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		id = first.id
 		method = first.method
 	}
-	var shape *shapeError
+	// scanBody's errors are its own, never wrapped: a type assertion, not
+	// errors.As, whose target would cost an allocation per request.
+	shape, isShape := err.(*shapeError)
 	if errors.Is(err, errSyntax) {
 		// Whatever was read of it before it broke: a body that is not JSON
 		// is no message a server would read.
@@ -90,7 +92,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(mismatch.Error()))
 	} else if err == errBatchRevision {
 		h.refuse(w, r, subject, "", requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
-	} else if errors.As(err, &shape) {
+	} else if isShape {
 		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else {
 		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
@@ -283,7 +285,9 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.observe(r, method, &o, 0) // the answer is not read: recorded first, it can contradict nothing
 		return
 	}
-	h.forward(h.follow(w, r, subject, offer, &o, rh.method, method, id, requests), r, raw, &o, false)
+	a := h.follow(w, r, subject, offer, &o, rh.method, method, id, requests)
+	h.forward(a, r, raw, &o, false)
+	a.release()
 }
 
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
@@ -336,7 +340,9 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	h.forward(h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1), r, raw, &o, true)
+	a := h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1)
+	h.forward(a, r, raw, &o, true)
+	a.release()
 }
 
 // replaceSpan returns a copy of b with the bytes at s replaced by with.

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -103,5 +104,20 @@ func TestReadReplyMessage(t *testing.T) {
 	}
 	if rep, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)); err != nil || rep.message != "no" || rep.code != -32601 {
 		t.Errorf("%+v, %v", rep, err)
+	}
+}
+
+// A released answerWatch keeps nothing of its request but the buffer it
+// held the answer in, emptied, and not even that past maxPooledAnswer.
+func TestAnswerWatchRelease(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		kept bool
+	}{{maxPooledAnswer, true}, {maxPooledAnswer + 1, false}} {
+		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), h: &handler{}, version: "2026-07-28", state: released, held: make([]byte, 3, c.size)}
+		a.release()
+		if kept := a.held != nil; kept != c.kept || len(a.held) != 0 || a.ResponseWriter != nil || a.h != nil || a.version != "" || a.state != watching {
+			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
+		}
 	}
 }
