@@ -268,4 +268,3 @@ func TestTraceContextKeepsTheCallers(t *testing.T) {
 		}
 	}
 }
-
