@@ -351,6 +351,11 @@ func allDigits(s string) bool {
 // doc): such an answer is not handed back; RoundTrip returns an error
 // that is an interop_version_unsupported *errors.Error, and a Transport
 // of [Connect] has recorded the refusal first.
+//
+// A Transport from [Connect] with OutboundOptions.TraceContext set also
+// carries the trace context in the headers of every request and in the
+// message of a SendMessage or SendStreamingMessage (see "Trace context"
+// in the package doc).
 type Transport struct {
 	base      http.RoundTripper
 	version   string

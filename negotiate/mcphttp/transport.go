@@ -77,6 +77,10 @@ func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 // one that names another session, or a second initialize), and ends it
 // with [Transport.Close].
 //
+// A Transport from [Connect] with OutboundOptions.TraceContext set also
+// carries the trace context in the headers and params._meta of every
+// request (see "Trace context" in the package doc).
+//
 // Bodies are read whole, up to 4 MiB; a larger or non-JSON POST body is
 // refused, because it cannot be checked.
 type Transport struct {
