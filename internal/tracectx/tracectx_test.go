@@ -76,6 +76,7 @@ func TestValidState(t *testing.T) {
 		{"multi-tenant key", "t0@sys=1", true},
 		{"tenant starting with a digit", "1t@s=1", true},
 		{"key characters", "a0_-*/=1", true},
+		{"key characters at the ends of their ranges", "z09az=1,z@z=2", true},
 		{"multi-tenant characters", "a0_-*/@s0_-*/=1", true},
 		{"value characters", "a= !\"#+-<>~", true},
 		{"a space inside the value", "a=x y", true},
