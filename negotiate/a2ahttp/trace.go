@@ -91,13 +91,13 @@ func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
 	switch {
 	case err != nil:
 		return body
-	case hasMethod && sendMethods[method]:
+	case sendMethods[method]:
 		msg = inParams
 	case !hasMethod && (strings.HasSuffix(path, "/message:send") || strings.HasSuffix(path, "/message:stream")):
 		msg = top
 	}
 	open, text := msg.insertion(tc.Members())
-	if open < 0 {
+	if open == absent {
 		return body
 	}
 	if !emptyObject(body, open) {
@@ -149,12 +149,12 @@ func (c *carrier) read(d *jsontext.Decoder) error {
 }
 
 // insertion is the offset of the brace after which the members trace go,
-// and the text inserted there; the offset is negative when they go
-// nowhere: no message, or a carrier the caller filled or made no object,
-// which stays as it is.
+// and the text inserted there; the offset is absent when they go nowhere:
+// no message, or a carrier the caller filled or made no object, which
+// stays as it is.
 func (c carrier) insertion(trace string) (open int, text string) {
 	switch {
-	case !c.found || c.message < 0 || c.metadata == noObject || c.openwop == noObject || c.traced:
+	case !c.found || c.message == noObject || c.metadata == noObject || c.openwop == noObject || c.traced:
 		return absent, ""
 	case c.metadata == absent:
 		return c.message, `"metadata":{"openwop":{` + trace + `}}`

@@ -147,6 +147,17 @@ func TestTraceContextOutbound(t *testing.T) {
 				}
 				resp.Body.Close()
 			}
+			// Already stamped with the negotiated version, in the header
+			// and the query: the trace context goes on all the same.
+			for _, target := range []string{p.URL + "/", p.URL + "/?A2A-Version=1.2"} {
+				req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(sendMessage))
+				req.Header.Set("A2A-Version", "1.2")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
 			resp, err := client.Get(p.URL + "/tasks/t1")
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +168,7 @@ func TestTraceContextOutbound(t *testing.T) {
 			if refuseCard {
 				cards = 2
 			}
-			if len(seen) != cards+7 {
+			if len(seen) != cards+9 {
 				t.Fatalf("%s: the peer saw %d requests", h.name, len(seen))
 			}
 			for i, s := range seen {
@@ -290,6 +301,13 @@ func TestTraceContextBodies(t *testing.T) {
 	seen := p.requests()
 	if last := seen[len(seen)-1]; last.body != big || strings.Join(last.parent, "") != traceparent {
 		t.Errorf("the body over the bound: %d bytes, traceparent %q", len(last.body), last.parent)
+	}
+	// A body of the bound exactly is stamped.
+	atBound := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{}}}`
+	atBound += strings.Repeat(" ", a2ahttp.MaxStampedBodyBytes-len(atBound))
+	req, _ = http.NewRequest(http.MethodPost, p.URL+"/", strings.NewReader(atBound))
+	if out := a2ahttp.StampedRequest(t, tr, req); out.ContentLength <= int64(len(atBound)) {
+		t.Errorf("a body of the bound exactly was not stamped: %d bytes", out.ContentLength)
 	}
 	req, _ = http.NewRequest(http.MethodPost, p.URL+"/", strings.NewReader(sendMessage))
 	out := a2ahttp.StampedRequest(t, tr, req)

@@ -327,7 +327,7 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		if version {
 			members = append(members, metaMember)
 		}
-		if trace != "" && !(m.hasMeta && m.metaObject && metaHasTrace(raw[m.meta.start:m.meta.end])) {
+		if trace != "" && !(m.hasMeta && metaHasTrace(raw[m.meta.start:m.meta.end])) {
 			members = append(members, trace)
 		}
 		switch {
@@ -392,6 +392,7 @@ func commaUnlessEmpty(b []byte, open int) string {
 
 // metaHasTrace reports whether the _meta object meta holds a traceparent
 // or a tracestate member, whatever its value: the caller's trace context.
+// A _meta that is no object holds neither.
 func metaHasTrace(meta []byte) bool {
 	found := false
 	r := strictjson.NewReader(meta, 0)
