@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -106,31 +107,14 @@ const sendMessage = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"m
 // A malformed traceparent puts none anywhere, a malformed tracestate is
 // dropped alone, and the record holds none of it.
 func TestTraceContextOutbound(t *testing.T) {
-	for _, h := range []struct {
-		name          string
-		hook          negotiate.TraceContext
-		parent, state string
-	}{
-		{"nil hook", nil, "", ""},
-		{"valid, with tracestate", hookOf(traceparent, "vendor=x"), traceparent, "vendor=x"},
-		{"valid, no tracestate", hookOf(traceparent, ""), traceparent, ""},
-		{"empty", hookOf("", "vendor=x"), "", ""},
-		{"version ff", hookOf("ff"+traceparent[2:], "vendor=x"), "", ""},
-		{"uppercase", hookOf(strings.ToUpper(traceparent), ""), "", ""},
-		{"all-zero trace id", hookOf("00-"+strings.Repeat("0", 32)+"-00f067aa0ba902b7-01", ""), "", ""},
-		{"all-zero parent id", hookOf("00-"+traceID+"-0000000000000000-01", ""), "", ""},
-		{"short", hookOf(traceparent[:54], ""), "", ""},
-		{"trailing field", hookOf(traceparent+"-x", ""), "", ""},
-		{"tracestate too long", hookOf(traceparent, "a="+strings.Repeat("x", 600)), traceparent, ""},
-		{"tracestate with a newline", hookOf(traceparent, "a=1\nb=2"), traceparent, ""},
-	} {
+	for _, h := range tracectx.Cases {
 		for _, refuseCard := range []bool{false, true} {
 			p := newTracingPeer(t, refuseCard)
 			rec := &negotiatetest.Recorder{}
 			tr, _, err := a2ahttp.Connect(context.Background(), compile(t, wideA2A(), policy.Policy{}), p.URL,
-				a2ahttp.OutboundOptions{Sink: rec, Subject: peerAgent(), AllowLoopback: true, TraceContext: h.hook})
+				a2ahttp.OutboundOptions{Sink: rec, Subject: peerAgent(), AllowLoopback: true, TraceContext: h.Hook()})
 			if err != nil {
-				t.Fatalf("%s: %v", h.name, err)
+				t.Fatalf("%s: %v", h.Name, err)
 			}
 			client := &http.Client{Transport: tr}
 			for _, c := range []struct{ target, body string }{
@@ -169,29 +153,29 @@ func TestTraceContextOutbound(t *testing.T) {
 				cards = 2
 			}
 			if len(seen) != cards+9 {
-				t.Fatalf("%s: the peer saw %d requests", h.name, len(seen))
+				t.Fatalf("%s: the peer saw %d requests", h.Name, len(seen))
 			}
 			for i, s := range seen {
-				if parent := strings.Join(s.parent, "|"); parent != h.parent {
-					t.Errorf("%s %s: traceparent header %q, want %q", h.name, s.path, parent, h.parent)
+				if parent := strings.Join(s.parent, "|"); parent != h.WantParent {
+					t.Errorf("%s %s: traceparent header %q, want %q", h.Name, s.path, parent, h.WantParent)
 				}
-				if state := strings.Join(s.state, "|"); state != h.state {
-					t.Errorf("%s %s: tracestate header %q, want %q", h.name, s.path, state, h.state)
+				if state := strings.Join(s.state, "|"); state != h.WantState {
+					t.Errorf("%s %s: tracestate header %q, want %q", h.Name, s.path, state, h.WantState)
 				}
 				if i < cards || s.body == "" {
 					continue
 				}
 				parent, state := openwopTrace(t, s.body)
-				if parent != h.parent && !(h.parent == "" && parent == nil) || state != h.state && !(h.state == "" && state == nil) {
-					t.Errorf("%s: sent %s: metadata.openwop %v %v, want %q %q", h.name, s.body, parent, state, h.parent, h.state)
+				if parent != h.WantParent && !(h.WantParent == "" && parent == nil) || state != h.WantState && !(h.WantState == "" && state == nil) {
+					t.Errorf("%s: sent %s: metadata.openwop %v %v, want %q %q", h.Name, s.body, parent, state, h.WantParent, h.WantState)
 				}
 				if s.version != "1.2" {
-					t.Errorf("%s: A2A-Version %q", h.name, s.version)
+					t.Errorf("%s: A2A-Version %q", h.Name, s.version)
 				}
 			}
 			for _, e := range rec.Events() {
 				if b, _ := json.Marshal(e); strings.Contains(string(b), traceID) || strings.Contains(string(b), "vendor") {
-					t.Errorf("%s: the record holds the trace context: %s", h.name, b)
+					t.Errorf("%s: the record holds the trace context: %s", h.Name, b)
 				}
 			}
 		}

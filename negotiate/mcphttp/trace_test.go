@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -17,29 +18,6 @@ const (
 	traceID     = "4bf92f3577b34da6a3ce929d0e0e4736"
 	traceparent = "00-" + traceID + "-00f067aa0ba902b7-01"
 )
-
-// traceHooks are the hooks every outbound request is tried with: what it
-// hands, and the traceparent and tracestate the peer must then see ("":
-// none).
-var traceHooks = []struct {
-	name          string
-	hook          negotiate.TraceContext
-	parent, state string
-}{
-	{"nil hook", nil, "", ""},
-	{"valid, with tracestate", hookOf(traceparent, "vendor=x,other=y"), traceparent, "vendor=x,other=y"},
-	{"valid, no tracestate", hookOf(traceparent, ""), traceparent, ""},
-	{"empty", hookOf("", "vendor=x"), "", ""},
-	{"version ff", hookOf("ff"+traceparent[2:], "vendor=x"), "", ""},
-	{"uppercase", hookOf(strings.ToUpper(traceparent), "vendor=x"), "", ""},
-	{"all-zero trace id", hookOf("00-"+strings.Repeat("0", 32)+"-00f067aa0ba902b7-01", ""), "", ""},
-	{"all-zero parent id", hookOf("00-"+traceID+"-0000000000000000-01", ""), "", ""},
-	{"short", hookOf(traceparent[:54], ""), "", ""},
-	{"trailing field", hookOf(traceparent+"-x", ""), "", ""},
-	{"a header injection", hookOf(traceparent[:54]+"\n", ""), "", ""},
-	{"tracestate too long", hookOf(traceparent, "a="+strings.Repeat("x", 600)), traceparent, ""},
-	{"tracestate malformed", hookOf(traceparent, "Vendor=x"), traceparent, ""},
-}
 
 // hookOf is a hook that hands tp and ts, whatever the context.
 func hookOf(tp, ts string) negotiate.TraceContext {
@@ -111,7 +89,7 @@ func TestTraceContextOutbound(t *testing.T) {
 			"tools/list":      jsonAnswer(200, `[{"jsonrpc":"2.0","id":3,"result":{}}]`),
 		}))
 	}
-	for _, h := range traceHooks {
+	for _, h := range tracectx.Cases {
 		for _, c := range []struct {
 			name    string
 			peer    func() *peer
@@ -124,9 +102,9 @@ func TestTraceContextOutbound(t *testing.T) {
 			p := c.peer()
 			rec := &negotiatetest.Recorder{}
 			tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL,
-				mcphttp.OutboundOptions{Sink: rec, Subject: user, AllowLoopback: true, TraceContext: h.hook})
+				mcphttp.OutboundOptions{Sink: rec, Subject: user, AllowLoopback: true, TraceContext: h.Hook()})
 			if err != nil {
-				t.Fatalf("%s %s: %v", h.name, c.name, err)
+				t.Fatalf("%s %s: %v", h.Name, c.name, err)
 			}
 			if _, _, err := postThrough(t, tr, p.URL, toolsCall, nil); err != nil {
 				t.Fatal(err)
@@ -143,26 +121,26 @@ func TestTraceContextOutbound(t *testing.T) {
 			}
 			sent := p.seen()
 			if got := strings.Join(methods(sent), " "); got != c.methods {
-				t.Fatalf("%s %s: sent %s", h.name, c.name, got)
+				t.Fatalf("%s %s: sent %s", h.Name, c.name, got)
 			}
-			checkTraced(t, h.name+" "+c.name, sent, h.parent, h.state)
+			checkTraced(t, h.Name+" "+c.name, sent, h.WantParent, h.WantState)
 			for _, e := range rec.Events() {
 				if b, _ := json.Marshal(e); strings.Contains(string(b), traceID) || strings.Contains(string(b), "vendor") {
-					t.Errorf("%s: the record holds the trace context: %s", h.name, b)
+					t.Errorf("%s: the record holds the trace context: %s", h.Name, b)
 				}
 			}
 		}
 		// Negotiate ends the session it opened, and its DELETE is traced too.
 		p := newPeer(t, legacyServer(jsonAnswer(200, `{}`)))
 		n := compile(t, legacyFacets(), policy.Policy{})
-		if _, _, err := mcphttp.Negotiate(context.Background(), n, p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, TraceContext: h.hook}); err != nil {
+		if _, _, err := mcphttp.Negotiate(context.Background(), n, p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, TraceContext: h.Hook()}); err != nil {
 			t.Fatal(err)
 		}
 		sent := p.seen()
 		if got := strings.Join(methods(sent), " "); got != "server/discover initialize DELETE" {
-			t.Fatalf("%s: Negotiate sent %s", h.name, got)
+			t.Fatalf("%s: Negotiate sent %s", h.Name, got)
 		}
-		checkTraced(t, h.name+" Negotiate", sent, h.parent, h.state)
+		checkTraced(t, h.Name+" Negotiate", sent, h.WantParent, h.WantState)
 	}
 }
 
