@@ -1,6 +1,8 @@
 package negotiate
 
 import (
+	"context"
+
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/policy"
@@ -167,3 +169,16 @@ type Exchange struct {
 	// answer carried none, or is no JSON-RPC answer.
 	Code int
 }
+
+// TraceContext is the hook through which an outbound adapter (mcphttp,
+// a2ahttp) asks the host for the W3C trace context of a request it sends:
+// it is called with the request's context, once per negotiation request
+// and per call a Transport of Connect stamps, and returns the traceparent
+// and tracestate values to carry, or "" for none. The adapters check both
+// before they send anything (a malformed traceparent is dropped with its
+// tracestate, a malformed or longer than 512 bytes tracestate alone) and
+// put them in the headers and in the message, as the OpenWOP reference
+// host does (RFC 0207). Trace context is correlation only: it never
+// confers authority, and never enters the negotiation.decided record. The
+// OpenTelemetry module's Propagate has this shape; nil stamps nothing.
+type TraceContext func(ctx context.Context) (traceparent, tracestate string)

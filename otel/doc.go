@@ -95,9 +95,21 @@
 // (its method, the outcome as answered, the JSON-RPC code) reaches the span
 // through a hook of the core adapters: set mcphttp.Options.Observe and
 // a2ahttp.Options.Observe to [Telemetry.Observe], which the adapters call
-// once per decided request with a negotiate.Exchange. [Propagate] has the
-// shape func(ctx) (traceparent, tracestate string) of the outbound hook,
-// which carries the W3C trace context of an outbound negotiation and of a
-// stamped call in their headers and, for MCP, in params._meta (RFC 0207);
-// the README says what the outbound adapters are to do with it.
+// once per decided request with a negotiate.Exchange.
+//
+// Outbound, [Propagate] is the core's negotiate.TraceContext hook: a host
+// sets TraceContext: wopnegotel.Propagate in mcphttp.OutboundOptions and
+// a2ahttp.OutboundOptions, and every request of the negotiation and of
+// Connect's Transport carries the W3C trace context of the span in its
+// context, in its traceparent and tracestate headers and in the message
+// (MCP params._meta, A2A Message.metadata.openwop; RFC 0207). That span
+// is the parent the peer sees: the negotiation's client span when the
+// context given to Negotiate or Connect is the one
+// [Telemetry.StartServerDiscover] or [Telemetry.StartAgentCardFetch]
+// returned, so the peer's spans are children of that client span in the
+// caller's trace; for a call, the span in the call's context (the client
+// span of otelhttp.NewTransport when the host wraps the Transport in it,
+// whose own traceparent header the Transport then keeps). The adapters
+// check what Propagate hands and drop a malformed value; trace context
+// confers no authority and never enters the record.
 package wopnegotel

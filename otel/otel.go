@@ -278,10 +278,12 @@ var w3c propagation.TraceContext
 
 // Propagate returns the W3C trace context of the span in ctx, as the
 // traceparent and tracestate values an outbound call carries in its
-// headers and, for MCP, in params._meta (RFC 0207). Both are empty when
-// ctx holds no valid span context, and tracestate is empty when the span
-// has none. It has the shape of the TraceContext hook the core adapters
-// are to call (see the README), and needs no Telemetry.
+// headers and in the message (MCP params._meta, A2A
+// Message.metadata.openwop; RFC 0207). Both are empty when ctx holds no
+// valid span context, and tracestate is empty when the span has none. It
+// is a negotiate.TraceContext: a host sets TraceContext: Propagate in
+// mcphttp.OutboundOptions and a2ahttp.OutboundOptions. It needs no
+// Telemetry.
 func Propagate(ctx context.Context) (traceparent, tracestate string) {
 	carrier := propagation.MapCarrier{}
 	w3c.Inject(ctx, carrier)

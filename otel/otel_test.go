@@ -437,28 +437,12 @@ func TestPropagate(t *testing.T) {
 	}
 }
 
-// traceContext is the hook this package proposes the core adapters offer
-// (see the README); Propagate has its shape.
-type traceContext func(ctx context.Context) (traceparent, tracestate string)
-
-var _ traceContext = wopnegotel.Propagate
-
-// stamping is what the proposed core hook does with a traceContext on
-// every outbound negotiation request: it writes the trace context in the
-// headers. (The core would also write it in MCP's params._meta.)
-type stamping struct{ tc traceContext }
-
-func (s stamping) RoundTrip(r *http.Request) (*http.Response, error) {
-	parent, state := s.tc(r.Context())
-	r = r.Clone(r.Context())
-	if parent != "" {
-		r.Header.Set("traceparent", parent)
-	}
-	if state != "" {
-		r.Header.Set("tracestate", state)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
+// Propagate is the core adapters' TraceContext hook, one line for a host.
+var (
+	_ negotiate.TraceContext = wopnegotel.Propagate
+	_                        = mcphttp.OutboundOptions{TraceContext: wopnegotel.Propagate}
+	_                        = a2ahttp.OutboundOptions{TraceContext: wopnegotel.Propagate}
+)
 
 // peerServer answers with body and keeps the traceparent of each request.
 type peerServer struct {
@@ -504,7 +488,7 @@ func TestOutbound(t *testing.T) {
 		{"mcp server/discover", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`,
 			(*wopnegotel.Telemetry).StartServerDiscover,
 			func(ctx context.Context, n *negotiate.Negotiator, url string, sink events.Sink, c *http.Client) error {
-				_, _, err := mcphttp.Negotiate(ctx, n, url, mcphttp.OutboundOptions{Sink: sink, Client: c, Subject: agent})
+				_, _, err := mcphttp.Negotiate(ctx, n, url, mcphttp.OutboundOptions{Sink: sink, Client: c, Subject: agent, TraceContext: wopnegotel.Propagate})
 				return err
 			}, "server/discover", map[string]string{
 				"mcp.method.name": "server/discover", "mcp.protocol.version": "2026-07-28",
@@ -515,7 +499,7 @@ func TestOutbound(t *testing.T) {
 		{"a2a agent card", `{"name":"peer","supportedInterfaces":[{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
 			(*wopnegotel.Telemetry).StartAgentCardFetch,
 			func(ctx context.Context, n *negotiate.Negotiator, url string, sink events.Sink, c *http.Client) error {
-				_, _, err := a2ahttp.Negotiate(ctx, n, url, a2ahttp.OutboundOptions{Sink: sink, Client: c, Subject: agent})
+				_, _, err := a2ahttp.Negotiate(ctx, n, url, a2ahttp.OutboundOptions{Sink: sink, Client: c, Subject: agent, TraceContext: wopnegotel.Propagate})
 				return err
 			}, "GET /.well-known/agent-card.json", map[string]string{
 				"http.request.method": "GET", "a2a.protocol.version": "1.0",
@@ -526,7 +510,7 @@ func TestOutbound(t *testing.T) {
 		{"mcp server below the floor", `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-03-26","2025-06-18"]}}`,
 			(*wopnegotel.Telemetry).StartServerDiscover,
 			func(ctx context.Context, n *negotiate.Negotiator, url string, sink events.Sink, c *http.Client) error {
-				_, _, err := mcphttp.Negotiate(ctx, n, url, mcphttp.OutboundOptions{Sink: sink, Client: c, Subject: agent})
+				_, _, err := mcphttp.Negotiate(ctx, n, url, mcphttp.OutboundOptions{Sink: sink, Client: c, Subject: agent, TraceContext: wopnegotel.Propagate})
 				return err
 			}, "server/discover", map[string]string{
 				"mcp.method.name":              "server/discover",
@@ -542,7 +526,7 @@ func TestOutbound(t *testing.T) {
 			peer := newPeerServer(t, c.body)
 			audit := &negotiatetest.Recorder{}
 			ctx, span := c.start(k.tel, context.Background(), peer.URL)
-			err := c.run(ctx, host(t, policy.Policy{}), peer.URL, events.NewFanout(audit, k.tel), &http.Client{Transport: stamping{wopnegotel.Propagate}})
+			err := c.run(ctx, host(t, policy.Policy{}), peer.URL, events.NewFanout(audit, k.tel), &http.Client{})
 			span.End()
 			if c.refused != errors.Is(err, wperrors.InteropVersionUnsupported) || !c.refused && err != nil {
 				t.Fatalf("Negotiate: %v; want refused %t", err, c.refused)

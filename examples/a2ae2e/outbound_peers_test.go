@@ -113,7 +113,12 @@ func TestOutboundToA2AJSServers(t *testing.T) {
 			t.Run(sdk+" "+tc.name, func(t *testing.T) {
 				ctx := context.Background()
 				rec := &negotiatetest.Recorder{}
-				opts := a2ahttp.OutboundOptions{Sink: rec, Subject: tc.subject, AllowLoopback: true}
+				// The card and the call carry a trace context (headers and
+				// Message.metadata.openwop, RFC 0207): no SDK refuses it.
+				opts := a2ahttp.OutboundOptions{Sink: rec, Subject: tc.subject, AllowLoopback: true,
+					TraceContext: func(context.Context) (string, string) {
+						return "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "wopneg=e2e"
+					}}
 				tr, o, err := a2ahttp.Connect(ctx, n, peer, opts)
 				tc.event.PeerDigest = digest
 				if o.Kind != tc.kind || len(rec.Events()) != 1 || rec.Events()[0].Payload != tc.event {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	wopnegotel "github.com/wopneg/wopneg/otel"
 )
 
 // runSelftest is the host calling itself as an MCP client: it negotiates
@@ -18,7 +19,10 @@ import (
 // mcphttp.Transport pinned to that revision and calls echo.
 func runSelftest(ctx context.Context, h *host, sink events.Sink, stderr io.Writer) error {
 	identity := hostIdentity
-	o, offers, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity, AllowLoopback: true})
+	o, offers, err := mcphttp.Negotiate(ctx, h.env.Negotiator, h.URL(), mcphttp.OutboundOptions{Sink: sink, Subject: &identity, AllowLoopback: true,
+		// The W3C trace context of the span in ctx, when there is one, on
+		// the negotiation's requests (headers and _meta).
+		TraceContext: wopnegotel.Propagate})
 	fmt.Fprintf(stderr, "selftest: server/discover offered %v; outbound negotiation %s at %q\n", offers, o.Kind, o.Version)
 	if err != nil {
 		return fmt.Errorf("selftest: %w", err)

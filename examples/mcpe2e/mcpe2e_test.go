@@ -51,6 +51,9 @@ func host(t *testing.T) *negotiate.Negotiator {
 var agent = &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "host-agent", Tenant: "acme", Lane: policy.LaneWorkload, Kind: policy.KindAgent}
 
 // exchange is one request the server got, as the recording proxy saw it.
+// e2eTraceparent is the trace context every outbound request carries.
+const e2eTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 type exchange struct {
 	method, rpc, version, session, body string
 }
@@ -267,7 +270,10 @@ func TestOutbound(t *testing.T) {
 					serverURL := rec.URL + "/mcp"
 					sink := &negotiatetest.Recorder{}
 					ctx := context.Background()
-					tr, o, err := mcphttp.Connect(ctx, host(t), serverURL, mcphttp.OutboundOptions{Sink: sink, Subject: subject, AllowLoopback: true})
+					// Every request carries a trace context in _meta and
+					// the headers (RFC 0207): no server refuses it.
+					tr, o, err := mcphttp.Connect(ctx, host(t), serverURL, mcphttp.OutboundOptions{Sink: sink, Subject: subject, AllowLoopback: true,
+						TraceContext: func(context.Context) (string, string) { return e2eTraceparent, "wopneg=e2e" }})
 					digest, _ := events.PeerDigest(serverURL)
 					wantEvent := events.NegotiationDecided{Protocol: "mcp", Outcome: "accepted", Version: w.version, Requested: "2026-07-28", Reason: w.reason, Floor: "2025-11-25", PeerDigest: digest, At: now}
 					if w.version == "" {
@@ -302,6 +308,9 @@ func TestOutbound(t *testing.T) {
 					for _, e := range rec.exchanges() {
 						if e.rpc == "initialize" && !strings.Contains(e.body, `"protocolVersion":"2025-11-25"`) {
 							t.Errorf("initialize sent %s", e.body)
+						}
+						if e.method == http.MethodPost && !strings.Contains(e.body, `"traceparent":"`+e2eTraceparent+`","tracestate":"wopneg=e2e"`) {
+							t.Errorf("%s sent without its trace context: %s", e.rpc, e.body)
 						}
 					}
 				})

@@ -160,6 +160,39 @@
 // Transport stamps the negotiated version on every request and refuses,
 // sending nothing, a request that names another.
 //
+// # Trace context
+//
+// With OutboundOptions.TraceContext set (the otel module's Propagate is
+// one), every card fetch of the negotiation (the retry naming no version
+// included) and every request of [Connect]'s Transport carries the W3C
+// trace context the hook hands for the request's context, as the OpenWOP
+// reference host does (RFC 0207): in the traceparent and tracestate
+// headers, and, on a POST of SendMessage or SendStreamingMessage
+// (JSON-RPC params.message under the 1.0 or 0.3 method names, or the
+// HTTP+JSON binding's message of a path ending in /message:send or
+// /message:stream), in the Message's metadata.openwop.traceparent and
+// .tracestate, strings, on the Message rather than the request's
+// metadata, so that they stay with it in the task's history. The body is
+// read for this up to 4 MiB; a longer one goes as it came, with the
+// headers only. [NewTransport]'s Transport has no hook, and stamps none.
+//
+// Checked before anything is sent (internal/tracectx): a traceparent that
+// is not 55 bytes of lowercase hex version-trace-id-parent-id-flags, the
+// version not ff and neither id all zeros, is dropped with its
+// tracestate; a tracestate over 512 bytes or 32 list members, or not
+// key=value by the W3C grammar (a key twice included), is dropped alone.
+// The stricter readings: a future version's longer traceparent is not
+// forwarded (what follows the flags cannot be checked), and a malformed
+// value is never repaired, only dropped; it never fails the request. A
+// carrier the caller filled is the caller's and stays byte for byte: a
+// traceparent or tracestate header under any spelling keeps both headers
+// the caller's; a metadata.openwop holding either key
+// keeps the message's carrier the caller's. A message, metadata or
+// metadata.openwop that is no object, and a body that is not such a
+// message (or not JSON), go unchanged. Trace context is correlation only:
+// it confers no authority, is never read as identity, and never enters
+// the negotiation.decided record.
+//
 // # Egress
 //
 // With a nil OutboundOptions.Client the card is fetched by the module's

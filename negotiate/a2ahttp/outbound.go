@@ -19,6 +19,7 @@ import (
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -76,6 +77,13 @@ type OutboundOptions struct {
 	// decision allows (an authenticated caller, above the floor), and one
 	// the host does not offer, or one below its floor, is refused.
 	Requested string
+	// TraceContext, when set, gives the W3C trace context that every card
+	// fetch of the negotiation (the retry naming no version included) and
+	// every request of [Connect]'s Transport carries, in its traceparent
+	// and tracestate headers and, on a SendMessage or
+	// SendStreamingMessage, in Message.metadata.openwop (see "Trace
+	// context" in the package doc). Nil stamps none.
+	TraceContext negotiate.TraceContext
 }
 
 // errNoVersion is the failure of an object that names no A2A version at
@@ -201,6 +209,7 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 		req.Header.Set(headerName, version)
 	}
 	req.Header.Set("Accept", "application/json")
+	tracectx.From(ctx, o.TraceContext).SetHeader(req.Header)
 	client := o.Client
 	if client == nil {
 		client = egressClients[policyIndex(o)]()
@@ -342,11 +351,17 @@ func allDigits(s string) bool {
 // doc): such an answer is not handed back; RoundTrip returns an error
 // that is an interop_version_unsupported *errors.Error, and a Transport
 // of [Connect] has recorded the refusal first.
+//
+// A Transport from [Connect] with OutboundOptions.TraceContext set also
+// carries the trace context in the headers of every request and in the
+// message of a SendMessage or SendStreamingMessage (see "Trace context"
+// in the package doc).
 type Transport struct {
 	base      http.RoundTripper
 	version   string
 	maxAnswer int
-	record    *runtimeRecord // nil: NewTransport's, which records nothing
+	record    *runtimeRecord         // nil: NewTransport's, which records nothing
+	trace     negotiate.TraceContext // Connect's OutboundOptions.TraceContext; nil: none
 }
 
 // runtimeRecord is what a recording Transport records a runtime refusal
@@ -413,7 +428,7 @@ func recordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Out
 			base = http.DefaultTransport
 		}
 	}
-	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)),
+	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)), trace: opts.TraceContext,
 		record: &runtimeRecord{n: n, peer: peerURL, sink: opts.Sink, subject: opts.Subject, dest: opts.Destination}}
 }
 
@@ -456,7 +471,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL != nil && req.URL.RawQuery != "" {
 		params = queryValues(req.URL.RawQuery)
 	}
-	if len(lines) == 1 && lines[0] == t.version && other == nil && params == nil {
+	tc := tracectx.From(req.Context(), t.trace)
+	if len(lines) == 1 && lines[0] == t.version && other == nil && params == nil && tc.Parent == "" {
 		return t.send(req) // already stamped, the common case.
 	}
 	sent := slices.Concat(lines, other, params)
@@ -470,7 +486,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	if len(lines) == 1 && lines[0] == t.version && other == nil {
+	if len(lines) == 1 && lines[0] == t.version && other == nil && tc.Parent == "" {
 		return t.send(req) // a matching query parameter needs no change.
 	}
 	r2 := req.Clone(req.Context())
@@ -483,6 +499,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	r2.Header.Set(headerName, t.version)
+	if err := stampTrace(r2, tc); err != nil {
+		return nil, err
+	}
 	return t.send(r2)
 }
 

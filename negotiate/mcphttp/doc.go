@@ -289,6 +289,36 @@
 //     details.reason from the error (left to the otel module, not done
 //     here).
 //
+// # Trace context
+//
+// With OutboundOptions.TraceContext set (the otel module's Propagate is
+// one), every request of the negotiation (server/discover, initialize,
+// the DELETE that ends a session) and every request of [Connect]'s
+// Transport (notifications/initialized included) carries the W3C trace
+// context the hook hands for the request's context, as the OpenWOP
+// reference host does (RFC 0207): in the traceparent and tracestate
+// headers, and in params._meta of every JSON-RPC request and notification
+// under the unprefixed keys traceparent and tracestate, the keys MCP
+// 2026-07-28 reserves for it (SEP-414), at every revision (a handshake
+// revision still never goes in _meta). A response the host sends carries
+// none. [NewTransport]'s Transport has no hook, and stamps none.
+//
+// Checked before anything is sent (internal/tracectx): a traceparent that
+// is not 55 bytes of lowercase hex version-trace-id-parent-id-flags, the
+// version not ff and neither id all zeros, is dropped with its
+// tracestate; a tracestate over 512 bytes or 32 list members, or not
+// key=value by the W3C grammar (a key twice included), is dropped alone.
+// The stricter readings: a future version's longer traceparent is not
+// forwarded (what follows the flags cannot be checked), and a malformed
+// value is never repaired, only dropped; it never fails the request. A
+// carrier the caller filled is the caller's and stays byte for byte: a
+// traceparent or tracestate header under any spelling keeps both headers
+// the caller's; a _meta holding either key keeps that
+// message's _meta the caller's, while the other messages of a batch are
+// stamped. A params or _meta that is not an object gets none. Trace
+// context is correlation only: it confers no authority, is never read as
+// identity, and never enters the negotiation.decided record.
+//
 // # Egress
 //
 // With a nil OutboundOptions.Client the negotiation's requests go through

@@ -34,7 +34,7 @@ type Discovery struct {
 
 // Discover calls discover.
 func Discover(ctx context.Context, client *http.Client, serverURL, revision string) (Discovery, error) {
-	d, err := discover(ctx, client, serverURL, revision)
+	d, err := discover(ctx, client, serverURL, revision, nil)
 	return Discovery{Versions: d.versions, Refused: d.refused}, err
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/rpcerr"
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -81,13 +82,14 @@ const (
 // clientInfo is how the host names itself in initialize.
 var clientInfo = map[string]any{"name": "wopneg", "version": "2"}
 
-// post sends msg to serverURL with c through egress.Do, with header, and
+// post sends msg to serverURL with c through egress.Do, with header and
+// the trace context tc (the caller puts tc in msg's _meta), and
 // reads the JSON-RPC response of the answer (readAnswerBody). The answer's
 // head comes back whenever there was one, its body closed. An error is an
 // *egress.Error when no answer was read (the peer could not be reached,
 // hung up, timed out, answered a 5xx or too much), and errNoResponse
 // (wrapped) when the answer holds no JSON-RPC response.
-func post(ctx context.Context, c *http.Client, serverURL string, header http.Header, msg any) (*http.Response, []byte, error) {
+func post(ctx context.Context, c *http.Client, serverURL string, header http.Header, tc tracectx.Context, msg any) (*http.Response, []byte, error) {
 	body, _ := json.Marshal(msg)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
 	if err != nil {
@@ -96,6 +98,7 @@ func post(ctx context.Context, c *http.Client, serverURL string, header http.Hea
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	tc.SetHeader(req.Header)
 	resp, err := egress.Do(c, req, defaultMaxBodyBytes)
 	if err != nil {
 		return nil, nil, err
@@ -111,19 +114,24 @@ func post(ctx context.Context, c *http.Client, serverURL string, header http.Hea
 // (MCP 2026-07-28). The answer may be JSON or a stream of server-sent
 // events, and is read up to defaultMaxBodyBytes. An answer that lists no
 // revisions is a *discoverError; no answer at all is an *egress.Error.
-// client nil means egress.Do's default client.
-func discover(ctx context.Context, client *http.Client, serverURL, revision string) (discovered, error) {
+// client nil means egress.Do's default client. The trace context of hook
+// goes in the headers and in _meta.
+func discover(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (discovered, error) {
+	tc := tracectx.From(ctx, hook)
+	meta := tc.Map()
+	if meta == nil {
+		meta = make(map[string]any, 2)
+	}
+	meta[metaProtocolVersion] = revision
+	meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
 	resp, data, err := post(ctx, client, serverURL, http.Header{
 		headerProtocolVersion: {revision},
 		headerMethod:          {methodDiscover},
-	}, map[string]any{
+	}, tc, map[string]any{
 		"jsonrpc": "2.0",
 		"id":      1,
 		"method":  methodDiscover,
-		"params": map[string]any{"_meta": map[string]any{
-			metaProtocolVersion:                          revision,
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		}},
+		"params":  map[string]any{"_meta": meta},
 	})
 	if resp == nil {
 		return discovered{}, err
@@ -232,13 +240,20 @@ type handshake struct {
 // returns the server's protocolVersion, or the data.supported of its
 // refusal (an error that lists revisions is the lifecycle's refusal of the
 // one asked for). Any other answer, or none, is an *egress.Error; the
-// session the server assigned comes back even then, to be closed.
-func initialize(ctx context.Context, client *http.Client, serverURL, revision string) (handshake, error) {
-	resp, data, err := post(ctx, client, serverURL, http.Header{}, map[string]any{
+// session the server assigned comes back even then, to be closed. The
+// trace context of hook goes in the headers and in params._meta, which
+// then holds nothing else: a handshake revision is never in _meta.
+func initialize(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (handshake, error) {
+	tc := tracectx.From(ctx, hook)
+	params := map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": clientInfo}
+	if meta := tc.Map(); meta != nil {
+		params["_meta"] = meta
+	}
+	resp, data, err := post(ctx, client, serverURL, http.Header{}, tc, map[string]any{
 		"jsonrpc": "2.0",
 		"id":      1,
 		"method":  methodInitialize,
-		"params":  map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": clientInfo},
+		"params":  params,
 	})
 	var h handshake
 	if resp == nil {
@@ -304,6 +319,13 @@ type OutboundOptions struct {
 	// leaves ("negotiation reached no decision", at slog.LevelWarn). When
 	// nil, slog.Default() is used.
 	ErrorLog *slog.Logger
+	// TraceContext, when set, gives the W3C trace context that every
+	// request of the negotiation (server/discover, initialize, the DELETE
+	// that ends a session) and every request of [Connect]'s Transport
+	// carries, in its traceparent and tracestate headers and, on a
+	// JSON-RPC request or notification, in params._meta (see "Trace
+	// context" in the package doc). Nil stamps none.
+	TraceContext negotiate.TraceContext
 }
 
 // The egress clients and transports of the four address policies, made
@@ -376,7 +398,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, serverURL string, o
 	r, err := settle(ctx, n, serverURL, opts, false)
 	if r.session != "" {
 		// The session is Connect's to keep; Negotiate leaves none open.
-		_ = endSession(ctx, r.client.Transport, serverURL, r.session, r.outcome.Version)
+		_ = endSession(ctx, r.client.Transport, serverURL, r.session, r.outcome.Version, opts.TraceContext)
 	}
 	return r.outcome, r.offers, err
 }
@@ -402,7 +424,7 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opt
 	}
 	t, _ := NewTransport(r.outcome, base)
 	t.session, t.needInitialized = r.session, r.handshaken
-	t.peer = serverURL
+	t.peer, t.trace = serverURL, opts.TraceContext
 	t.rec = &recorder{n: n, sink: opts.Sink, dest: opts.Destination, subject: opts.Subject}
 	return t, r.outcome, err
 }
@@ -433,7 +455,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 		// decision refuses the exchange (negotiate.RuleInput).
 		return r.record(ctx, n, opts, offer, nil)
 	}
-	d, err := discover(ctx, r.client, serverURL, adv.Preferred)
+	d, err := discover(ctx, r.client, serverURL, adv.Preferred, opts.TraceContext)
 	var legacy *discoverError
 	switch {
 	case errors.As(err, &legacy):
@@ -478,11 +500,11 @@ func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts O
 // once. A refused outcome ends the session, as the lifecycle requires of a
 // client that cannot speak the server's revision.
 func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, revision, digest string) (negotiation, error) {
-	h, err := initialize(ctx, r.client, offer.Peer, revision)
+	h, err := initialize(ctx, r.client, offer.Peer, revision, opts.TraceContext)
 	r.session, r.handshaken = h.session, true
 	if err != nil {
 		if r.session != "" {
-			_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision)
+			_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision, opts.TraceContext)
 			r.session = ""
 		}
 		return r, noDecision(ctx, opts, digest, err)
@@ -501,7 +523,7 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 	}
 	r, err = r.record(ctx, n, opts, offer, nil)
 	if r.outcome.Err() != nil && r.session != "" {
-		_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision)
+		_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision, opts.TraceContext)
 		r.session = ""
 	}
 	return r, err
@@ -565,9 +587,10 @@ func noDecision(ctx context.Context, opts OutboundOptions, digest string, err er
 }
 
 // endSession sends the DELETE that ends a legacy session, through rt (nil:
-// http.DefaultTransport). A server that does not let clients end sessions
-// answers 405, which ends nothing, and is not an error.
-func endSession(ctx context.Context, rt http.RoundTripper, serverURL, session, revision string) error {
+// http.DefaultTransport), with the trace context of hook. A server that
+// does not let clients end sessions answers 405, which ends nothing, and
+// is not an error.
+func endSession(ctx context.Context, rt http.RoundTripper, serverURL, session, revision string, hook negotiate.TraceContext) error {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
@@ -576,6 +599,7 @@ func endSession(ctx context.Context, rt http.RoundTripper, serverURL, session, r
 		return err
 	}
 	req.Header = http.Header{headerSessionID: {session}, headerProtocolVersion: {revision}}
+	tracectx.From(ctx, hook).SetHeader(req.Header)
 	resp, err := egress.RoundTrip(rt, req)
 	if err != nil {
 		return fmt.Errorf("mcphttp: ending session: %w", err)

@@ -15,6 +15,8 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -75,6 +77,10 @@ func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 // one that names another session, or a second initialize), and ends it
 // with [Transport.Close].
 //
+// A Transport from [Connect] with OutboundOptions.TraceContext set also
+// carries the trace context in the headers and params._meta of every
+// request (see "Trace context" in the package doc).
+//
 // Bodies are read whole, up to 4 MiB; a larger or non-JSON POST body is
 // refused, because it cannot be checked.
 type Transport struct {
@@ -87,6 +93,8 @@ type Transport struct {
 	// not).
 	peer, session string
 	rec           *recorder
+	// trace is OutboundOptions.TraceContext (nil: none stamped).
+	trace negotiate.TraceContext
 
 	mu              sync.Mutex
 	needInitialized bool // notifications/initialized is still to send
@@ -136,7 +144,7 @@ func (t *Transport) Close(ctx context.Context) error {
 		return nil
 	}
 	t.closed = true
-	return endSession(ctx, t.base, t.peer, t.session, t.revision)
+	return endSession(ctx, t.base, t.peer, t.session, t.revision, t.trace)
 }
 
 // RoundTrip stamps req with the negotiated revision and sends it, or
@@ -177,8 +185,14 @@ func (t *Transport) opened(out *http.Request) error {
 	if !t.needInitialized || out.Method == http.MethodDelete {
 		return nil
 	}
-	req, _ := http.NewRequestWithContext(out.Context(), http.MethodPost, t.peer, strings.NewReader(`{"jsonrpc":"2.0","method":"`+methodInitialized+`"}`))
+	tc := tracectx.From(out.Context(), t.trace)
+	params := ""
+	if m := tc.Members(); m != "" {
+		params = `,"params":{"_meta":{` + m + `}}`
+	}
+	req, _ := http.NewRequestWithContext(out.Context(), http.MethodPost, t.peer, strings.NewReader(`{"jsonrpc":"2.0","method":"`+methodInitialized+`"`+params+`}`))
 	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, headerProtocolVersion: {t.revision}}
+	tc.SetHeader(req.Header)
 	if t.session != "" {
 		req.Header[headerSessionID] = []string{t.session}
 	}
@@ -250,6 +264,8 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 		}
 	}
 	out.Header[headerProtocolVersion] = []string{t.revision}
+	tc := tracectx.From(req.Context(), t.trace)
+	tc.SetHeader(out.Header)
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
 		return out, "", nil
 	}
@@ -262,7 +278,7 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("mcphttp: reading the request body: %w", err)
 	}
-	stamped, asks, err := t.stampBody(raw)
+	stamped, asks, err := t.stampBody(raw, tc)
 	if err != nil {
 		return nil, "", err
 	}
@@ -280,10 +296,15 @@ type edit struct {
 
 // stampBody checks every message of a JSON-RPC body and, at a stateless
 // revision, inserts the revision into the _meta of each request that
-// lacks it.
-func (t *Transport) stampBody(raw []byte) (stamped []byte, asks string, err error) {
+// lacks it; and inserts the trace context tc into the _meta of each
+// request and notification whose _meta holds neither of its keys (one
+// that holds either is the caller's, and stays as it is). A params or
+// _meta that is not an object gets no trace context: it never makes a
+// request fail.
+func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, asks string, err error) {
 	quoted := strconv.Quote(t.revision)
 	metaMember := strconv.Quote(metaProtocolVersion) + ":" + quoted
+	trace := tc.Members()
 	var edits []edit
 	_, err = scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
@@ -298,25 +319,36 @@ func (t *Transport) stampBody(raw []byte) (stamped []byte, asks string, err erro
 		if m.method == methodInitialize && m.hasProtocolVersion && (!m.protocolVersionStr || m.protocolVersion != t.revision) {
 			return &revisionError{Where: "initialize's params.protocolVersion", Want: t.revision, Got: m.protocolVersion}
 		}
-		if m.hasMetaVersion {
-			if !m.metaVersionStr || m.metaVersion != t.revision {
-				return &revisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
+		if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != t.revision) {
+			return &revisionError{Where: "params._meta of " + m.method, Want: t.revision, Got: m.metaVersion}
+		}
+		var members []string
+		version := t.stateless && m.isRequest() && !m.hasMetaVersion
+		if version {
+			members = append(members, metaMember)
+		}
+		if trace != "" && !(m.hasMeta && metaHasTrace(raw[m.meta.start:m.meta.end])) {
+			members = append(members, trace)
+		}
+		switch {
+		case !m.hasParams:
+			if len(members) > 0 {
+				edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + strings.Join(members, ",") + `}},`})
 			}
-			return nil
-		}
-		if !t.stateless || !m.isRequest() {
-			return nil
-		}
-		if !m.hasParams {
-			edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + metaMember + `}},`})
-		} else if !m.paramsObject {
-			return &revisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
-		} else if !m.hasMeta {
-			edits = append(edits, edit{m.params.start + 1, `"_meta":{` + metaMember + `}` + commaUnlessEmpty(raw, m.params.start)})
-		} else if !m.metaObject {
-			return &revisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
-		} else {
-			edits = append(edits, edit{m.meta.start + 1, metaMember + commaUnlessEmpty(raw, m.meta.start)})
+		case !m.paramsObject:
+			if version {
+				return &revisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
+			}
+		case !m.hasMeta:
+			if len(members) > 0 {
+				edits = append(edits, edit{m.params.start + 1, `"_meta":{` + strings.Join(members, ",") + `}` + commaUnlessEmpty(raw, m.params.start)})
+			}
+		case !m.metaObject:
+			if version {
+				return &revisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
+			}
+		case len(members) > 0:
+			edits = append(edits, edit{m.meta.start + 1, strings.Join(members, ",") + commaUnlessEmpty(raw, m.meta.start)})
 		}
 		return nil
 	}, nil)
@@ -356,4 +388,18 @@ func commaUnlessEmpty(b []byte, open int) string {
 		return ""
 	}
 	return ","
+}
+
+// metaHasTrace reports whether the _meta object meta holds a traceparent
+// or a tracestate member, whatever its value: the caller's trace context.
+// A _meta that is no object holds neither.
+func metaHasTrace(meta []byte) bool {
+	found := false
+	r := strictjson.NewReader(meta, 0)
+	defer r.Release()
+	_ = r.Object(func(key string) error {
+		found = found || key == tracectx.Parent || key == tracectx.State
+		return nil
+	})
+	return found
 }

@@ -1,0 +1,195 @@
+package a2ahttp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/wopneg/wopneg/internal/tracectx"
+)
+
+// maxStampedBodyBytes bounds the request body a Transport reads to put
+// the trace context in its message. A longer body is sent as it came,
+// with the trace context in its headers only.
+const maxStampedBodyBytes = 4 << 20
+
+// sendMethods are the JSON-RPC methods whose params.message carries the
+// trace context: A2A 1.0's and 0.3's names of SendMessage and
+// SendStreamingMessage.
+var sendMethods = map[string]bool{"SendMessage": true, "SendStreamingMessage": true, "message/send": true, "message/stream": true}
+
+// stampTrace puts tc on out, a copy of a request about to be sent: in its
+// headers, and in Message.metadata.openwop of the message it sends, when
+// it is a POST of a SendMessage or SendStreamingMessage (JSON-RPC, or the
+// HTTP+JSON binding's message:send and message:stream) whose body is at
+// most maxStampedBodyBytes. A carrier the caller filled stays as it is; a
+// body that is not such a message goes unchanged. The only error is a
+// body that could not be read.
+func stampTrace(out *http.Request, tc tracectx.Context) error {
+	if tc.Parent == "" {
+		return nil
+	}
+	tc.SetHeader(out.Header)
+	if out.Method != http.MethodPost || out.Body == nil || out.Body == http.NoBody {
+		return nil
+	}
+	body := out.Body
+	held, err := io.ReadAll(io.LimitReader(body, maxStampedBodyBytes+1))
+	if err != nil {
+		body.Close()
+		return fmt.Errorf("a2ahttp: reading the request body: %w", err)
+	}
+	if len(held) > maxStampedBodyBytes {
+		out.Body = &replay{held: held, rc: body}
+		return nil
+	}
+	body.Close()
+	stamped := stampMessage(held, out.URL.Path, tc)
+	out.Body = io.NopCloser(bytes.NewReader(stamped))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(stamped)), nil }
+	out.ContentLength = int64(len(stamped))
+	return nil
+}
+
+// stampMessage returns body with tc in the metadata.openwop of the
+// message it sends, or body itself when it sends none, is not JSON, or
+// its message, metadata or metadata.openwop is not an object, or that
+// already holds a traceparent or tracestate: the caller's.
+func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
+	d := jsontext.NewDecoder(bytes.NewReader(body))
+	var method string
+	hasMethod := false
+	var inParams, top carrier
+	_, err := objectAt(d, func(key string) error {
+		switch key {
+		case "method":
+			hasMethod = true
+			if d.PeekKind() != '"' {
+				return d.SkipValue()
+			}
+			t, err := d.ReadToken()
+			method = t.String()
+			return err
+		case "params":
+			_, err := objectAt(d, func(key string) error {
+				if key == "message" {
+					return inParams.read(d)
+				}
+				return d.SkipValue()
+			})
+			return err
+		case "message":
+			return top.read(d)
+		}
+		return d.SkipValue()
+	})
+	var msg carrier
+	switch {
+	case err != nil:
+		return body
+	case sendMethods[method]:
+		msg = inParams
+	case !hasMethod && (strings.HasSuffix(path, "/message:send") || strings.HasSuffix(path, "/message:stream")):
+		msg = top
+	}
+	open, text := msg.insertion(tc.Members())
+	if open == absent {
+		return body
+	}
+	if !emptyObject(body, open) {
+		text += ","
+	}
+	return slices.Concat(body[:open+1], []byte(text), body[open+1:])
+}
+
+// Offsets of a carrier's objects that are not there, or are no object.
+const (
+	absent   = -1
+	noObject = -2
+)
+
+// carrier is where a message holds its trace context: the offsets of the
+// opening braces of the message, its metadata and metadata.openwop
+// (absent, or noObject when it is there but is no object), and whether
+// openwop holds a traceparent or tracestate already. The zero carrier is
+// no message.
+type carrier struct {
+	found                      bool
+	message, metadata, openwop int
+	traced                     bool
+}
+
+// read reads the message value at d.
+func (c *carrier) read(d *jsontext.Decoder) error {
+	c.found, c.metadata, c.openwop = true, absent, absent
+	var err error
+	c.message, err = objectAt(d, func(key string) error {
+		if key != "metadata" {
+			return d.SkipValue()
+		}
+		var err error
+		c.metadata, err = objectAt(d, func(key string) error {
+			if key != "openwop" {
+				return d.SkipValue()
+			}
+			var err error
+			c.openwop, err = objectAt(d, func(key string) error {
+				c.traced = c.traced || key == tracectx.Parent || key == tracectx.State
+				return d.SkipValue()
+			})
+			return err
+		})
+		return err
+	})
+	return err
+}
+
+// insertion is the offset of the brace after which the members trace go,
+// and the text inserted there; the offset is absent when they go nowhere:
+// no message, or a carrier the caller filled or made no object, which
+// stays as it is.
+func (c carrier) insertion(trace string) (open int, text string) {
+	switch {
+	case !c.found || c.message == noObject || c.metadata == noObject || c.openwop == noObject || c.traced:
+		return absent, ""
+	case c.metadata == absent:
+		return c.message, `"metadata":{"openwop":{` + trace + `}}`
+	case c.openwop == absent:
+		return c.metadata, `"openwop":{` + trace + `}`
+	}
+	return c.openwop, trace
+}
+
+// objectAt reads the value at d: an object, calling member with each key
+// for it to read the member's value, and returns the offset of its
+// opening brace; any other value is skipped, and its offset is noObject.
+func objectAt(d *jsontext.Decoder, member func(key string) error) (int, error) {
+	if d.PeekKind() != '{' {
+		return noObject, d.SkipValue()
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return noObject, err
+	}
+	open := int(d.InputOffset()) - 1
+	for d.PeekKind() == '"' {
+		t, err := d.ReadToken()
+		if err != nil {
+			return noObject, err
+		}
+		if err := member(t.String()); err != nil {
+			return noObject, err
+		}
+	}
+	_, err := d.ReadToken() // the closing brace, or the error of a body that is no JSON
+	return open, err
+}
+
+// emptyObject reports whether the object that opens at b[open] has no
+// member; b is JSON, so a key or the closing brace follows.
+func emptyObject(b []byte, open int) bool {
+	return bytes.TrimLeft(b[open+1:], " \t\r\n")[0] == '}'
+}
