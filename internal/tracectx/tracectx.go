@@ -16,6 +16,8 @@ package tracectx
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,6 +63,33 @@ func From(ctx context.Context, hook negotiate.TraceContext) Context {
 		state = ""
 	}
 	return Context{Parent: parent, State: state}
+}
+
+// Continue returns the hook with which a host continues the trace of an
+// inbound request carrying h, as the reference host's seams do (RFC 0207
+// §A): each request the hook is asked for carries h's trace id and flags
+// under a parent id of its own, minted per request (a span of the same
+// trace), and h's tracestate, its header lines joined as W3C reads them.
+// Nil, when h does not carry exactly one traceparent line that
+// [ValidParent] passes: a host does not invent a trace, and two lines are
+// no one trace.
+func Continue(h http.Header) negotiate.TraceContext {
+	parents := h.Values(headerParent)
+	if len(parents) != 1 || !ValidParent(parents[0]) {
+		return nil
+	}
+	parent, state := parents[0], strings.Join(h.Values(headerState), ",")
+	return func(context.Context) (string, string) { return childOf(parent), state }
+}
+
+// childOf is parent, well formed, under a fresh random parent id, never
+// all zeros.
+func childOf(parent string) string {
+	var id [8]byte
+	for id == [8]byte{} {
+		_, _ = rand.Read(id[:]) // it never fails: a failing source crashes the program
+	}
+	return parent[:36] + hex.EncodeToString(id[:]) + parent[52:]
 }
 
 // ValidParent reports whether s is a traceparent this package forwards:

@@ -225,3 +225,50 @@ func TestCases(t *testing.T) {
 		}
 	}
 }
+
+// Continue hands, for each request, the inbound trace id and flags under
+// a parent id of its own (well formed, never the inbound one, never twice),
+// and the inbound tracestate lines joined; nothing for an inbound request
+// without exactly one well-formed traceparent.
+func TestContinue(t *testing.T) {
+	in := valid
+	for _, tc := range []struct {
+		name      string
+		parents   []string
+		states    []string
+		want      bool
+		wantState string
+	}{
+		{name: "one traceparent", parents: []string{in}, want: true},
+		{name: "with tracestate", parents: []string{in}, states: []string{"vendor=x"}, want: true, wantState: "vendor=x"},
+		{name: "tracestate on two lines", parents: []string{in}, states: []string{"vendor=x", "other=y"}, want: true, wantState: "vendor=x,other=y"},
+		{name: "unsampled", parents: []string{in[:53] + "00"}, want: true},
+		{name: "none", states: []string{"vendor=x"}},
+		{name: "malformed", parents: []string{strings.ToUpper(in)}},
+		{name: "two lines", parents: []string{in, in}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := tracectx.Continue(http.Header{"Traceparent": tc.parents, "Tracestate": tc.states})
+			if !tc.want {
+				if hook != nil {
+					t.Fatal("a hook for an inbound request without one well-formed traceparent")
+				}
+				return
+			}
+			if hook == nil {
+				t.Fatal("no hook")
+			}
+			seen := map[string]bool{}
+			for range 64 {
+				got, state := hook(context.Background())
+				if !tracectx.ValidParent(got) || got[:36] != tc.parents[0][:36] || got[52:] != tc.parents[0][52:] || got[36:52] == parent || seen[got] {
+					t.Fatalf("traceparent %q: want %s's trace id and flags under a fresh parent id", got, tc.parents[0])
+				}
+				seen[got] = true
+				if state != tc.wantState {
+					t.Fatalf("tracestate %q, want %q", state, tc.wantState)
+				}
+			}
+		})
+	}
+}

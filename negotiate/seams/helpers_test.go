@@ -153,6 +153,14 @@ type fakeA2A struct {
 	mu       sync.Mutex
 	versions []string // A2A-Version of every non-GET call
 	methods  []string // and its JSON-RPC method
+	seen     []seenRequest
+}
+
+// seenRequest is a request a fake peer received.
+type seenRequest struct {
+	method string
+	header http.Header
+	body   []byte
 }
 
 func newFakeA2A(t testing.TB, offers ...string) *fakeA2A {
@@ -166,6 +174,9 @@ func newFakeA2A(t testing.TB, offers ...string) *fakeA2A {
 func (f *fakeA2A) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if r.Method == http.MethodGet {
+		f.mu.Lock()
+		f.seen = append(f.seen, seenRequest{r.Method, r.Header.Clone(), nil})
+		f.mu.Unlock()
 		var ifaces []map[string]string
 		for _, v := range f.offers {
 			ifaces = append(ifaces, map[string]string{"url": f.srv.URL + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": v})
@@ -180,6 +191,7 @@ func (f *fakeA2A) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(raw, &msg)
 	f.mu.Lock()
+	f.seen = append(f.seen, seenRequest{r.Method, r.Header.Clone(), raw})
 	f.versions = append(f.versions, v)
 	f.methods = append(f.methods, msg.Method)
 	answer := f.answer
@@ -207,6 +219,7 @@ type fakeMCP struct {
 	sse    bool
 	mu     sync.Mutex
 	calls  []mcpCall
+	seen   []seenRequest
 }
 
 type mcpCall struct {
@@ -246,6 +259,7 @@ func (f *fakeMCP) serve(w http.ResponseWriter, r *http.Request) {
 	meta, _ := msg.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
 	header := r.Header.Get("MCP-Protocol-Version")
 	f.mu.Lock()
+	f.seen = append(f.seen, seenRequest{r.Method, r.Header.Clone(), raw})
 	f.calls = append(f.calls, mcpCall{method: msg.Method, header: header, meta: meta, state: msg.Params.RequestState, body: raw, id: fmt.Sprint(msg.ID), responses: msg.Params.InputResponses})
 	f.mu.Unlock()
 	id, _ := json.Marshal(msg.ID)

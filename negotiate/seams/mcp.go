@@ -10,6 +10,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
@@ -38,6 +39,7 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	// refuses.
 	o, _, err := mcphttp.Negotiate(ctx, x.h.Negotiator, x.peer, mcphttp.OutboundOptions{
 		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: x.discoveryTap().client(x.client), Requested: x.req.RequestVersion,
+		TraceContext: x.trace,
 	})
 	if fail := x.decided(o, err); fail != nil {
 		return nil, fail
@@ -58,7 +60,18 @@ func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
 	var seen, retried, echoed bool
 	rounds := 0 // the input_required results the guard let through
 	for id := 2; ; id++ {
-		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, header())
+		// Each call continues the seam request's trace under a span id
+		// of its own, in the headers and in _meta, as Negotiate's
+		// requests do.
+		trace, h := tracectx.From(ctx, x.trace), header()
+		trace.SetHeader(h)
+		if trace.Parent != "" {
+			meta[tracectx.Parent] = quoteJSON(trace.Parent)
+		}
+		if trace.State != "" {
+			meta[tracectx.State] = quoteJSON(trace.State)
+		}
+		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, h)
 		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
 			return nil, fail
 		}

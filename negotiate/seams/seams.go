@@ -65,6 +65,14 @@
 // dialled as the URL Standard reads it, the origin the record's digest
 // names.
 //
+// The seams continue the seam request's W3C trace context, as the
+// reference host's do (RFC 0207 §A): when it carries exactly one
+// well-formed traceparent, every request to the peer (the negotiation, the
+// call and each MRTR round) carries its trace id, flags and tracestate
+// under a parent id of its own, in the headers and in the message (MCP
+// params._meta, A2A Message.metadata.openwop); otherwise none. It is
+// correlation only, never authority, and never in the record.
+//
 // A refused exchange sends nothing at the refused version: unlike the
 // reference host, the seam does not probe the peer with an unsupported
 // requestVersion, so details.supported lists the host's own versions. The
@@ -108,6 +116,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -181,6 +190,7 @@ type exchange struct {
 	peer    string
 	client  *http.Client
 	outcome negotiate.Outcome
+	trace   negotiate.TraceContext // the seam request's trace, continued
 }
 
 // ServeHTTP serves POST Prefix/sample/a2a/invoke and
@@ -250,6 +260,7 @@ func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
 		return fail
 	}
 	x.runID = x.caller.Tenant + "/" + rand.Text()
+	x.trace = tracectx.Continue(r.Header)
 	base := x.h.Transport
 	if base == nil {
 		base = egress.NewTransport(egress.Options{AllowLoopback: x.h.AllowLoopback, AllowPrivate: x.h.AllowPrivate})

@@ -1,6 +1,7 @@
 package seams_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -340,5 +341,74 @@ func TestEventStreamAnswers(t *testing.T) {
 	status, body := r.call(t, "mcp", "acme", map[string]any{"serverUrl": server.URL})
 	if status != 200 || body["negotiatedVersion"] != "2026-07-28" {
 		t.Errorf("%d %v", status, body)
+	}
+}
+
+// The seams continue the seam request's trace (RFC 0207 §A): every request
+// to the peer carries its trace id, flags and tracestate under a parent id
+// of its own, in the headers and in the message (_meta, metadata.openwop);
+// a seam request without one well-formed traceparent sends none.
+func TestTraceContinued(t *testing.T) {
+	const suite = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, tc := range []struct {
+		name    string
+		parents []string
+		want    bool
+	}{
+		{"continued", []string{suite}, true},
+		{"none", nil, false},
+		{"malformed", []string{strings.ToUpper(suite)}, false},
+		{"two lines", []string{suite, suite}, false},
+	} {
+		for _, proto := range []string{"a2a", "mcp"} {
+			t.Run(tc.name+"/"+proto, func(t *testing.T) {
+				r := newRig(t, testFacets())
+				var seen func() []seenRequest
+				body := map[string]any{}
+				if proto == "a2a" {
+					peer := newFakeA2A(t, "1.0")
+					body["peerUrl"], seen = peer.srv.URL, func() []seenRequest { peer.mu.Lock(); defer peer.mu.Unlock(); return peer.seen }
+				} else {
+					peer := newFakeMCP(t, "2026-07-28")
+					body["serverUrl"], seen = peer.srv.URL, func() []seenRequest { peer.mu.Lock(); defer peer.mu.Unlock(); return peer.seen }
+				}
+				raw, _ := json.Marshal(body)
+				req, _ := http.NewRequest(http.MethodPost, r.srv.URL+seams.Prefix+"/sample/"+proto+"/invoke", bytes.NewReader(raw))
+				req.Header.Set("Authorization", "Bearer acme")
+				req.Header["Traceparent"] = tc.parents
+				req.Header["Tracestate"] = []string{"vendor=x", "other=y"}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("status %d", resp.StatusCode)
+				}
+				requests, parentIDs := seen(), map[string]bool{}
+				if len(requests) < 2 {
+					t.Fatalf("the peer saw %d requests, want the negotiation and a call", len(requests))
+				}
+				for i, s := range requests {
+					got := s.header.Get("Traceparent")
+					if !tc.want {
+						if got != "" || s.header.Get("Tracestate") != "" || bytes.Contains(s.body, []byte("trace")) {
+							t.Errorf("request %d (%s) carries trace context: %q %s", i, s.method, got, s.body)
+						}
+						continue
+					}
+					if len(got) != len(suite) || got[:36] != suite[:36] || got[52:] != suite[52:] || got[36:52] == suite[36:52] || parentIDs[got] {
+						t.Errorf("request %d (%s) traceparent %q: want the suite's trace id and flags under a parent id of its own", i, s.method, got)
+					}
+					parentIDs[got] = true
+					if st := s.header.Get("Tracestate"); st != "vendor=x,other=y" {
+						t.Errorf("request %d (%s) tracestate %q", i, s.method, st)
+					}
+					if s.method == http.MethodPost && !bytes.Contains(s.body, []byte(`"traceparent":"`+got+`","tracestate":"vendor=x,other=y"`)) {
+						t.Errorf("request %d: the message does not carry its traceparent %s: %s", i, got, s.body)
+					}
+				}
+			})
+		}
 	}
 }
