@@ -378,3 +378,31 @@ func TestCardVaryFollowsTheHandler(t *testing.T) {
 		}
 	}
 }
+
+// Flush sends a JSON answer once it shows the version served, while the
+// handler still runs; an answer that shows nothing yet stays held.
+func TestFlushSendsASettledAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, part string
+		sent       bool
+	}{
+		{"settled", `{"jsonrpc":"2.0","id":"req-1","result":{}}`, true},
+		{"not yet", `{"jsonrpc":"2.0","id":"req-1",`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			var atFlush string
+			var flushed bool
+			_, h := following(t, policy.Policy{}, a2ahttp.Options{}, http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+				rw.Header().Set("Content-Type", "application/json")
+				_, _ = rw.Write([]byte(tc.part))
+				rw.(http.Flusher).Flush()
+				atFlush, flushed = w.Body.String(), w.Flushed
+			}))
+			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+			if want := map[bool]string{true: tc.part}[tc.sent]; atFlush != want || flushed != tc.sent {
+				t.Errorf("at the flush the client had %q (flushed %v), want %q", atFlush, flushed, want)
+			}
+		})
+	}
+}
