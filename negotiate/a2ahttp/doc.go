@@ -126,7 +126,10 @@
 // read as it is held, once in the common case: an answer whose bytes
 // cannot spell a refusal (no 32009, no VERSION_NOT_SUPPORTED, no escape)
 // is settled without a parse, and any other is read with JSON v2's
-// tokenizer, leniently as a client reads it.
+// tokenizer, leniently as a client reads it. As net/http requires, the
+// wrapped handler must not use the ResponseWriter once it has returned:
+// the state that follows an answer, and the buffer it holds the answer
+// in, serve the next request.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but the card's may act (a SendMessage runs the agent): such a

@@ -171,7 +171,10 @@
 // result holds): an answer longer than that is not one the middleware
 // read, so it is neither let through nor recorded accepted. It is
 // recorded refused, reason unsupported, and the client gets -32603 on
-// HTTP 502 naming the bound instead; the handler's writes then fail.
+// HTTP 502 naming the bound instead; the handler's writes then fail. As
+// net/http requires, the wrapped handler must not use the ResponseWriter
+// once it has returned: the state that follows an answer, and the buffer
+// it holds the answer in, serve the next request.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but discover and initialize may act (a tools/call runs a tool):
