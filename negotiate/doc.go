@@ -66,7 +66,10 @@
 // Every negotiation must be recorded on the host's event log (RFC 0175
 // §D.3). [Negotiator.DecideAndRecord] decides and records in one call,
 // and emits the event before it returns, as the reference host appends
-// before it answers. Where the event goes is the
+// before it answers. A host that must see the peer's answer before it
+// knows what happened (the adapters record the refusal of a server that
+// contradicts the decision) decides with [Negotiator.Decide] and records
+// that one decision with [Negotiator.Record], never deciding twice. Where the event goes is the
 // caller's choice, through a [Destination]: a run's log when the exchange
 // happens in a run (or in the audit run the reference host opens per
 // exchange), otherwise a durable host event (RFC 0242 §B).

@@ -82,13 +82,21 @@ func (e *AuditError) Unwrap() error { return e.Err }
 //     the host to log or act on; it is never swallowed.
 func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, offer Offer) (Outcome, error) {
 	o, payload := n.Decide(subject, offer)
-	return record(ctx, sink, dest, tenantOf(subject, n.policy), o, payload, n.policy.RequireAudit)
+	return n.Record(ctx, sink, dest, subject, o, payload)
 }
 
-// record emits the decision's event and applies the audit policy.
-func record(ctx context.Context, sink events.Sink, dest Destination, tenant string, o Outcome, payload events.NegotiationDecided, requireAudit bool) (Outcome, error) {
+// Record records a decision n made earlier for subject: o and payload are
+// what [Negotiator.Decide] returned, and payload may since have been
+// changed to say what the peer then did (an adapter whose server refused
+// the version decided records that refusal). It is the second half of
+// DecideAndRecord, for a host that must see the peer's answer before it
+// knows what to record, and it treats a failure to record as
+// DecideAndRecord does: under RequireAudit the outcome becomes a refusal.
+// The event is validated as any other, so a payload changed into one that
+// breaks the schema is not recorded.
+func (n *Negotiator) Record(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, o Outcome, payload events.NegotiationDecided) (Outcome, error) {
 	e, err := dest.event(payload)
-	e.Tenant = tenant
+	e.Tenant = tenantOf(subject, n.policy)
 	if e.RunID != "" {
 		e.Tenant = runTenant(e.RunID)
 	}
@@ -99,7 +107,7 @@ func record(ctx context.Context, sink events.Sink, dest Destination, tenant stri
 		return o, nil
 	}
 	ae := &AuditError{Decided: o, Event: e, Err: err}
-	if !requireAudit {
+	if !n.policy.RequireAudit {
 		return o, ae
 	}
 	return Outcome{

@@ -157,6 +157,40 @@ func TestDecideAndRecordFailsClosed(t *testing.T) {
 	}
 }
 
+// Record records the decision it is handed, as it was changed after the
+// decision (the peer refused the version decided), on the subject's
+// tenant, without deciding again; a payload changed into one the schema
+// refuses is not recorded, and under RequireAudit the outcome is then the
+// audit's refusal.
+func TestRecord(t *testing.T) {
+	later := recPolicy(true)
+	calls := 0
+	later.Now = func() time.Time { calls++; return recNow.Add(time.Duration(calls) * time.Hour) }
+	n, err := negotiate.Compile(recSet(), later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, e := n.Decide(recUser(), recDowngrade())
+	refused := e
+	refused.Outcome, refused.Version, refused.Reason = "refused", "", events.ReasonUnsupported
+	rec := &negotiatetest.Recorder{}
+	got, err := n.Record(context.Background(), rec, negotiate.Destination{}, recUser(), o, refused)
+	if err != nil || got.Kind != negotiate.Downgraded || got.Version != "1.1" {
+		t.Fatalf("Record: %v %q, %v; want the outcome handed in, recorded", got.Kind, got.Version, err)
+	}
+	if evs := rec.Events(); len(evs) != 1 || evs[0].Payload != refused || evs[0].Tenant != "acme" || !evs[0].Time.Equal(e.At) || calls != 1 {
+		t.Errorf("recorded %+v after %d decisions; want the changed payload once, at the decision's time, on tenant acme, decided once", evs, calls)
+	}
+	broken := e
+	broken.Outcome = "maybe"
+	rec = &negotiatetest.Recorder{}
+	got, err = n.Record(context.Background(), rec, negotiate.Destination{}, recUser(), o, broken)
+	var ae *negotiate.AuditError
+	if !errors.As(err, &ae) || !errors.As(err, new(*events.FieldError)) || ae.Decided.Version != "1.1" || got.Rule != negotiate.RuleAudit || len(rec.Events()) != 0 {
+		t.Errorf("an invalid payload: %v %v, %d recorded; want an AuditError of its field, the audit's refusal, nothing recorded", got.Rule, err, len(rec.Events()))
+	}
+}
+
 // A refusal that cannot be recorded is refused with internal_error too.
 func TestDecideAndRecordFailsClosedOnRefusals(t *testing.T) {
 	failing := &negotiatetest.Recorder{}

@@ -36,16 +36,30 @@ func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Proto
 // context, so that one adapter never reads the other's.
 type key struct{ p facets.Protocol }
 
+// The keys of the two protocols, made interface values once: a key made
+// per request would cost an allocation each time.
+var mcpKey, a2aKey any = key{facets.ProtocolMCP}, key{facets.ProtocolA2A}
+
+func keyOf(p facets.Protocol) any {
+	switch p {
+	case facets.ProtocolMCP:
+		return mcpKey
+	case facets.ProtocolA2A:
+		return a2aKey
+	}
+	return key{p}
+}
+
 // WithOutcome returns ctx carrying o, the accepted outcome of a request
 // for protocol p.
 func WithOutcome(ctx context.Context, p facets.Protocol, o *negotiate.Outcome) context.Context {
-	return context.WithValue(ctx, key{p}, o)
+	return context.WithValue(ctx, keyOf(p), o)
 }
 
 // Outcome returns the outcome WithOutcome put in ctx for p, and false when
 // there is none.
 func Outcome(ctx context.Context, p facets.Protocol) (negotiate.Outcome, bool) {
-	o, ok := ctx.Value(key{p}).(*negotiate.Outcome)
+	o, ok := ctx.Value(keyOf(p)).(*negotiate.Outcome)
 	if !ok {
 		return negotiate.Outcome{}, false
 	}

@@ -51,17 +51,22 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// Each protocol's outcome is read back by that protocol alone, a protocol
+// neither adapter speaks included.
 func TestOutcomeIsPerProtocol(t *testing.T) {
-	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.1"}
-	ctx := adapter.WithOutcome(context.Background(), facets.ProtocolA2A, &o)
-	if got, ok := adapter.Outcome(ctx, facets.ProtocolA2A); !ok || got != o {
-		t.Errorf("a2a: %+v, %v", got, ok)
-	}
-	if got, ok := adapter.Outcome(ctx, facets.ProtocolMCP); ok || got != (negotiate.Outcome{}) {
-		t.Errorf("mcp read the a2a outcome: %+v, %v", got, ok)
-	}
-	if _, ok := adapter.Outcome(context.Background(), facets.ProtocolA2A); ok {
-		t.Error("an empty context holds an outcome")
+	protocols := []facets.Protocol{facets.ProtocolMCP, facets.ProtocolA2A, "grpc"}
+	for _, p := range protocols {
+		o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: p, Version: "1.1"}
+		ctx := adapter.WithOutcome(context.Background(), p, &o)
+		for _, q := range protocols {
+			got, ok := adapter.Outcome(ctx, q)
+			if want := p == q; ok != want || want && got != o || !want && got != (negotiate.Outcome{}) {
+				t.Errorf("%s's outcome read as %s: %+v, %v", p, q, got, ok)
+			}
+		}
+		if _, ok := adapter.Outcome(context.Background(), p); ok {
+			t.Errorf("an empty context holds a %s outcome", p)
+		}
 	}
 }
 

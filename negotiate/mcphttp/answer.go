@@ -32,16 +32,16 @@ import (
 // written and the policy requires it).
 var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negotiation could not be recorded")
 
-// follow returns w watched: the accepted decision of offer for subject is
-// recorded once the wrapped handler's answer shows whether it served the
-// revision, o's. method is the method the request's Mcp-Method header
+// follow returns w watched: the accepted decision o for subject, whose
+// event is e, is recorded once the wrapped handler's answer shows whether
+// it served the revision, o's. method is the method the request's Mcp-Method header
 // names, which decides whether the answer must confirm the revision, and
 // observed the method of its one message, for Options.Observe; id is the
 // id a replacement answer carries; requests is how many of the request's
 // messages ask for a response, which an event stream is held for.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, offer negotiate.Offer, o *negotiate.Outcome, method, observed string, id jsontext.Value, requests int) *answerWatch {
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int) *answerWatch {
 	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, offer: offer, version: o.Version, id: id, expect: requests, observed: observed, held: a.held[:0]}
+	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed, held: a.held[:0]}
 	if method == methodDiscover || method == methodInitialize {
 		// Their results name the revisions served: the answer must confirm
 		// the decision.
@@ -69,9 +69,9 @@ func (a *answerWatch) release() {
 	watchers.Put(a)
 }
 
-// record decides offer for subject and records it through sink, logging a
+// record records o, decided for subject, with its event e, logging a
 // failure to record that the policy lets stand.
-func (h *handler) record(r *http.Request, sink events.Sink, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
+func (h *handler) record(r *http.Request, subject *negotiate.Subject, o negotiate.Outcome, e *events.NegotiationDecided) negotiate.Outcome {
 	var dest negotiate.Destination
 	if h.opts.Destination != nil {
 		dest = h.opts.Destination(r)
@@ -79,22 +79,13 @@ func (h *handler) record(r *http.Request, sink events.Sink, subject *negotiate.S
 	// The exchange happened whether or not the client is still there: its
 	// record must not depend on the client's connection.
 	ctx := context.WithoutCancel(r.Context())
-	o, err := h.n.DecideAndRecord(ctx, sink, dest, subject, offer)
+	o, err := h.n.Record(ctx, h.opts.Sink, dest, subject, o, *e)
 	if err != nil && o.Rule != negotiate.RuleAudit {
 		// The policy lets the outcome stand without its record; the host
 		// must still hear of it.
 		h.log.ErrorContext(ctx, "mcphttp: negotiation.decided was not recorded", "err", err, "outcome", o.Kind.String(), "version", o.Version)
 	}
 	return o
-}
-
-// followServer records a decision the wrapped server contradicted: what
-// the server did was refuse the revision, so that is what the event says.
-type followServer struct{ events.Sink }
-
-func (s followServer) Emit(ctx context.Context, e events.Event) error {
-	e.Payload.Outcome, e.Payload.Version, e.Payload.Reason = "refused", "", events.ReasonUnsupported
-	return s.Sink.Emit(ctx, e)
 }
 
 // The states of an answerWatch.
@@ -114,8 +105,8 @@ type answerWatch struct {
 	h       *handler
 	r       *http.Request
 	subject *negotiate.Subject
-	offer   negotiate.Offer
-	version string // the revision decided
+	outcome *negotiate.Outcome // the decision, accepted
+	payload events.NegotiationDecided
 	id      jsontext.Value
 	method  string
 	confirm bool // the answer must confirm the revision
@@ -292,15 +283,17 @@ func (a *answerWatch) observe(int) {
 // when the record could not be written and the policy requires it, or
 // when the answer is longer than the middleware reads.
 func (a *answerWatch) settle(ok bool) {
-	sink := a.h.opts.Sink
+	e := &a.payload
 	if !ok {
-		sink = followServer{sink}
+		// The server contradicted the decision: what it did was refuse
+		// the revision, so that is what the event says.
+		e.Outcome, e.Version, e.Reason = "refused", "", events.ReasonUnsupported
 	}
-	o := a.h.record(a.r, sink, a.subject, a.offer)
+	o := a.h.record(a.r, a.subject, *a.outcome, e)
 	if !ok && o.Rule != negotiate.RuleAudit {
 		// Observed as the record says it: the server refused the
 		// revision, as a peer that speaks none of it would.
-		o, _ = a.h.n.Decide(a.subject, negotiate.Offer{Protocol: a.offer.Protocol, Requested: a.offer.Requested, PeerVersions: []string{unoffered}})
+		o, _ = a.h.n.Decide(a.subject, negotiate.Offer{Protocol: o.Protocol, Requested: o.Requested, PeerVersions: []string{unoffered}})
 	}
 	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
 	head := a.ResponseWriter.Header()
@@ -336,9 +329,9 @@ func (a *answerWatch) settle(ok bool) {
 // that lists it, an initialize result that names it.
 func (a *answerWatch) confirms(rep reply) bool {
 	if a.method == methodDiscover {
-		return rep.result && slices.Contains(rep.versions, a.version)
+		return rep.result && slices.Contains(rep.versions, a.outcome.Version)
 	}
-	return rep.result && rep.protocolVersion == a.version
+	return rep.result && rep.protocolVersion == a.outcome.Version
 }
 
 // clientReading is how the answer watcher reads an answer for a refusal:

@@ -265,8 +265,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	offer := negotiate.InboundOffer(h.adv, "", requested)
-	o, ok := h.decide(r, subject, offer)
+	o, e, ok := h.decide(r, subject, negotiate.InboundOffer(h.adv, "", requested))
 	if !ok {
 		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
@@ -277,7 +276,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// before it is served. A server that then refuses the revision
 		// (-32022) is misconfigured for it; see "The record follows the
 		// server" in the package doc.
-		if o = h.record(r, h.opts.Sink, subject, offer); o.Err() != nil {
+		if o = h.record(r, subject, o, &e); o.Err() != nil {
 			h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
@@ -285,7 +284,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.observe(r, method, &o, 0) // the answer is not read: recorded first, it can contradict nothing
 		return
 	}
-	a := h.follow(w, r, subject, offer, &o, rh.method, method, id, requests)
+	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests)
 	h.forward(a, r, raw, &o, false)
 	a.release()
 }
@@ -320,13 +319,12 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
-	offer := negotiate.Offer{
+	o, e, ok := h.decide(r, subject, negotiate.Offer{
 		Protocol:     facets.ProtocolMCP,
 		Requested:    requested,
 		PeerVersions: []string{requested},
 		CounterOffer: h.counter,
-	}
-	o, ok := h.decide(r, subject, offer)
+	})
 	if !ok {
 		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
@@ -340,7 +338,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	a := h.follow(rec, r, subject, offer, &o, methodInitialize, methodInitialize, id, 1)
+	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1)
 	h.forward(a, r, raw, &o, true)
 	a.release()
 }
@@ -350,16 +348,18 @@ func replaceSpan(b []byte, s span, with string) []byte {
 	return slices.Concat(b[:s.start], []byte(with), b[s.end:])
 }
 
-// decide decides offer for r's caller. A refusal is recorded now; an
-// accepted outcome is recorded when the wrapped server answers, as it
-// answered (see follow), so the caller must forward it through follow.
-// It returns false when the outcome is a refusal, which the caller answers.
-func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, bool) {
-	if o, _ := h.n.Decide(subject, offer); o.Err() == nil {
-		return o, true
+// decide decides offer for r's caller, once: it returns the outcome, its
+// event, and false when the outcome is a refusal, which the caller
+// answers. A refusal is recorded now; an accepted outcome is recorded when
+// the wrapped server answers, as it answered (see follow), so the caller
+// must forward it through follow.
+func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, events.NegotiationDecided, bool) {
+	o, e := h.n.Decide(subject, offer)
+	if o.Err() == nil {
+		return o, e, true
 	}
-	o := h.record(r, h.opts.Sink, subject, offer)
-	return o, o.Err() == nil
+	o = h.record(r, subject, o, &e)
+	return o, e, o.Err() == nil
 }
 
 // refuse answers a request the middleware refuses for something other than
@@ -370,7 +370,7 @@ func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 // method is the request's, for Options.Observe.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, method, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
-	o, _ := h.decide(r, subject, offer)
+	o, _, _ := h.decide(r, subject, offer)
 	if o.Rule == negotiate.RuleAudit {
 		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
 	}

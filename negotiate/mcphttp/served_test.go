@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -113,7 +114,12 @@ func TestRecordFollowsServer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &negotiatetest.Recorder{}
-			m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxAnswerBytes: 1 << 10})
+			// A clock a second later at each reading: the record is the
+			// one decision made when the request came, at its time, not a
+			// second one made when the server answered.
+			decisions := 0
+			clock := policy.Policy{Now: func() time.Time { decisions++; return now.Add(time.Duration(decisions) * time.Second) }}
+			m, err := mcphttp.New(compile(t, wideFacets(), clock), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxAnswerBytes: 1 << 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,6 +131,7 @@ func TestRecordFollowsServer(t *testing.T) {
 				t.Errorf("answer %d %q %q, want the server's %d %q %q", got.status, got.header.Get("Content-Type"), got.body, want.Code, want.Header().Get("Content-Type"), want.Body.String())
 			}
 			ev := payloads(t, rec)
+			c.want.At = now.Add(time.Second)
 			if len(ev) != 1 || ev[0] != c.want {
 				t.Errorf("recorded %+v, want %+v", ev, c.want)
 			}
