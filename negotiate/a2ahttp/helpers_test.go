@@ -31,7 +31,9 @@ func wideA2A() facets.Set {
 }
 
 func clock(p policy.Policy) policy.Policy {
-	p.Now = func() time.Time { return testNow }
+	if p.Now == nil {
+		p.Now = func() time.Time { return testNow }
+	}
 	return p
 }
 
@@ -160,9 +162,9 @@ func onlyPayload(t *testing.T, rec *negotiatetest.Recorder) events.NegotiationDe
 		t.Fatalf("recorded %d events, want 1: %+v", len(got), got)
 	}
 	e := got[0]
-	if e.RunID != "" || e.WorkspaceID != "" || !e.Time.Equal(testNow) {
-		t.Errorf("envelope: run %q workspace %q time %v; want a host event at %v",
-			e.RunID, e.WorkspaceID, e.Time, testNow)
+	if e.RunID != "" || e.WorkspaceID != "" || !e.Time.Equal(e.Payload.At) {
+		t.Errorf("envelope: run %q workspace %q time %v; want a host event at the decision's time %v",
+			e.RunID, e.WorkspaceID, e.Time, e.Payload.At)
 	}
 	return e.Payload
 }

@@ -194,7 +194,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 
 	ctx := r.Context()
 	offer := negotiate.InboundOffer(m.adv, "", req.raw())
-	outcome, _ := m.n.Decide(subject, offer)
+	outcome, payload := m.n.Decide(subject, offer)
 	cardServed := card && m.opts.Card != nil
 	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
 	if recorded {
@@ -202,7 +202,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		// own answers: what it answers is what it records, now. Under
 		// RequireAudit every request but the card's may act (a
 		// SendMessage runs the agent), and nothing may act unrecorded.
-		outcome = m.record(ctx, subject, offer)
+		outcome = m.record(ctx, subject, outcome, payload)
 	}
 
 	if outcome.Err() != nil {
@@ -226,7 +226,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	a := watch(w, m, r)
-	a.subject, a.offer, a.version, a.card, a.recorded = subject, offer, outcome.Version, card, recorded
+	a.subject, a.payload, a.version, a.card, a.recorded = subject, payload, outcome.Version, card, recorded
 	a.outcome, a.body = outcome, body
 	a.everyStatus = !card && !m.opts.HTTPJSON
 	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
@@ -286,12 +286,12 @@ func (m *Middleware) rpcCode(card bool, code int) int {
 	return code
 }
 
-// record decides offer for subject and records it, logging an event that
-// was not recorded.
-func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, offer negotiate.Offer) negotiate.Outcome {
-	o, err := m.n.DecideAndRecord(ctx, m.opts.Sink, negotiate.Destination{}, subject, offer)
+// record records o, decided for subject, with its event payload, logging
+// an event that was not recorded.
+func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) negotiate.Outcome {
+	o, err := m.n.Record(ctx, m.opts.Sink, negotiate.Destination{}, subject, o, payload)
 	if err != nil {
-		m.logAudit(ctx, offer.Requested, o, err)
+		m.logAudit(ctx, o.Requested, o, err)
 	}
 	return o
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/adapter"
 	"github.com/wopneg/wopneg/internal/rpcerr"
@@ -92,8 +93,8 @@ type answerWatch struct {
 	m        *Middleware
 	r        *http.Request
 	subject  *negotiate.Subject
-	offer    negotiate.Offer
-	version  string // the version decided
+	payload  events.NegotiationDecided // the decision's event
+	version  string                    // the version decided
 	card     bool
 	recorded bool              // the acceptance was recorded before the handler ran
 	outcome  negotiate.Outcome // the decision, for Options.Observe
@@ -246,14 +247,13 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 // the policy requires it.
 func (a *answerWatch) settle(v verdict) {
 	o := a.outcome
+	if v == refused {
+		a.refusedByServer()
+	}
 	if v == refused || !a.recorded {
-		offer := a.offer
-		if v == refused {
-			offer = negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: offer.Requested, PeerVersions: []string{unservedVersion}}
-		}
 		// The exchange happened whether or not the client is still there:
 		// its record must not depend on the client's connection.
-		o = a.m.record(context.WithoutCancel(a.r.Context()), a.subject, offer)
+		o = a.m.record(context.WithoutCancel(a.r.Context()), a.subject, a.outcome, a.payload)
 	}
 	if o.Rule == negotiate.RuleAudit {
 		a.replace(auditMessage)
@@ -298,10 +298,18 @@ func (a *answerWatch) settle(v verdict) {
 // whether the server served the version: an acceptance the middleware did
 // not see is never recorded, so the exchange is refused, and recorded so.
 func (a *answerWatch) overflow() {
-	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.offer.Requested, PeerVersions: []string{unservedVersion}}
-	o := a.m.record(context.WithoutCancel(a.r.Context()), a.subject, offer)
+	a.refusedByServer()
+	o := a.m.record(context.WithoutCancel(a.r.Context()), a.subject, a.outcome, a.payload)
 	a.replace(overflowMessage)
 	a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
+}
+
+// refusedByServer makes a's decision the refusal of a server that served
+// no version the middleware saw: decided as for a peer that speaks none of
+// the host's, so that the record and Options.Observe say what the server
+// did.
+func (a *answerWatch) refusedByServer() {
+	a.outcome, a.payload = a.m.n.Decide(a.subject, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.outcome.Requested, PeerVersions: []string{unservedVersion}})
 }
 
 // replace answers with an internal error in place of the server's answer.

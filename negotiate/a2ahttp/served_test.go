@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -122,14 +123,22 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"the card", false, "/.well-known/agent-card.json", answering(0, "application/json", `{"name":"host","error":{"code":-32009}}`), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, h := following(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: tc.httpJSON}, tc.h)
+			// A clock a second later at each reading: an acceptance is
+			// recorded as it was decided when the request came, not decided
+			// again when the server answered; a refusal by the server is the
+			// one decision made then.
+			decisions := 0
+			later := policy.Policy{Now: func() time.Time { decisions++; return testNow.Add(time.Duration(decisions) * time.Second) }}
+			rec, h := following(t, later, a2ahttp.Options{HTTPJSON: tc.httpJSON}, tc.h)
 			bare := httptest.NewRecorder()
 			tc.h.ServeHTTP(bare, cardOrPost(tc.target, "1.2"))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, cardOrPost(tc.target, "1.2"))
 			want, version := accepted12, "1.2"
+			want.At = testNow.Add(time.Second)
 			if tc.refused {
 				want, version = refused12, ""
+				want.At = testNow.Add(2 * time.Second)
 			}
 			if got := onlyPayload(t, rec); got != want {
 				t.Errorf("recorded %+v\nwant %+v", got, want)
