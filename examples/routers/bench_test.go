@@ -1,11 +1,14 @@
 package routers
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -83,9 +86,18 @@ func BenchmarkMCP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchAdapter(b, m.Wrap, mcpServer(), `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`,
-		func() *http.Request { return mcpRequest("/mcp", "2026-07-28") })
+	benchAdapter(b, m.Wrap, mcpServer(), mcpAnswer, mcpBenchRequest)
 }
+
+// The requests the benchmarks send, and the answers of their "answer"
+// handlers.
+const (
+	mcpAnswer = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`
+	a2aAnswer = `{"jsonrpc":"2.0","id":1,"result":{"message":{"parts":[{"text":"hi"}]}}}`
+)
+
+func mcpBenchRequest() *http.Request { return mcpRequest("/mcp", "2026-07-28") }
+func a2aBenchRequest() *http.Request { return a2aRequest("/a2a", "1.0") }
 
 // BenchmarkA2A is an A2A 1.0 SendMessage: a2a-go v2.4.0's JSON-RPC
 // handler, and a2ahttp recording every decision as a JSON line.
@@ -94,6 +106,45 @@ func BenchmarkA2A(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchAdapter(b, m.Wrap, a2aServer(), `{"jsonrpc":"2.0","id":1,"result":{"message":{"parts":[{"text":"hi"}]}}}`,
-		func() *http.Request { return a2aRequest("/a2a", "1.0") })
+	benchAdapter(b, m.Wrap, a2aServer(), a2aAnswer, a2aBenchRequest)
+}
+
+// BenchmarkFloor is the least a middleware that reads the body strictly
+// costs, whatever else it does, measured as BenchmarkMCP and BenchmarkA2A
+// measure the adapters: "read" reads the body whole and forwards it;
+// "validate" also reads it as one value through JSON v2's tokenizer
+// (repeated names, UTF-8 and nesting checked, nothing decoded), with a
+// decoder kept from one request to the next. Its interleaved rows are the
+// floor under the adapters' own, which also check the headers against the
+// body, decide, record, and read the server's answer.
+func BenchmarkFloor(b *testing.B) {
+	var (
+		src bytes.Reader // one request at a time: sub-benchmarks run in turn
+		dec jsontext.Decoder
+	)
+	floor := func(validate bool) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+				if err == nil && validate {
+					src.Reset(body)
+					dec.Reset(&src)
+					_, err = dec.ReadValue()
+				}
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				next.ServeHTTP(w, r)
+			})
+		}
+	}
+	for _, f := range []struct {
+		name     string
+		validate bool
+	}{{"read", false}, {"validate", true}} {
+		b.Run("mcp/"+f.name, func(b *testing.B) { benchAdapter(b, floor(f.validate), mcpServer(), mcpAnswer, mcpBenchRequest) })
+		b.Run("a2a/"+f.name, func(b *testing.B) { benchAdapter(b, floor(f.validate), a2aServer(), a2aAnswer, a2aBenchRequest) })
+	}
 }
