@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -69,4 +70,33 @@ func ExampleDestination() {
 	// Output:
 	// refused below-floor <nil>
 	// run "", workspace "": refused below-floor
+}
+
+// A host that must see the peer's answer before it knows what happened
+// decides first and records that one decision once the peer has answered:
+// here the peer refused the version decided, so the record says so.
+func ExampleNegotiator_Record() {
+	set := facets.Set{A2A: &facets.A2A{
+		Versions: []string{"1.0", "1.1", "1.2"}, PreferredVersion: "1.2", MinimumVersion: "1.1", RefreshedAt: "2026-11-01",
+	}}
+	n, err := negotiate.Compile(set, policy.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	var store negotiatetest.Recorder
+	outcome, payload := n.Decide(nil, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: "1.2", PeerVersions: []string{"1.2"}})
+	fmt.Println("decided:", outcome.Kind, outcome.Version)
+
+	peerRefused := true // what the peer answered, at 1.2
+	if peerRefused {
+		payload.Outcome, payload.Version, payload.Reason = "refused", "", events.ReasonUnsupported
+	}
+	if _, err := n.Record(context.Background(), &store, negotiate.Destination{}, nil, outcome, payload); err != nil {
+		panic(err)
+	}
+	e := store.Events()[0].Payload
+	fmt.Println("recorded:", e.Outcome, e.Requested, e.Reason)
+	// Output:
+	// decided: accepted 1.2
+	// recorded: refused 1.2 unsupported
 }
