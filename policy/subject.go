@@ -193,29 +193,57 @@ func (s *Subject) walk(report func(depth int, field, value, problem string) bool
 // mutation tester sees every condition as covered code.
 
 func issuerProblem(v string) string {
-	return textProblem(v, "issuer", 1024, isSpace, "whitespace")
+	return textProblem(v, "issuer", 1024, isSpace, &asciiSpace, "whitespace")
 }
 
 func subjectIDProblem(v string) string {
-	return textProblem(v, "subjectId", 256, isSlashOrSpace, "whitespace or '/'")
+	return textProblem(v, "subjectId", 256, isSlashOrSpace, &asciiSlashOrSpace, "whitespace or '/'")
 }
 
 // textProblem is the problem of a required field of text: v, at most max
-// characters, none of which may be bad (the characters named).
-func textProblem(v, field string, max int, bad func(rune) bool, named string) string {
+// characters, none of which may be bad (the characters named); ascii is
+// bad for the ASCII characters, read from a table because a Subject is
+// checked on every request that carries one, and an issuer is a URL of
+// ASCII that unicode.IsSpace, called per character, made the most of the
+// check.
+func textProblem(v, field string, max int, bad func(rune) bool, ascii *[utf8.RuneSelf]bool, named string) string {
 	if v == "" {
 		return "is empty; the " + field + " is required"
 	}
 	if !utf8.ValidString(v) {
 		return "is not valid UTF-8"
 	}
-	if utf8.RuneCountInString(v) > max {
+	chars, hasBad := 0, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < utf8.RuneSelf {
+			chars++
+			hasBad = hasBad || ascii[c]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(v[i:])
+		chars++
+		hasBad = hasBad || bad(r)
+		i += size - 1
+	}
+	if chars > max {
 		return "is longer than " + strconv.Itoa(max) + " characters"
 	}
-	if strings.IndexFunc(v, bad) >= 0 {
+	if hasBad {
 		return "contains " + named
 	}
 	return ""
+}
+
+// asciiSpace and asciiSlashOrSpace are isSpace and isSlashOrSpace for the
+// ASCII characters.
+var asciiSpace, asciiSlashOrSpace = asciiTable(isSpace), asciiTable(isSlashOrSpace)
+
+func asciiTable(bad func(rune) bool) (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = bad(rune(c))
+	}
+	return t
 }
 
 func tenantProblem(v string) string {
