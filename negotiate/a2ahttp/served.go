@@ -305,11 +305,13 @@ func (a *answerWatch) overflow() {
 }
 
 // refusedByServer makes a's decision the refusal of a server that served
-// no version the middleware saw: decided as for a peer that speaks none of
-// the host's, so that the record and Options.Observe say what the server
-// did.
+// no version the middleware saw, so that the record and Options.Observe say
+// what the server did: the event is the decision's, made when the request
+// came, as a refusal (as mcphttp records one), and the outcome is decided
+// as for a peer that speaks none of the host's versions.
 func (a *answerWatch) refusedByServer() {
-	a.outcome, a.payload = a.m.n.Decide(a.subject, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.outcome.Requested, PeerVersions: []string{unservedVersion}})
+	a.payload.Outcome, a.payload.Version, a.payload.Reason = "refused", "", events.ReasonUnsupported
+	a.outcome, _ = a.m.n.Decide(a.subject, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.outcome.Requested, PeerVersions: []string{unservedVersion}})
 }
 
 // replace answers with an internal error in place of the server's answer.

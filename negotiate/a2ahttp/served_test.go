@@ -123,10 +123,10 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"the card", false, "/.well-known/agent-card.json", answering(0, "application/json", `{"name":"host","error":{"code":-32009}}`), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// A clock a second later at each reading: an acceptance is
-			// recorded as it was decided when the request came, not decided
-			// again when the server answered; a refusal by the server is the
-			// one decision made then.
+			// A clock a second later at each reading: the record is the
+			// decision made when the request came, at its time, not a
+			// second one made when the server answered, whether the server
+			// served it or refused.
 			decisions := 0
 			later := policy.Policy{Now: func() time.Time { decisions++; return testNow.Add(time.Duration(decisions) * time.Second) }}
 			rec, h := following(t, later, a2ahttp.Options{HTTPJSON: tc.httpJSON}, tc.h)
@@ -135,11 +135,10 @@ func TestRecordFollowsServer(t *testing.T) {
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, cardOrPost(tc.target, "1.2"))
 			want, version := accepted12, "1.2"
-			want.At = testNow.Add(time.Second)
 			if tc.refused {
 				want, version = refused12, ""
-				want.At = testNow.Add(2 * time.Second)
 			}
+			want.At = testNow.Add(time.Second)
 			if got := onlyPayload(t, rec); got != want {
 				t.Errorf("recorded %+v\nwant %+v", got, want)
 			}

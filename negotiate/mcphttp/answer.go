@@ -34,11 +34,12 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negoti
 
 // follow returns w watched: the accepted decision o for subject, whose
 // event is e, is recorded once the wrapped handler's answer shows whether
-// it served the revision, o's. method is the method the request's Mcp-Method header
-// names, which decides whether the answer must confirm the revision, and
-// observed the method of its one message, for Options.Observe; id is the
-// id a replacement answer carries; requests is how many of the request's
-// messages ask for a response, which an event stream is held for.
+// it served the revision, o's. method is the method the request's
+// Mcp-Method header names, which decides whether the answer must confirm
+// the revision, and observed the method of its one message, for
+// Options.Observe; id is the id a replacement answer carries; requests is
+// how many of the request's messages ask for a response, which an event
+// stream is held for.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int) *answerWatch {
 	a := watchers.Get().(*answerWatch)
 	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed, held: a.held[:0]}
