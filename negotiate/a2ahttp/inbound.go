@@ -291,7 +291,7 @@ func (m *Middleware) rpcCode(card bool, code int) int {
 func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) negotiate.Outcome {
 	o, err := m.n.Record(ctx, m.opts.Sink, negotiate.Destination{}, subject, o, payload)
 	if err != nil {
-		m.logAudit(ctx, o.Requested, o, err)
+		m.logAudit(ctx, o, err)
 	}
 	return o
 }
@@ -321,14 +321,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 // logAudit reports an event that was not recorded: what the decision was,
 // and whether the request was refused for it (failClosed), so that the
 // host's log keeps what its event store lost.
-func (m *Middleware) logAudit(ctx context.Context, requested string, outcome negotiate.Outcome, err error) {
+func (m *Middleware) logAudit(ctx context.Context, outcome negotiate.Outcome, err error) {
 	decided := outcome
 	var ae *negotiate.AuditError
 	if errors.As(err, &ae) {
 		decided = ae.Decided
 	}
 	m.log.ErrorContext(ctx, "a2ahttp: negotiation.decided was not recorded",
-		slog.String("requested", truncate(requested)),
+		slog.String("requested", truncate(outcome.Requested)),
 		slog.String("decided", decided.Kind.String()),
 		slog.String("version", decided.Version),
 		slog.Bool("failClosed", outcome.Rule == negotiate.RuleAudit),
