@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -41,7 +41,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	preferred := m.adv.Preferred
 	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
-	ctx = adapter.WithOutcome(ctx, facets.ProtocolA2A, &o)
+	ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &o)
 	method := "GetTask"
 	if strings.HasPrefix(preferred, "0.") {
 		method = "tasks/get"
@@ -57,11 +57,11 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(headerName, preferred)
-	w := adapter.NewCapture(int64(m.maxAnswer))
+	w := exchange.NewCapture(int64(m.maxAnswer))
 	server.ServeHTTP(w, req)
 	data := w.Body
-	if adapter.IsEventStream(w.Header().Get("Content-Type")) {
-		var events adapter.EventScanner
+	if exchange.IsEventStream(w.Header().Get("Content-Type")) {
+		var events exchange.EventScanner
 		data, _ = events.Next(w.Body)
 	}
 	if w.Over {
@@ -88,7 +88,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 // does not start. A host with an audit store, a policy, HTTP+JSON or a
 // card per version uses [New].
 func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
-	n, sink, err := adapter.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A)
+	n, sink, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 
@@ -131,7 +131,7 @@ type Middleware struct {
 
 // New returns a Middleware that decides with n, which must advertise a2a.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	adv, err := adapter.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
+	adv, err := exchange.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	a.subject, a.payload, a.version, a.card, a.recorded = subject, payload, outcome.Version, card, recorded
 	a.outcome, a.body = outcome, body
 	a.everyStatus = !card && !m.opts.HTTPJSON
-	next.ServeHTTP(a, r.WithContext(adapter.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
+	next.ServeHTTP(a, r.WithContext(exchange.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.finish()
 	a.release()
 }
@@ -498,7 +498,7 @@ func quoteList(values []string) string {
 // [Middleware]. The wrapped handler serves that version, and only that one:
 // the response already says so in its A2A-Version header.
 func Version(ctx context.Context) (string, bool) {
-	o, ok := adapter.Outcome(ctx, facets.ProtocolA2A)
+	o, ok := exchange.Outcome(ctx, facets.ProtocolA2A)
 	return o.Version, ok
 }
 
@@ -506,5 +506,5 @@ func Version(ctx context.Context) (string, bool) {
 // whose context ctx is (a downgrade shows as Kind Downgraded), and false
 // when ctx did not come through a [Middleware].
 func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
-	return adapter.Outcome(ctx, facets.ProtocolA2A)
+	return exchange.Outcome(ctx, facets.ProtocolA2A)
 }

@@ -16,7 +16,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
@@ -119,7 +119,7 @@ var errNoVersion = errors.New("the object names neither supportedInterfaces nor 
 // Nothing is sent at a refused version: only an accepted outcome makes a
 // [Transport].
 func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opts OutboundOptions) (negotiate.Outcome, []string, error) {
-	adv, err := adapter.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
+	adv, err := exchange.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
 	if err != nil {
 		return negotiate.Outcome{}, nil, err
 	}
@@ -388,7 +388,7 @@ type runtimeRecord struct {
 // is returned as an error, and the record of it is the caller's. Use
 // [Connect] for the record to follow the peer.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
-	if err := adapter.Sendable("a2ahttp", o, facets.ProtocolA2A); err != nil {
+	if err := exchange.Sendable("a2ahttp", o, facets.ProtocolA2A); err != nil {
 		return nil, err
 	}
 	if base == nil {
@@ -534,8 +534,8 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 // It returns what it read, the verdict, and the error that ended the
 // body (io.EOF at its end), which the answer's reader then meets.
 func (t *Transport) read(resp *http.Response) ([]byte, verdict, error) {
-	sse := adapter.IsEventStream(resp.Header.Get("Content-Type"))
-	var scan adapter.EventScanner
+	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
+	var scan exchange.EventScanner
 	var w answerWatch // only its reader: it holds no writer here
 	held := make([]byte, 0, 512)
 	for {

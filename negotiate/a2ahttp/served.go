@@ -13,7 +13,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -114,7 +114,7 @@ type answerWatch struct {
 	head     http.Header // the head as it was when the status was written
 	sse      bool
 	held     []byte
-	events   adapter.EventScanner
+	events   exchange.EventScanner
 	id       jsontext.Value // the answer's JSON-RPC id, once read
 }
 
@@ -129,7 +129,7 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	a.sse = adapter.IsEventStream(a.Header().Get("Content-Type"))
+	a.sse = exchange.IsEventStream(a.Header().Get("Content-Type"))
 	if !a.everyStatus && status < 300 && !a.sse {
 		// A success on HTTP+JSON is no error for any client to read.
 		a.settle(served)

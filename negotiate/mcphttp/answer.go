@@ -14,7 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/events"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -140,7 +140,7 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	a.sse = adapter.IsEventStream(a.Header().Get("Content-Type"))
+	a.sse = exchange.IsEventStream(a.Header().Get("Content-Type"))
 	if a.sse && a.expect == 0 {
 		// A stream that answers no request (a session's GET, or a POST of
 		// notifications) holds no response to read: the decision stands.
@@ -501,7 +501,7 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 
 // sseScanner is the adapters' event-stream reader, with the search for
 // the JSON-RPC response an answer carries.
-type sseScanner struct{ adapter.EventScanner }
+type sseScanner struct{ exchange.EventScanner }
 
 // response returns the data of the next event s completes in b that is a
 // JSON-RPC response, passing over the notifications and requests before it.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -42,7 +42,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	preferred := m.adv.Preferred
 	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
-	ctx = adapter.WithOutcome(ctx, facets.ProtocolMCP, &o)
+	ctx = exchange.WithOutcome(ctx, facets.ProtocolMCP, &o)
 	method := methodDiscover
 	params := map[string]any{"_meta": map[string]any{
 		metaProtocolVersion:                          preferred,
@@ -67,16 +67,16 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		req.Header.Set(headerProtocolVersion, preferred)
 		req.Header.Set(headerMethod, methodDiscover)
 	}
-	w := adapter.NewCapture(m.maxAnswer)
+	w := exchange.NewCapture(m.maxAnswer)
 	server.ServeHTTP(w, req)
 	if id := w.Header().Get(headerSessionID); id != "" {
 		end, _ := http.NewRequestWithContext(ctx, http.MethodDelete, "http://127.0.0.1/", http.NoBody)
 		end.Header.Set(headerSessionID, id)
 		end.Header.Set(headerProtocolVersion, preferred)
-		server.ServeHTTP(adapter.NewCapture(0), end)
+		server.ServeHTTP(exchange.NewCapture(0), end)
 	}
 	data := w.Body
-	if adapter.IsEventStream(w.Header().Get("Content-Type")) {
+	if exchange.IsEventStream(w.Header().Get("Content-Type")) {
 		var events sseScanner
 		data, _ = events.response(w.Body)
 	}
@@ -118,7 +118,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 // host that cannot serve what f advertises does not start. A host with
 // an audit store, a policy or bounds of its own uses [New].
 func Handler(f *facets.MCP, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
-	n, sink, err := adapter.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP)
+	n, sink, err := exchange.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP)
 	if err != nil {
 		return nil, err
 	}

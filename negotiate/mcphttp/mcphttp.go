@@ -15,7 +15,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 
@@ -158,7 +158,7 @@ type settings struct {
 // server.WithStreamableHTTPProtocolVersions), so that their
 // server/discover answer lists what the host advertises.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	adv, err := exchange.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ type handler struct {
 // whose context ctx is: the wrapped handler serves that revision. It
 // returns false when ctx did not come through a [Middleware].
 func Version(ctx context.Context) (string, bool) {
-	o, ok := adapter.Outcome(ctx, facets.ProtocolMCP)
+	o, ok := exchange.Outcome(ctx, facets.ProtocolMCP)
 	return o.Version, ok
 }
 
@@ -239,7 +239,7 @@ func Version(ctx context.Context) (string, bool) {
 // counter-offer as CounterOffered), and false when ctx did not come
 // through a [Middleware].
 func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
-	return adapter.Outcome(ctx, facets.ProtocolMCP)
+	return exchange.Outcome(ctx, facets.ProtocolMCP)
 }
 
 // ServeHTTP checks and negotiates the request, then passes it to the

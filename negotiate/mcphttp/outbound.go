@@ -16,7 +16,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/tracectx"
@@ -160,7 +160,7 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 // ends before it is errNoResponse. A body over the bound is an
 // *egress.Error of kind TooLarge, and a read that fails one of its kind.
 func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
-	sse := adapter.IsEventStream(resp.Header.Get("Content-Type"))
+	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	var events sseScanner
 	chunk := make([]byte, 32<<10)
 	for {
@@ -434,7 +434,7 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opt
 // initialize (Connect, whose Transport needs the session), or is the
 // outcome (Negotiate).
 func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts OutboundOptions, open bool) (negotiation, error) {
-	adv, err := adapter.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	adv, err := exchange.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
 	if err != nil {
 		return negotiation{}, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -454,7 +454,7 @@ func sessionMismatch(header, settled string) rpcerr.RPCError {
 // forward passes r, with raw as its body, to the wrapped handler, with the
 // outcome in its context.
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
-	r = r.WithContext(adapter.WithOutcome(r.Context(), facets.ProtocolMCP, o))
+	r = r.WithContext(exchange.WithOutcome(r.Context(), facets.ProtocolMCP, o))
 	if raw != nil {
 		b := &forwardedBody{raw: raw}
 		b.Reset(raw)

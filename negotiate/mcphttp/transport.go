@@ -13,7 +13,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
@@ -118,7 +118,7 @@ type recorder struct {
 // decision refused, below the floor or downgraded for an unauthenticated
 // caller.
 func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, error) {
-	if err := adapter.Sendable("mcphttp", o, facets.ProtocolMCP); err != nil {
+	if err := exchange.Sendable("mcphttp", o, facets.ProtocolMCP); err != nil {
 		return nil, err
 	}
 	if base == nil {

@@ -29,7 +29,7 @@ type card struct {
 
 // a2a runs the §22 seam: the agent card and the decision, then one
 // SendMessage through the stamping transport (a2ahttp.Connect).
-func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
+func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 	adv, ok := x.h.Negotiator.Facets().Lookup(facets.ProtocolA2A)
 	if !ok {
 		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise a2a", nil)
@@ -78,7 +78,7 @@ func (x *exchange) a2a(ctx context.Context) (map[string]any, *httpError) {
 // the decided version, or its first JSON-RPC interface, or its url, when
 // that is on the peer's own origin; otherwise <peerUrl>/a2a/jsonrpc. A card
 // never sends the host to another origin.
-func (x *exchange) interfaceURL(raw []byte) string {
+func (x *invocation) interfaceURL(raw []byte) string {
 	var c card
 	_ = strictjson.DecodeOpen(raw, &c)
 	var candidates []string

@@ -30,7 +30,7 @@ type inputRequired struct {
 
 // mcp runs the §23 seam: server/discover, the decision, one tools/call and
 // its MRTR rounds.
-func (x *exchange) mcp(ctx context.Context) (map[string]any, *httpError) {
+func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	set := x.h.Negotiator.Facets()
 	if set.MCP == nil {
 		return nil, envelope(http.StatusNotFound, "not_found", "the host does not advertise mcp", nil)
@@ -131,7 +131,7 @@ const unservedRevision = "9999-12-31"
 // the exchange was accepted at, on the exchange's run after the
 // acceptance, and answers interop_version_unsupported; a record that
 // cannot be written is an internal_error naming the run.
-func (x *exchange) refusedAtRuntime(ctx context.Context, proto facets.Protocol, unserved string, supported []string) *httpError {
+func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, unserved string, supported []string) *httpError {
 	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version, PeerVersions: []string{unserved}}
 	if _, err := x.h.Negotiator.DecideAndRecord(context.WithoutCancel(ctx), x.h.Sink, x.destination(), x.subject(), offer); err != nil {
 		return unrecorded(x.runID)
@@ -142,7 +142,7 @@ func (x *exchange) refusedAtRuntime(ctx context.Context, proto facets.Protocol, 
 // observe counts one result with the guard: whether to retry, or the 422
 // for a round past the ceiling. A host that advertises no mrtr runs no
 // rounds, so its first input_required is past the ceiling.
-func (x *exchange) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *httpError) {
+func (x *invocation) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *httpError) {
 	if guard == nil {
 		var r struct {
 			ResultType string `json:"resultType"`
@@ -164,13 +164,13 @@ func (x *exchange) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *htt
 	return retry, nil
 }
 
-func (x *exchange) roundsExceeded(e *wperrors.Error) *httpError {
+func (x *invocation) roundsExceeded(e *wperrors.Error) *httpError {
 	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 }
 
 // checkFields checks the fields of one seam: the MCP seam's defaults and
 // shapes, and that neither seam is given the other's fields.
-func (x *exchange) checkFields(proto facets.Protocol) *httpError {
+func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 	r := &x.req
 	if proto == facets.ProtocolA2A {
 		if r.Tool != "" || r.Arguments != nil || r.ClientCapabilities != nil || r.ElicitationAnswer != nil {

@@ -181,8 +181,8 @@ type request struct {
 	ElicitationAnswer  jsontext.Value `json:"elicitationAnswer"`
 }
 
-// exchange is one invocation in flight.
-type exchange struct {
+// invocation is one seam invocation in flight.
+type invocation struct {
 	h       *Handler
 	req     request
 	caller  *negotiate.Subject
@@ -219,7 +219,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, envelope(http.StatusUnauthorized, "unauthenticated", "the seams are served to an authenticated caller only", nil))
 		return
 	}
-	x := &exchange{h: h, caller: caller}
+	x := &invocation{h: h, caller: caller}
 	if fail := x.read(r, proto); fail != nil {
 		writeError(w, fail)
 		return
@@ -244,7 +244,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // read decodes and checks the request, and opens the audit run.
-func (x *exchange) read(r *http.Request, proto facets.Protocol) *httpError {
+func (x *invocation) read(r *http.Request, proto facets.Protocol) *httpError {
 	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxRequestBytes))
 	if err != nil {
 		return envelope(http.StatusRequestEntityTooLarge, "validation_error", "the request body is unreadable or larger than 64 KiB", nil)
@@ -303,7 +303,7 @@ func peerOf(req request, proto facets.Protocol) (string, error) {
 
 // subject is the Subject the exchange is decided for: the caller's, or
 // none when the request says authenticated:false.
-func (x *exchange) subject() *negotiate.Subject {
+func (x *invocation) subject() *negotiate.Subject {
 	if x.req.Authenticated != nil && !*x.req.Authenticated {
 		return nil
 	}
@@ -311,7 +311,7 @@ func (x *exchange) subject() *negotiate.Subject {
 }
 
 // destination is the exchange's audit run.
-func (x *exchange) destination() negotiate.Destination {
+func (x *invocation) destination() negotiate.Destination {
 	return negotiate.Destination{RunID: x.runID}
 }
 
@@ -321,7 +321,7 @@ func (x *exchange) destination() negotiate.Destination {
 // no decision (the peer could not be reached, hung up, answered no
 // negotiation answer) recorded nothing, and is answered as the host's
 // failure, without a runId: there is no record to read.
-func (x *exchange) decided(o negotiate.Outcome, err error) *httpError {
+func (x *invocation) decided(o negotiate.Outcome, err error) *httpError {
 	x.outcome = o
 	if fail := hostFailure(err, ""); fail != nil {
 		return fail
@@ -343,7 +343,7 @@ func (x *exchange) decided(o negotiate.Outcome, err error) *httpError {
 }
 
 // success is the 200 body of an accepted exchange.
-func (x *exchange) success(result jsontext.Value) map[string]any {
+func (x *invocation) success(result jsontext.Value) map[string]any {
 	digest, _ := events.PeerDigest(x.peer)
 	return map[string]any{
 		"negotiatedVersion": x.outcome.Version,
@@ -364,7 +364,7 @@ func unrecorded(runID string) *httpError {
 // back no answer to relay: the peer refused the version at runtime (the
 // recording transport recorded it on the run), that record could not be
 // written, or the call failed on the way (see hostFailure). Nil otherwise.
-func (x *exchange) callFailure(err error, proto facets.Protocol, supported []string) *httpError {
+func (x *invocation) callFailure(err error, proto facets.Protocol, supported []string) *httpError {
 	// The failed record and the refusal come first: egress.Do hands back
 	// an error of the transport it does not know (the recording
 	// transport's) inside an *egress.Error whose cause it is. A refusal
@@ -402,14 +402,14 @@ func hostFailure(err error, runID string) *httpError {
 
 // peerFailure is the answer when the peer refused or failed the call made
 // at the decided version; the peer's own body is never relayed.
-func (x *exchange) peerFailure(status int, why string) *httpError {
+func (x *invocation) peerFailure(status int, why string) *httpError {
 	return envelope(http.StatusBadRequest, "validation_error", "the peer did not complete the call at "+x.outcome.Version+": "+why,
 		map[string]any{"peerStatus": status, "runId": x.runID})
 }
 
 // post sends one JSON-RPC request through rt and reads the response, up to
 // the bound; an event-stream answer is read to its first response.
-func (x *exchange) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
+func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return rpcReply{}, 0, err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
@@ -30,7 +30,7 @@ type tap struct {
 	getOnly bool
 }
 
-func (x *exchange) discoveryTap() *tap {
+func (x *invocation) discoveryTap() *tap {
 	return &tap{base: x.client.Transport, only: x.req.PeerOffersOnly}
 }
 
@@ -75,7 +75,7 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 // came, and the adapter refuses it too.
 func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	raw := body
-	if adapter.IsEventStream(resp.Header.Get("Content-Type")) {
+	if exchange.IsEventStream(resp.Header.Get("Content-Type")) {
 		events := eventData(body)
 		if len(events) == 0 {
 			return body

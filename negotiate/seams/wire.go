@@ -8,7 +8,7 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
@@ -63,7 +63,7 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	if err != nil {
 		return rpcReply{}, err
 	}
-	if !adapter.IsEventStream(resp.Header.Get("Content-Type")) {
+	if !exchange.IsEventStream(resp.Header.Get("Content-Type")) {
 		var rep rpcReply
 		err := strictjson.DecodeOpen(body, &rep)
 		return rep, err
@@ -78,11 +78,11 @@ func readReply(resp *http.Response) (rpcReply, error) {
 }
 
 // eventData returns the data of the events of a whole event stream, as
-// adapter.EventScanner reads them (the adapters' one reader): an event
+// exchange.EventScanner reads them (the adapters' one reader): an event
 // ends at a blank line, its data lines joined by "\n", and one the stream
 // ends inside is no event, as the event-stream format says.
 func eventData(stream []byte) [][]byte {
-	var s adapter.EventScanner
+	var s exchange.EventScanner
 	var out [][]byte
 	for {
 		data, ok := s.Next(stream)

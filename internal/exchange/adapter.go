@@ -2,7 +2,7 @@
 // negotiate/mcphttp, share, so that they read the same and neither keeps a
 // copy of the other: the check of what both directions need, and the
 // context that carries an accepted outcome to the wrapped handler.
-package adapter
+package exchange
 
 import (
 	"context"

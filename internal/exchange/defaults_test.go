@@ -1,4 +1,4 @@
-package adapter_test
+package exchange_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -40,7 +40,7 @@ func TestDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n, sink, err := adapter.Defaults("x", c.set, c.p)
+			n, sink, err := exchange.Defaults("x", c.set, c.p)
 			if c.want != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), c.want) || n != nil || sink != nil {
 					t.Fatalf("Defaults = %v, %v, %v; want the error %q", n, sink, err, c.want)
@@ -58,7 +58,7 @@ func TestDefaults(t *testing.T) {
 			old := slog.Default()
 			t.Cleanup(func() { slog.SetDefault(old) })
 			slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
-			_, sink, _ = adapter.Defaults("x", c.set, c.p)
+			_, sink, _ = exchange.Defaults("x", c.set, c.p)
 			if _, err := n.DecideAndRecord(context.Background(), sink, negotiate.Destination{}, nil, negotiate.InboundOffer(adv, "", adv.Preferred)); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package adapter_test
+package exchange_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/adapter"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
@@ -40,12 +40,12 @@ func TestCheck(t *testing.T) {
 		{"not advertised", n, sink, facets.ProtocolMCP, "x: the Negotiator does not advertise mcp", nil},
 		{"nil sink", n, nil, facets.ProtocolA2A, "x: the Sink is nil; every negotiation must be recorded: " + events.ErrClosed.Error(), events.ErrClosed},
 	} {
-		adv, err := adapter.Check("x", c.n, c.sink, c.p)
+		adv, err := exchange.Check("x", c.n, c.sink, c.p)
 		if err == nil || err.Error() != c.want || (c.is != nil && !errors.Is(err, c.is)) || adv.Preferred != "" {
 			t.Errorf("%s: %+v, %v; want %q", c.name, adv, err, c.want)
 		}
 	}
-	adv, err := adapter.Check("x", n, sink, facets.ProtocolA2A)
+	adv, err := exchange.Check("x", n, sink, facets.ProtocolA2A)
 	if err != nil || adv.Preferred != "1.1" || adv.Floor != "1.0" {
 		t.Errorf("usable: %+v, %v", adv, err)
 	}
@@ -57,14 +57,14 @@ func TestOutcomeIsPerProtocol(t *testing.T) {
 	protocols := []facets.Protocol{facets.ProtocolMCP, facets.ProtocolA2A, "grpc"}
 	for _, p := range protocols {
 		o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: p, Version: "1.1"}
-		ctx := adapter.WithOutcome(context.Background(), p, &o)
+		ctx := exchange.WithOutcome(context.Background(), p, &o)
 		for _, q := range protocols {
-			got, ok := adapter.Outcome(ctx, q)
+			got, ok := exchange.Outcome(ctx, q)
 			if want := p == q; ok != want || want && got != o || !want && got != (negotiate.Outcome{}) {
 				t.Errorf("%s's outcome read as %s: %+v, %v", p, q, got, ok)
 			}
 		}
-		if _, ok := adapter.Outcome(context.Background(), p); ok {
+		if _, ok := exchange.Outcome(context.Background(), p); ok {
 			t.Errorf("an empty context holds a %s outcome", p)
 		}
 	}
@@ -82,13 +82,13 @@ func TestSendable(t *testing.T) {
 		{"downgraded", negotiate.Outcome{Kind: negotiate.Downgraded, Protocol: facets.ProtocolA2A, Version: "1.0"}, ""},
 		{"accepted", negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.1"}, ""},
 	} {
-		err := adapter.Sendable("x", c.o, facets.ProtocolA2A)
+		err := exchange.Sendable("x", c.o, facets.ProtocolA2A)
 		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 	refused := negotiate.Outcome{Kind: negotiate.Refused, Protocol: facets.ProtocolA2A}
-	if err := adapter.Sendable("x", refused, facets.ProtocolA2A); !errors.Is(err, wperrors.InteropVersionUnsupported) {
+	if err := exchange.Sendable("x", refused, facets.ProtocolA2A); !errors.Is(err, wperrors.InteropVersionUnsupported) {
 		t.Errorf("a refusal's error %v does not wrap the refusal", err)
 	}
 }
@@ -103,15 +103,15 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	adv, err := adapter.Check("a2ahttp", n, &negotiatetest.Recorder{}, facets.ProtocolA2A)
+	adv, err := exchange.Check("a2ahttp", n, &negotiatetest.Recorder{}, facets.ProtocolA2A)
 	fmt.Println(adv.Preferred, err)
-	_, err = adapter.Check("mcphttp", n, &negotiatetest.Recorder{}, facets.ProtocolMCP)
+	_, err = exchange.Check("mcphttp", n, &negotiatetest.Recorder{}, facets.ProtocolMCP)
 	fmt.Println(err)
 
 	o := negotiate.Outcome{Kind: negotiate.Accepted, Protocol: facets.ProtocolA2A, Version: "1.0"}
-	ctx := adapter.WithOutcome(context.Background(), facets.ProtocolA2A, &o)
-	got, ok := adapter.Outcome(ctx, facets.ProtocolA2A)
-	fmt.Println(got.Version, ok, adapter.Sendable("a2ahttp", got, facets.ProtocolA2A))
+	ctx := exchange.WithOutcome(context.Background(), facets.ProtocolA2A, &o)
+	got, ok := exchange.Outcome(ctx, facets.ProtocolA2A)
+	fmt.Println(got.Version, ok, exchange.Sendable("a2ahttp", got, facets.ProtocolA2A))
 	// Output:
 	// 1.0 <nil>
 	// mcphttp: the Negotiator does not advertise mcp
