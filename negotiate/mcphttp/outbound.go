@@ -16,8 +16,8 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"

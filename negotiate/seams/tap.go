@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
 	"github.com/go-json-experiment/json/jsontext"
