@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,64 +28,56 @@ import (
 
 // errAnswerReplaced is what the wrapped handler's writes return once its
 // answer has been replaced by the middleware's (the record could not be
-// written and the policy requires it).
-var errAnswerReplaced = errors.New("mcphttp: the answer was replaced: its negotiation could not be recorded")
+// written and the policy requires it, or the answer could not be read).
+var errAnswerReplaced = errors.New("mcphttp: the answer was replaced by the middleware's")
 
 // follow returns w watched: the accepted decision o for subject, whose
 // event is e, is recorded once the wrapped handler's answer shows whether
-// it served the revision, o's. method is the method the request's
-// Mcp-Method header names, which decides whether the answer must confirm
-// the revision, and observed the method of its one message, for
-// Options.Observe; id is the id a replacement answer carries; requests is
-// how many of the request's messages ask for a response, which an event
-// stream is held for.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int) *answerWatch {
+// it served the revision, o's (or, when recorded, only when the answer
+// contradicts it). method is the method the request's Mcp-Method header
+// names, which decides whether the answer must confirm the revision, and
+// observed the method of its one message, for Options.Observe; id is the
+// id a replacement answer carries; requests is how many of the request's
+// messages ask for a response, which an event stream is held for.
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int, recorded bool) *answerWatch {
 	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed, held: a.held[:0]}
+	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed,
+		recorded: recorded, buf: a.buf[:0], classifyFn: a.classifyFn}
+	if a.classifyFn == nil {
+		a.classifyFn = a.classify // bound once per pooled watcher, not per request
+	}
 	if method == methodDiscover || method == methodInitialize {
-		// Their results name the revisions served: the answer must confirm
-		// the decision.
 		a.confirm, a.method = true, method
 	}
 	return a
 }
 
-// watchers keeps answerWatches, and the buffers they hold answers in, for
-// the next request, as a2ahttp's do: most answers are held whole, and a
-// buffer that has grown to an answer's size fits the next one.
+// watchers pools the answer watchers, and the buffers they hold answers
+// in, across requests.
 var watchers = sync.Pool{New: func() any { return new(answerWatch) }}
 
-// maxPooledAnswer bounds the buffer a pooled answerWatch keeps.
+// maxPooledAnswer bounds the buffer a pooled watcher keeps.
 const maxPooledAnswer = 16 << 10
 
-// release returns a to the pool once the wrapped handler has returned and
-// a has observed it, when nothing may use it any more.
+// release returns a to the pool, once the wrapped handler has returned.
 func (a *answerWatch) release() {
-	held := a.held[:0]
-	if cap(held) > maxPooledAnswer {
-		held = nil
+	buf := a.buf[:0]
+	if held := a.answer.Held(); cap(held) > cap(buf) {
+		buf = held[:0] // the answer outgrew the pooled buffer
 	}
-	*a = answerWatch{held: held}
+	if cap(buf) > maxPooledAnswer {
+		buf = nil
+	}
+	*a = answerWatch{buf: buf, classifyFn: a.classifyFn}
 	watchers.Put(a)
 }
 
-// record records o, decided for subject, with its event e, logging a
-// failure to record that the policy lets stand.
-func (h *handler) record(r *http.Request, subject *negotiate.Subject, o negotiate.Outcome, e *events.NegotiationDecided) negotiate.Outcome {
-	var dest negotiate.Destination
-	if h.opts.Destination != nil {
-		dest = h.opts.Destination(r)
+// dest is where r's events are written.
+func (h *handler) dest(r *http.Request) negotiate.Destination {
+	if h.opts.Destination == nil {
+		return negotiate.Destination{}
 	}
-	// The exchange happened whether or not the client is still there: its
-	// record must not depend on the client's connection.
-	ctx := context.WithoutCancel(r.Context())
-	o, err := h.n.Record(ctx, h.opts.Sink, dest, subject, o, *e)
-	if err != nil && o.Rule != negotiate.RuleAudit {
-		// The policy lets the outcome stand without its record; the host
-		// must still hear of it.
-		h.log.ErrorContext(ctx, "mcphttp: negotiation.decided was not recorded", "err", err, "outcome", o.Kind.String(), "version", o.Version)
-	}
-	return o
+	return h.opts.Destination(r)
 }
 
 // The states of an answerWatch.
@@ -94,45 +85,45 @@ const (
 	watching = iota // nothing written yet
 	holding         // the head and the first bytes are held
 	released        // recorded; the answer goes through
-	replaced        // recorded failed; the middleware answered instead
+	replaced        // the middleware answered instead
 )
 
 // answerWatch is the ResponseWriter the wrapped handler answers an
 // accepted request through. It holds the head of the answer (and, while
-// it must read it, its first bytes, up to limit), records the decision as
-// the answer shows it, then writes what it held and lets the rest through.
+// it must read it, its first bytes, up to the bound), records the decision
+// as the answer shows it, read by the engine's one answer reader, then
+// writes what it held and lets the rest through.
 type answerWatch struct {
 	http.ResponseWriter
-	h       *handler
-	r       *http.Request
-	subject *negotiate.Subject
-	outcome *negotiate.Outcome // the decision, accepted
-	payload events.NegotiationDecided
-	id      jsontext.Value
-	method  string
-	confirm bool // the answer must confirm the revision
-	expect  int  // the responses an event stream is held for
+	h        *handler
+	r        *http.Request
+	subject  *negotiate.Subject
+	outcome  *negotiate.Outcome // the decision, accepted
+	payload  events.NegotiationDecided
+	id       jsontext.Value
+	method   string
+	confirm  bool // the answer must confirm the revision
+	expect   int  // the responses an event stream is held for
+	recorded bool // the acceptance was recorded before the handler ran
 
 	observed string // the request's method, for Options.Observe
 	code     int    // the JSON-RPC error code the answer was read to carry
 
-	state  int
-	status int
-	late   http.Header // what the handler changes in the head while it is held
-	sse    bool
-	held   []byte
-	events sseScanner
-	// What the events read so far showed: how many responses, and whether
-	// one refused the revision.
-	responses int
-	refused   bool
-	werr      error // the error of writing the held bytes
+	state      int
+	status     int
+	late       http.Header // what the handler changes in the head while it is held
+	answer     exchange.Answer
+	buf        []byte           // the pooled buffer the answer is held in
+	classifyFn exchange.Classify // a.classify
+	responses  int              // the responses the event stream held so far
+	werr       error            // the error of writing the held bytes
 }
 
+// WriteHeader holds the head of the answer until it shows whether the
+// revision was served. An informational status passes through while
+// nothing else has been written.
 func (a *answerWatch) WriteHeader(status int) {
 	if a.state == released || a.state == watching && status < 200 {
-		// Informational answers go before the real one; a superfluous
-		// status is net/http's to report.
 		a.ResponseWriter.WriteHeader(status)
 		return
 	}
@@ -140,21 +131,19 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	a.sse = exchange.IsEventStream(a.Header().Get("Content-Type"))
-	if a.sse && a.expect == 0 {
-		// A stream that answers no request (a session's GET, or a POST of
-		// notifications) holds no response to read: the decision stands.
-		a.settle(true)
+	a.answer.Start(a.Header(), a.h.maxAnswer, a.classifyFn, a.buf)
+	if a.answer.Stream() && a.expect == 0 {
+		// A stream that answers no request of this one (a GET's) shows
+		// nothing of the revision.
+		a.settle(exchange.Served)
 		return
 	}
-	// Whatever else it is labelled, a client may read it as JSON-RPC.
 	a.state = holding
 }
 
-// Header is the head of the answer. Once its status is written and while
-// the answer is held, changes go to a copy nothing sends: net/http sends
-// the head as it was when the status was written, and so does the
-// watcher, from the header underneath, untouched since.
+// Header returns the head the handler writes: while it is held, a copy,
+// so that what the handler changes after WriteHeader is not sent, as
+// net/http does not send it.
 func (a *answerWatch) Header() http.Header {
 	if a.state != holding {
 		return a.ResponseWriter.Header()
@@ -165,19 +154,17 @@ func (a *answerWatch) Header() http.Header {
 	return a.late
 }
 
-// WriteString is Write, without a copy of s to make it bytes.
+// WriteString writes s as Write writes it, without a copy once released.
 func (a *answerWatch) WriteString(s string) (int, error) {
 	if a.state == released {
 		return io.WriteString(a.ResponseWriter, s)
 	}
-	return a.write(nil, s)
+	return a.Write([]byte(s))
 }
 
-func (a *answerWatch) Write(p []byte) (int, error) { return a.write(p, "") }
-
-// write writes p, or s when p is nil.
-func (a *answerWatch) write(p []byte, s string) (int, error) {
-	n := len(p) + len(s)
+// Write holds p while the answer must be read, and passes it through
+// once it has been.
+func (a *answerWatch) Write(p []byte) (int, error) {
 	if a.state == watching {
 		a.WriteHeader(http.StatusOK)
 	}
@@ -185,47 +172,16 @@ func (a *answerWatch) write(p []byte, s string) (int, error) {
 	case replaced:
 		return 0, errAnswerReplaced
 	case released:
-		if p == nil {
-			return io.WriteString(a.ResponseWriter, s)
-		}
 		return a.ResponseWriter.Write(p)
 	}
-	a.held = append(append(a.held, p...), s...)
-	if int64(len(a.held)) > a.h.maxAnswer {
-		// Not read within the bound: neither an acceptance nor a refusal
-		// the middleware saw, so it does not leave.
-		a.settle(false)
-		return n, a.writeErr()
+	if v := a.answer.Write(p); v != exchange.Undecided {
+		a.settle(v)
+		return len(p), a.writeErr()
 	}
-	for a.sse {
-		data, ok := a.events.Next(a.held)
-		if !ok {
-			break
-		}
-		if a.confirm {
-			// The first event that is a response settles it.
-			if rep, err := readReply(data); err == nil {
-				a.code = int(rep.code)
-				a.settle(a.confirms(rep))
-				return n, a.writeErr()
-			}
-			continue
-		}
-		responses, refused := readAnswer(data)
-		a.responses += responses
-		a.refused = a.refused || refused
-		if a.refused {
-			a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
-		}
-		if a.refused || a.responses >= a.expect {
-			a.settle(!a.refused)
-			return n, a.writeErr()
-		}
-	}
-	return n, nil
+	return len(p), nil
 }
 
-// writeErr is what a Write that settled the answer returns.
+// writeErr is what a write that settled the answer returns.
 func (a *answerWatch) writeErr() error {
 	if a.state == replaced {
 		return errAnswerReplaced
@@ -233,9 +189,15 @@ func (a *answerWatch) writeErr() error {
 	return a.werr
 }
 
-// Flush sends what was written once the answer is settled; until then the
-// bytes are held, and flushing them would send an unrecorded answer.
+// Flush sends what was written once the answer is released; while it is
+// held, a plain answer is read as far as it has come, and released when
+// that shows the verdict.
 func (a *answerWatch) Flush() {
+	if a.state == holding {
+		if v := a.answer.Peek(); v != exchange.Undecided {
+			a.settle(v)
+		}
+	}
 	if a.state != released {
 		return
 	}
@@ -247,62 +209,89 @@ func (a *answerWatch) Flush() {
 // Unwrap gives http.ResponseController the writer underneath.
 func (a *answerWatch) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
-// observe is called when the wrapped handler has returned: what it held is
-// all the answer there is.
+// observe settles the answer once the handler has returned: a handler
+// that wrote nothing answered 200 with no body, which confirms no
+// revision; an answer still held is read whole.
 func (a *answerWatch) observe(int) {
 	switch a.state {
 	case watching:
-		// No answer written: net/http answers 200 with nothing, which
-		// confirms no revision.
-		a.settle(!a.confirm)
+		a.settle(a.atEnd())
 		if o, ok := a.ResponseWriter.(observer); ok {
-			// Replaced, the writer underneath has observed the
-			// middleware's answer already, and this changes nothing.
 			o.observe(http.StatusOK)
 		}
 	case holding:
-		// An event stream that ended before it answered every request
-		// stands unless it refused; a discover or initialize it never
-		// answered did not serve the revision.
-		ok := !a.confirm && !a.refused
-		if !a.sse && a.confirm {
-			rep, err := readReply(a.held)
-			a.code = int(rep.code)
-			ok = err == nil && a.confirms(rep)
-		} else if !a.sse {
-			_, refused := readAnswer(a.held)
-			if ok = !refused; refused {
-				a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
-			}
+		v := a.answer.End()
+		if v == exchange.Undecided {
+			v = a.atEnd()
 		}
-		a.settle(ok)
+		a.settle(v)
 	}
 }
 
-// settle records the decision, as served when ok and as the server's
-// refusal otherwise, then writes the held answer, or the middleware's own
-// when the record could not be written and the policy requires it, or
-// when the answer is longer than the middleware reads.
-func (a *answerWatch) settle(ok bool) {
-	e := &a.payload
-	if !ok {
-		// The server contradicted the decision: what it did was refuse
-		// the revision, so that is what the event says.
-		e.Outcome, e.Version, e.Reason = "refused", "", events.ReasonUnsupported
+// atEnd is the verdict of an answer that ended without showing one: a
+// discover or initialize that confirmed nothing refused the revision;
+// anything else served it.
+func (a *answerWatch) atEnd() exchange.Verdict {
+	if a.confirm {
+		return exchange.Refused
 	}
-	o := a.h.record(a.r, a.subject, *a.outcome, e)
-	if !ok && o.Rule != negotiate.RuleAudit {
-		// Observed as the record says it: the server refused the
-		// revision, as a peer that speaks none of it would.
-		o, _ = a.h.n.Decide(a.subject, negotiate.Offer{Protocol: o.Protocol, Requested: o.Requested, PeerVersions: []string{unoffered}})
+	return exchange.Served
+}
+
+// classify is the MCP reading of the answer's messages: a discover or
+// initialize answer must confirm the revision; any other is refused by a
+// -32022 among its responses, and an event stream is read until it has
+// held the responses the request asked for.
+func (a *answerWatch) classify(msg []byte, complete bool) exchange.Verdict {
+	if !complete {
+		return exchange.Undecided
+	}
+	if a.confirm {
+		rep, err := readReply(msg)
+		switch {
+		case err != nil && a.answer.Stream():
+			return exchange.Undecided // an event that is no response
+		case err == nil && a.confirms(rep):
+			a.code = int(rep.code)
+			return exchange.Served
+		}
+		a.code = int(rep.code)
+		return exchange.Refused
+	}
+	responses, refused := readAnswer(msg)
+	if refused {
+		a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
+		return exchange.Refused
+	}
+	a.responses += responses
+	if a.answer.Stream() && a.responses < a.expect {
+		return exchange.Undecided
+	}
+	return exchange.Served
+}
+
+// settle records the decision as the answer showed it: accepted when
+// served (unless recorded before the handler ran), the server's refusal
+// otherwise, under RequireAudit as a second event. It then releases the
+// held answer, or replaces it when the record failed under RequireAudit
+// or the answer could not be read.
+func (a *answerWatch) settle(v exchange.Verdict) {
+	o := *a.outcome
+	switch {
+	case v != exchange.Served:
+		o, _ = a.h.rec.Contradicted(a.r.Context(), a.h.dest(a.r), a.subject, o, a.payload)
+	case !a.recorded:
+		o, _ = a.h.rec.Record(a.r.Context(), a.h.dest(a.r), a.subject, o, a.payload)
 	}
 	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
-	head := a.ResponseWriter.Header()
-	if o.Rule == negotiate.RuleAudit || int64(len(a.held)) > a.h.maxAnswer {
+	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
 		a.state = replaced
-		a.held = a.held[:0]
-		clear(head)
-		e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer exceeds " + strconv.FormatInt(a.h.maxAnswer, 10) + " bytes, more than the middleware reads to record it"}
+		clear(a.ResponseWriter.Header())
+		limit := strconv.FormatInt(a.h.maxAnswer, 10)
+		e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer could not be read as its clients read it within " + limit + " bytes, which the middleware must do to record it"}
+		if int64(len(a.answer.Held())) > a.h.maxAnswer {
+			e.Message = "the server's answer exceeds " + limit + " bytes, more than the middleware reads to record it"
+		}
 		status := http.StatusBadGateway
 		if o.Rule == negotiate.RuleAudit {
 			e.Message, status = o.Error.Message, http.StatusInternalServerError
@@ -320,8 +309,7 @@ func (a *answerWatch) settle(ok bool) {
 		return
 	}
 	a.ResponseWriter.WriteHeader(a.status)
-	_, a.werr = a.ResponseWriter.Write(a.held)
-	a.held = a.held[:0]
+	_, a.werr = a.ResponseWriter.Write(a.answer.Held())
 }
 
 // confirms reports whether rep, the wrapped server's answer to a discover

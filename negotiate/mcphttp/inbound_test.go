@@ -676,7 +676,7 @@ func TestAudit(t *testing.T) {
 		if a := r.do(stateless("2026-07-28", "2026-07-28")); a.status != 200 {
 			t.Errorf("%d %s", a.status, a.body)
 		}
-		want := `level=ERROR msg="mcphttp: negotiation.decided was not recorded" err="negotiate: negotiation.decided was not recorded: event store down" outcome=accepted version=2026-07-28` + "\n"
+		want := `level=ERROR msg="mcphttp: negotiation.decided was not recorded" protocol=mcp requested=2026-07-28 decided=accepted version=2026-07-28 error="negotiate: negotiation.decided was not recorded: event store down"` + "\n"
 		if log.String() != want {
 			t.Errorf("log %q, want %q", log.String(), want)
 		}

@@ -148,6 +148,7 @@ type settings struct {
 	supported []string
 	log       *slog.Logger
 	sessions  *sessions // the legacy sessions' pins, for every wrapped handler
+	rec       *exchange.Recorder
 }
 
 // New checks n and opts and returns the middleware. n must advertise the
@@ -195,6 +196,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		m.maxSess = defaultMaxSessions
 	}
 	m.sessions = newSessions(m.maxSess)
+	m.rec = &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: m.log}
 	if m.maxBatch == 0 {
 		m.maxBatch = defaultMaxBatchMembers
 	}

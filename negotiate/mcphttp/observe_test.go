@@ -92,8 +92,10 @@ func TestObserve(t *testing.T) {
 			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleAudit, -32603}}},
 		{name: "a required audit that failed on a mismatch", policy: policy.Policy{RequireAudit: true}, sink: failing, call: stateless("2026-07-28", "2025-11-25"),
 			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleAudit, -32603}}},
+		// Recorded before serving, and the server's refusal after it, in a
+		// second event: the exchange is observed as the server answered.
 		{name: "recorded before serving", policy: policy.Policy{RequireAudit: true}, server: answering(refusal), call: stateless("2026-07-28", "2026-07-28"),
-			want: []observed{{"tools/list", negotiate.Accepted, negotiate.RuleAccept, 0}}, outcome: "accepted"},
+			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleCommon, -32022}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

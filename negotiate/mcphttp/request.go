@@ -270,21 +270,18 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
-	if rh.method != methodDiscover && h.n.RequiresAudit() {
+	recorded := rh.method != methodDiscover && h.n.RequiresAudit()
+	if recorded {
 		// Anything but discover may act (a tools/call runs a tool), and
 		// under RequireAudit nothing may act unrecorded: its record comes
-		// before it is served. A server that then refuses the revision
-		// (-32022) is misconfigured for it; see "The record follows the
-		// server" in the package doc.
-		if o = h.record(r, subject, o, &e); o.Err() != nil {
+		// before it is served, and a server that then refuses the
+		// revision (-32022) is recorded in a second event.
+		if o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e); o.Err() != nil {
 			h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 			return
 		}
-		h.forward(w, r, raw, &o, false)
-		h.observe(r, method, &o, 0) // the answer is not read: recorded first, it can contradict nothing
-		return
 	}
-	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests)
+	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests, recorded)
 	h.forward(a, r, raw, &o, false)
 	a.release()
 }
@@ -338,7 +335,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1)
+	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1, false)
 	h.forward(a, r, raw, &o, true)
 	a.release()
 }
@@ -358,7 +355,7 @@ func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 	if o.Err() == nil {
 		return o, e, true
 	}
-	o = h.record(r, subject, o, &e)
+	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e)
 	return o, e, o.Err() == nil
 }
 

@@ -117,9 +117,9 @@ func TestAnswerWatchRelease(t *testing.T) {
 		size int
 		kept bool
 	}{{maxPooledAnswer, true}, {maxPooledAnswer + 1, false}} {
-		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), h: &handler{}, outcome: &negotiate.Outcome{Version: "2026-07-28"}, payload: events.NegotiationDecided{Version: "2026-07-28"}, state: released, held: make([]byte, 3, c.size)}
+		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), h: &handler{}, outcome: &negotiate.Outcome{Version: "2026-07-28"}, payload: events.NegotiationDecided{Version: "2026-07-28"}, state: released, buf: make([]byte, 3, c.size)}
 		a.release()
-		if kept := a.held != nil; kept != c.kept || len(a.held) != 0 || a.ResponseWriter != nil || a.h != nil || a.outcome != nil || a.payload != (events.NegotiationDecided{}) || a.state != watching {
+		if kept := a.buf != nil; kept != c.kept || len(a.buf) != 0 || a.ResponseWriter != nil || a.h != nil || a.outcome != nil || a.payload != (events.NegotiationDecided{}) || a.state != watching {
 			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
 		}
 	}

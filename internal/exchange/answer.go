@@ -1,0 +1,273 @@
+package exchange
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Verdict is what an answer says of the version its request was sent at.
+type Verdict uint8
+
+const (
+	// Undecided: more of the answer is needed.
+	Undecided Verdict = iota
+	// Served: nothing in the answer refuses the version.
+	Served
+	// Refused: the answer refuses the version.
+	Refused
+	// Unreadable: the answer cannot be read as its client reads it (an
+	// encoding no client here decodes, a corrupt stream) or not within its
+	// bound. It is never an acceptance: what cannot be read may hold a
+	// refusal.
+	Unreadable
+)
+
+// Classify is a protocol's reading of answer text, the one thing about an
+// answer the protocols do not share: msg is a plain answer's JSON (whole
+// when complete, as far as it has come otherwise) or the data of one
+// server-sent event (always complete). It returns Undecided when it needs
+// more; it never sees encoded bytes or a byte-order mark.
+type Classify func(msg []byte, complete bool) Verdict
+
+// content codings an Answer decodes, as the protocols' HTTP clients do.
+const (
+	identity = iota
+	gzipped
+	deflated
+	unknownCoding
+)
+
+// bom is the UTF-8 byte-order mark, which a JSON reader and an event-stream
+// reader alike skip at the start of what they read.
+const bom = "\xEF\xBB\xBF"
+
+// Answer reads one HTTP answer as the protocol's clients read it, the one
+// reader of answers for every exchange: inbound, where a wrapped server
+// writes it, and outbound, where a peer sends it. It decodes the
+// Content-Encoding (gzip and deflate; anything else is Unreadable), skips a
+// leading byte-order mark, and reads JSON or an event stream, handing
+// each complete message to the protocol's Classify. Everything is read
+// within one bound, on the bytes as sent and on the bytes decoded.
+//
+// An identity-coded event stream is read event by event as it comes; a
+// plain answer when its reader asks (Peek) and at its end; an encoded one
+// only at its end, since a compressed stream cannot be read in pieces
+// without holding the decoder across writes. The zero Answer is not
+// ready: Start it.
+type Answer struct {
+	classify Classify
+	limit    int64
+	coding   int
+	sse      bool
+	raw      []byte // the answer as sent: what is handed on
+	scan     EventScanner
+	started  bool // the stream's byte-order mark, if any, was skipped
+	peeked   int  // len(raw) when Peek last read it: peeks double, so all of them read O(n)
+}
+
+// Start readies a for an answer with head h, bounded by limit bytes, read by
+// c; buf is reused to hold it.
+func (a *Answer) Start(h http.Header, limit int64, c Classify, buf []byte) {
+	*a = Answer{classify: c, limit: limit, raw: buf[:0], sse: IsEventStream(h.Get("Content-Type")), coding: codingOf(h)}
+}
+
+// codingOf is the content coding of a head: identity when none is named
+// (or "identity"), unknownCoding for a coding no client here decodes or for
+// more than one coding.
+func codingOf(h http.Header) int {
+	vs := h.Values("Content-Encoding")
+	if len(vs) == 0 {
+		return identity
+	}
+	if len(vs) > 1 || strings.Contains(vs[0], ",") {
+		return unknownCoding
+	}
+	switch strings.ToLower(strings.Trim(vs[0], " \t")) {
+	case "", "identity":
+		return identity
+	case "gzip", "x-gzip":
+		return gzipped
+	case "deflate":
+		return deflated
+	}
+	return unknownCoding
+}
+
+// Held returns every byte of the answer written so far, as sent.
+func (a *Answer) Held() []byte { return a.raw }
+
+// Write adds p to the answer and returns what it shows so far: the verdict
+// of the first event that decides, for an identity-coded event stream;
+// Unreadable past the bound; Undecided otherwise.
+func (a *Answer) Write(p []byte) Verdict {
+	a.raw = append(a.raw, p...)
+	if int64(len(a.raw)) > a.limit {
+		return Unreadable
+	}
+	if !a.sse || a.coding != identity {
+		return Undecided
+	}
+	return a.events(a.raw)
+}
+
+// Peek reads a plain identity-coded answer as far as it has come, for a
+// reader that may decide early (a handler flushed, a peer paused). It reads
+// again only once the answer has doubled since it last read, so that
+// peeking after every write costs linear time.
+func (a *Answer) Peek() Verdict {
+	if a.sse || a.coding != identity || len(a.raw) < 2*a.peeked || len(a.raw) == 0 {
+		return Undecided
+	}
+	a.peeked = len(a.raw)
+	plain, ok := skipBOM(a.raw)
+	if !ok {
+		return Undecided
+	}
+	return a.classify(plain, false)
+}
+
+// End reads the whole answer once it is all written: decoded, whole, as
+// its client reads it at the end. It returns Undecided for an event stream
+// none of whose events decided, which the protocol reads as it reads the
+// end of a stream.
+func (a *Answer) End() Verdict {
+	plain, err := a.decoded()
+	if err != nil {
+		return Unreadable
+	}
+	if a.sse {
+		if a.coding != identity {
+			a.scan, a.started = EventScanner{}, false
+		}
+		return a.events(plain)
+	}
+	plain, _ = skipBOM(plain)
+	return a.classify(plain, true)
+}
+
+// events reads the events of the stream that are complete in plain, and
+// returns the verdict of the first that decides.
+func (a *Answer) events(plain []byte) Verdict {
+	if !a.started {
+		rest, ok := skipBOM(plain)
+		if !ok {
+			return Undecided
+		}
+		a.scan.pos, a.started = len(plain)-len(rest), true
+	}
+	for {
+		data, ok := a.scan.Next(plain)
+		if !ok {
+			return Undecided
+		}
+		if v := a.classify(data, true); v != Undecided {
+			return v
+		}
+	}
+}
+
+// skipBOM returns b without its leading byte-order mark; ok is false while
+// b is too short to tell.
+func skipBOM(b []byte) (rest []byte, ok bool) {
+	if len(b) < len(bom) && strings.HasPrefix(bom, string(b)) {
+		return b, len(b) == 0
+	}
+	return bytes.TrimPrefix(b, []byte(bom)), true
+}
+
+// errOverBound is a decoded answer larger than its bound.
+var errOverBound = errors.New("the decoded answer exceeds its bound")
+
+// decoded returns the answer's bytes as its client reads them.
+func (a *Answer) decoded() ([]byte, error) {
+	var zr io.Reader
+	var err error
+	switch a.coding {
+	case identity:
+		return a.raw, nil
+	case gzipped:
+		zr, err = gzip.NewReader(bytes.NewReader(a.raw))
+	case deflated:
+		// "deflate" is zlib-wrapped (RFC 9110 §8.4.1.2); clients accept the
+		// raw form servers often send too.
+		if zr, err = zlib.NewReader(bytes.NewReader(a.raw)); err != nil {
+			zr, err = flate.NewReader(bytes.NewReader(a.raw)), nil
+		}
+	default:
+		return nil, errors.New("the answer's Content-Encoding is not one its clients decode")
+	}
+	if err != nil {
+		return nil, err
+	}
+	plain, err := io.ReadAll(io.LimitReader(zr, a.limit+1))
+	if err == nil && int64(len(plain)) > a.limit {
+		err = errOverBound
+	}
+	return plain, err
+}
+
+// Read reads resp's answer until it shows a verdict, within limit bytes,
+// as the inbound side reads a wrapped server's: an event stream up to its
+// deciding event, a plain answer as far as it must. It returns the bytes
+// it read as sent, the verdict, and the error that ended the body: io.EOF
+// at its end, nil when more is to come, any other a failure to read it
+// (then the verdict is Undecided: a transport failure, not an answer). A
+// stream that ended without deciding is Undecided with io.EOF. The
+// answer's own reader meets the rest through [Replay].
+func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict, err error) {
+	var a Answer
+	a.Start(resp.Header, limit, c, make([]byte, 0, 512))
+	chunk := make([]byte, 8<<10)
+	for {
+		n, err := resp.Body.Read(chunk)
+		v = a.Write(chunk[:n])
+		switch {
+		case v == Undecided && err == nil:
+			v = a.Peek()
+		case v == Undecided && err == io.EOF:
+			v = a.End()
+		}
+		if v != Undecided || err != nil {
+			return a.raw, v, err
+		}
+	}
+}
+
+// Replay is an answer's body whose first bytes were read: it gives them
+// back, then the rest, or the error that ended what was read.
+type Replay struct {
+	held []byte
+	err  error // what ended the read of held; nil when more is to come
+	rc   io.ReadCloser
+}
+
+// NewReplay returns the body that reads held, then err (nil: the rest of
+// rc).
+func NewReplay(held []byte, err error, rc io.ReadCloser) *Replay {
+	return &Replay{held: held, err: err, rc: rc}
+}
+
+// Read reads what was held, then the rest.
+func (r *Replay) Read(p []byte) (int, error) {
+	if len(r.held) > 0 {
+		n := copy(p, r.held)
+		r.held = r.held[n:]
+		return n, nil
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	return r.rc.Read(p)
+}
+
+// Close closes the body.
+func (r *Replay) Close() error { return r.rc.Close() }
+
+// Stream reports whether the answer is an event stream.
+func (a *Answer) Stream() bool { return a.sse }

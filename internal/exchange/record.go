@@ -1,0 +1,122 @@
+package exchange
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// Recorder records the decisions of one place exchanges happen. It holds
+// the rules of the record that every place shares, so that none keeps a
+// copy of its own:
+//
+//   - a record is written with the exchange's context values but never its
+//     cancellation: the decision happened whether or not the client is
+//     still connected or the caller still waiting, and a record that
+//     depended on them would vanish with a hang-up;
+//   - an event that was not recorded is logged, content-free, only while
+//     the audit is not required: under RequireAudit the refusal the host
+//     answers is its record;
+//   - a server's or peer's refusal of a version the decision accepted is
+//     recorded as that decision changed to the refusal (Contradicted).
+type Recorder struct {
+	// Pkg names the package in log lines and errors.
+	Pkg string
+	// N decides and records.
+	N *negotiate.Negotiator
+	// Sink receives the events.
+	Sink events.Sink
+	// Log receives the line of an event that was not recorded, and of a
+	// negotiation that reached no decision; nil is slog.Default().
+	Log *slog.Logger
+}
+
+// Record records o, decided for subject, with its event payload at dest.
+// It returns the outcome that stands, which under RequireAudit is the
+// audit's refusal when the event was not recorded, and the error of a
+// record that failed.
+func (r *Recorder) Record(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) (negotiate.Outcome, error) {
+	ctx = context.WithoutCancel(ctx)
+	stands, err := r.N.Record(ctx, r.Sink, dest, subject, o, payload)
+	if err != nil && !r.N.RequiresAudit() {
+		r.logger().LogAttrs(ctx, slog.LevelError, r.Pkg+": negotiation.decided was not recorded",
+			slog.String("protocol", string(o.Protocol)),
+			slog.String("requested", Bounded(o.Requested)),
+			slog.String("decided", o.Kind.String()),
+			slog.String("version", o.Version),
+			slog.Any("error", err))
+	}
+	return stands, err
+}
+
+// DecideAndRecord decides offer for subject and records it at dest.
+func (r *Recorder) DecideAndRecord(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, error) {
+	o, payload := r.N.Decide(subject, offer)
+	return r.Record(ctx, dest, subject, o, payload)
+}
+
+// Contradicted records that the server or peer refused the version the
+// decision o accepted: payload, the decision's event (its time, requested
+// version, floor and peer kept), becomes a refusal, and the outcome that
+// stands is the decision for a peer that serves none of the host's
+// versions, or the audit's refusal when the record failed under
+// RequireAudit.
+func (r *Recorder) Contradicted(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) (negotiate.Outcome, error) {
+	payload.Outcome, payload.Version, payload.Reason = "refused", "", events.ReasonUnsupported
+	refused, _ := r.N.Decide(subject, negotiate.Offer{Protocol: o.Protocol, Requested: o.Requested, PeerVersions: []string{Unserved(o.Protocol)}})
+	return r.Record(ctx, dest, subject, refused, payload)
+}
+
+// Unserved is a version of p no host offers, the offer of a peer that
+// serves none of the host's versions.
+func Unserved(p facets.Protocol) string {
+	if p == facets.ProtocolA2A {
+		return "65535.0"
+	}
+	return "9999-12-31"
+}
+
+// NoDecision logs the one line of a negotiation that reached no decision
+// and returns err with what was being done. The line is as content-free as
+// the record: the protocol, the peer's digest, and what failed, by kind
+// and status, never the peer's URL, path or query, which hosted servers
+// put keys in.
+func (r *Recorder) NoDecision(ctx context.Context, p facets.Protocol, peerURL string, err error) error {
+	digest, _ := events.PeerDigest(peerURL)
+	attrs := []slog.Attr{slog.String("protocol", string(p)), slog.String("peerDigest", digest)}
+	var e *egress.Error
+	if errors.As(err, &e) {
+		attrs = append(attrs, slog.String("kind", e.Kind.Error()))
+		if e.Status != 0 {
+			attrs = append(attrs, slog.Int("status", e.Status))
+		}
+	}
+	r.logger().LogAttrs(ctx, slog.LevelWarn, "negotiation reached no decision", attrs...)
+	return fmt.Errorf("%s: the negotiation reached no decision: %w", r.Pkg, err)
+}
+
+func (r *Recorder) logger() *slog.Logger { return cmp.Or(r.Log, slog.Default()) }
+
+// maxLogged bounds a caller's value written to a log line or handed to
+// telemetry.
+const maxLogged = 64
+
+// Bounded is s as a log line or telemetry may carry it: at most maxLogged
+// bytes, cut at a character boundary and marked when cut.
+func Bounded(s string) string {
+	if len(s) <= maxLogged {
+		return s
+	}
+	cut := maxLogged
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
