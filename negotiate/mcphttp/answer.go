@@ -113,10 +113,10 @@ type answerWatch struct {
 	status     int
 	late       http.Header // what the handler changes in the head while it is held
 	answer     exchange.Answer
-	buf        []byte           // the pooled buffer the answer is held in
+	buf        []byte            // the pooled buffer the answer is held in
 	classifyFn exchange.Classify // a.classify
-	responses  int              // the responses the event stream held so far
-	werr       error            // the error of writing the held bytes
+	responses  int               // the responses the event stream held so far
+	werr       error             // the error of writing the held bytes
 }
 
 // WriteHeader holds the head of the answer until it shows whether the
