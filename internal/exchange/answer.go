@@ -104,10 +104,20 @@ func (a *Answer) Held() []byte { return a.raw }
 
 // Write adds p to the answer and returns what it shows so far: the verdict
 // of the first event that decides, for an identity-coded event stream;
-// Unreadable past the bound; Undecided otherwise.
+// past the bound, what a plain answer shows as far as it came, or
+// Unreadable; Undecided otherwise.
 func (a *Answer) Write(p []byte) Verdict {
 	a.raw = append(a.raw, p...)
 	if int64(len(a.raw)) > a.limit {
+		// What came within the bound may decide already (a result
+		// member first); otherwise the rest is not read.
+		if !a.sse && a.coding == identity {
+			if plain, ok := skipBOM(a.raw); ok {
+				if v := a.classify(plain, false); v != Undecided {
+					return v
+				}
+			}
+		}
 		return Unreadable
 	}
 	if !a.sse || a.coding != identity {

@@ -106,10 +106,10 @@ func (r *Recorder) logger() *slog.Logger { return cmp.Or(r.Log, slog.Default()) 
 
 // maxLogged bounds a caller's value written to a log line or handed to
 // telemetry.
-const maxLogged = 64
+const maxLogged = 32
 
 // Bounded is s as a log line or telemetry may carry it: at most maxLogged
-// bytes, cut at a character boundary and marked when cut.
+// bytes, cut at a character boundary and marked "..." when cut.
 func Bounded(s string) string {
 	if len(s) <= maxLogged {
 		return s
@@ -118,5 +118,5 @@ func Bounded(s string) string {
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut] + "..."
 }

@@ -83,9 +83,9 @@ func TestAnswerWatchRelease(t *testing.T) {
 		size int
 		kept bool
 	}{{maxPooledBytes, true}, {maxPooledBytes + 1, false}} {
-		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), m: &Middleware{}, version: "1.0", recorded: true, limit: 1, held: make([]byte, 3, c.size)}
+		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), m: &Middleware{}, version: "1.0", recorded: true, status: 1, buf: make([]byte, 3, c.size)}
 		a.release()
-		if kept := a.held != nil; kept != c.kept || len(a.held) != 0 || a.ResponseWriter != nil || a.m != nil || a.version != "" || a.recorded || a.limit != 0 {
+		if kept := a.buf != nil; kept != c.kept || len(a.buf) != 0 || a.ResponseWriter != nil || a.m != nil || a.version != "" || a.recorded || a.status != 0 {
 			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
 		}
 	}

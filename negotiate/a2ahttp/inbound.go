@@ -2,7 +2,6 @@ package a2ahttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -127,6 +126,7 @@ type Middleware struct {
 	maxBody   int64
 	maxAnswer int
 	log       *slog.Logger
+	rec       *exchange.Recorder
 }
 
 // New returns a Middleware that decides with n, which must advertise a2a.
@@ -159,6 +159,7 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
+	m.rec = &exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: m.log}
 	return m, nil
 }
 
@@ -202,7 +203,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		// own answers: what it answers is what it records, now. Under
 		// RequireAudit every request but the card's may act (a
 		// SendMessage runs the agent), and nothing may act unrecorded.
-		outcome = m.record(ctx, subject, outcome, payload)
+		outcome, _ = m.rec.Record(ctx, negotiate.Destination{}, subject, outcome, payload)
 	}
 
 	if outcome.Err() != nil {
@@ -286,16 +287,6 @@ func (m *Middleware) rpcCode(card bool, code int) int {
 	return code
 }
 
-// record records o, decided for subject, with its event payload, logging
-// an event that was not recorded.
-func (m *Middleware) record(ctx context.Context, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) negotiate.Outcome {
-	o, err := m.n.Record(ctx, m.opts.Sink, negotiate.Destination{}, subject, o, payload)
-	if err != nil {
-		m.logAudit(ctx, o, err)
-	}
-	return o
-}
-
 // subject resolves the caller's Subject. An invalid one is logged with
 // every violation and read as no Subject; under StrictSubject the
 // violations come back instead, for the request to be refused.
@@ -316,23 +307,6 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 		return nil, invalid
 	}
 	return nil, ""
-}
-
-// logAudit reports an event that was not recorded: what the decision was,
-// and whether the request was refused for it (failClosed), so that the
-// host's log keeps what its event store lost.
-func (m *Middleware) logAudit(ctx context.Context, outcome negotiate.Outcome, err error) {
-	decided := outcome
-	var ae *negotiate.AuditError
-	if errors.As(err, &ae) {
-		decided = ae.Decided
-	}
-	m.log.ErrorContext(ctx, "a2ahttp: negotiation.decided was not recorded",
-		slog.String("requested", truncate(outcome.Requested)),
-		slog.String("decided", decided.Kind.String()),
-		slog.String("version", decided.Version),
-		slog.Bool("failClosed", outcome.Rule == negotiate.RuleAudit),
-		slog.Any("error", err))
 }
 
 // serveCard answers a card request from Options.Card.

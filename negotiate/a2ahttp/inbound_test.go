@@ -415,8 +415,9 @@ func TestRequiredAuditFailsClosed(t *testing.T) {
 			if w.Code != tc.status || w.Body.String() != tc.body || w.Header().Get("A2A-Version") != "1.2" || f.served.calls != tc.calls {
 				t.Errorf("%d, A2A-Version %q, body %s, handler calls %d\nwant %d, 1.2, %s, %d", w.Code, w.Header().Get("A2A-Version"), w.Body, f.served.calls, tc.status, tc.body, tc.calls)
 			}
-			wantLog := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=true error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
-			if f.log.String() != wantLog {
+			// Under RequireAudit the refusal answered is the record of the
+			// failure: nothing is logged (Options.ErrorLog).
+			if wantLog := ""; f.log.String() != wantLog {
 				t.Errorf("log %q\nwant %q", f.log, wantLog)
 			}
 		})
@@ -433,7 +434,7 @@ func TestAuditFailureLogIsBounded(t *testing.T) {
 		f := newFixture(t, policy.Policy{}, a2ahttp.Options{})
 		f.rec.Fail(errors.New("event store down"))
 		f.do(post("/a2a", rpcBody(`1`), "A2A-Version", tc.sent))
-		want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=" + tc.logged + " decided=refused version=\"\" failClosed=false error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+		want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" protocol=a2a requested=" + tc.logged + " decided=refused version=\"\" error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
 		if f.log.String() != want {
 			t.Errorf("log %q\nwant %q", f.log, want)
 		}
@@ -448,7 +449,7 @@ func TestAuditFailureIsLoggedWhenNotRequired(t *testing.T) {
 	if w.Body.String() != "served" || w.Header().Get("A2A-Version") != "1.2" {
 		t.Errorf("A2A-Version %q, body %s", w.Header().Get("A2A-Version"), w.Body)
 	}
-	want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" requested=1.2 decided=accepted version=1.2 failClosed=false error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
+	want := "level=ERROR msg=\"a2ahttp: negotiation.decided was not recorded\" protocol=a2a requested=1.2 decided=accepted version=1.2 error=\"negotiate: negotiation.decided was not recorded: event store down\"\n"
 	if f.log.String() != want {
 		t.Errorf("log %q\nwant %q", f.log, want)
 	}

@@ -576,7 +576,7 @@ func (t *Transport) refused(req *http.Request) error {
 			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))
 	}
 	r := t.record
-	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: r.peer, Requested: t.version, PeerVersions: []string{unservedVersion}}
+	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: r.peer, Requested: t.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}}
 	// The refusal happened whether or not the caller is still waiting: its
 	// record does not depend on the caller's context.
 	o, auditErr := r.n.DecideAndRecord(context.WithoutCancel(req.Context()), r.sink, r.dest, r.subject, offer)

@@ -2,7 +2,6 @@ package a2ahttp
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/events"
-	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
@@ -28,11 +26,6 @@ import (
 // soon as it shows a result.
 const defaultMaxAnswerBytes = 64 << 10
 
-// unservedVersion is a version no host offers, as the only one the server
-// speaks: deciding the request again with it makes the decision refuse
-// the request as unsupported, which is what the server did.
-const unservedVersion = "65535.0"
-
 // watchers keeps answerWatches, and the buffers they hold answers in, for
 // the next request: most answers are held whole, and a buffer that has
 // grown to an answer's size fits the next one.
@@ -44,36 +37,42 @@ const maxPooledBytes = 16 << 10
 // watch returns an answerWatch for w, from the pool.
 func watch(w http.ResponseWriter, m *Middleware, r *http.Request) *answerWatch {
 	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{ResponseWriter: w, m: m, r: r, held: a.held[:0], limit: m.maxAnswer}
+	*a = answerWatch{ResponseWriter: w, m: m, r: r, buf: a.buf[:0], classifyFn: a.classifyFn}
+	if a.classifyFn == nil {
+		a.classifyFn = a.read // bound once per pooled watcher, not per request
+	}
 	return a
 }
 
 // release returns a to the pool once the wrapped handler has returned,
 // when nothing may use it any more.
 func (a *answerWatch) release() {
-	held := a.held[:0]
-	if cap(held) > maxPooledBytes {
-		held = nil
+	buf := a.buf[:0]
+	if held := a.answer.Held(); cap(held) > cap(buf) {
+		buf = held[:0] // the answer outgrew the pooled buffer
 	}
-	*a = answerWatch{held: held}
+	if cap(buf) > maxPooledBytes {
+		buf = nil
+	}
+	*a = answerWatch{buf: buf, classifyFn: a.classifyFn}
 	watchers.Put(a)
 }
 
-// errAnswerReplaced is what the wrapped handler's writes return once its
-// answer has been replaced by the middleware's.
+// errAnswerReplaced is what the wrapped handler's writes return once the
+// middleware has answered in its place.
 var errAnswerReplaced = errors.New("a2ahttp: the answer was replaced by the middleware's")
 
-// overflowMessage answers a request whose answer did not show, within the
-// bound, whether the server served the version.
+// overflowMessage is the internal error that replaces an answer the
+// middleware could not read.
 const overflowMessage = "the A2A server's answer could not be read within its bound; the exchange is refused"
 
-// verdict is what an answer showed of the version decided.
-type verdict uint8
+// A verdict is the engine's: what an answer says of the version.
+type verdict = exchange.Verdict
 
 const (
-	undecided verdict = iota // more of the answer is needed
-	served                   // no version refusal: the decision stands
-	refused                  // the server refused the version
+	undecided = exchange.Undecided // more of the answer is needed
+	served    = exchange.Served    // no version refusal: the decision stands
+	refused   = exchange.Refused   // the server refused the version
 )
 
 // The states of an answerWatch.
@@ -84,10 +83,12 @@ const (
 	replaced        // the middleware answered instead
 )
 
-// answerWatch is the ResponseWriter the wrapped handler answers an accepted
-// request through. It holds the head of the answer and, while it must read
-// them, its first bytes (up to limit); it records the decision as the
-// answer shows it, then writes what it held and lets the rest through.
+// answerWatch is the ResponseWriter the wrapped handler answers through.
+// It holds the head (and, while it must read them, the first bytes) of the
+// answer, reads them with the engine's one answer reader, records the
+// decision as the answer shows it, then lets the answer through: with the
+// A2A-Version of the version served, or, when the server refused the
+// version, with the server's own refusal and no A2A-Version.
 type answerWatch struct {
 	http.ResponseWriter
 	m        *Middleware
@@ -99,29 +100,23 @@ type answerWatch struct {
 	recorded bool              // the acceptance was recorded before the handler ran
 	outcome  negotiate.Outcome // the decision, for Options.Observe
 	body     *bodyPrefix       // the request's body, for Options.Observe
-	// everyStatus says any answer may be a refusal: a JSON-RPC client reads
-	// an error whatever the status. On HTTP+JSON, and for the card, only
-	// an error status or an event of a stream is.
+	// everyStatus holds answers of every status, not only errors and
+	// streams: on the JSON-RPC binding a refusal is a 200.
 	everyStatus bool
-	limit       int
 
-	state  uint8
-	status int
-	// implicit says the handler wrote before it wrote a status: net/http
-	// then sniffs a Content-Type the handler did not set from the first
-	// bytes, which only a write without a status keeps.
-	implicit bool
-	head     http.Header // the head as it was when the status was written
-	sse      bool
-	held     []byte
-	events   exchange.EventScanner
-	id       jsontext.Value // the answer's JSON-RPC id, once read
+	state      uint8
+	status     int
+	implicit   bool        // the status was written by a Write, not WriteHeader
+	head       http.Header // the head as it was when the status was written
+	answer     exchange.Answer
+	buf        []byte            // the pooled buffer the answer is held in
+	classifyFn exchange.Classify // a.read
+	id         jsontext.Value    // the answer's JSON-RPC id, once read
 }
 
+// WriteHeader holds the head while the answer must be read.
 func (a *answerWatch) WriteHeader(status int) {
 	if a.state == released || a.state == watching && status < 200 {
-		// Informational answers go before the real one; a superfluous
-		// status is net/http's to report.
 		a.ResponseWriter.WriteHeader(status)
 		return
 	}
@@ -129,21 +124,19 @@ func (a *answerWatch) WriteHeader(status int) {
 		return // superfluous while held; dropped once replaced
 	}
 	a.status = status
-	a.sse = exchange.IsEventStream(a.Header().Get("Content-Type"))
-	if !a.everyStatus && status < 300 && !a.sse {
-		// A success on HTTP+JSON is no error for any client to read.
+	a.answer.Start(a.Header(), int64(a.m.maxAnswer), a.classifyFn, a.buf)
+	if !a.everyStatus && status < 300 && !a.answer.Stream() {
 		a.settle(served)
 		return
 	}
 	a.state = holding
 	if !a.implicit {
-		// Changes to the header after WriteHeader must stay without
-		// effect while the answer is held. After a write they have none
-		// anyway, net/http's doc says, and a2a-go writes its answers so.
 		a.head = a.Header().Clone()
 	}
 }
 
+// Write holds p while the answer must be read, and passes it through once
+// it has been.
 func (a *answerWatch) Write(p []byte) (int, error) {
 	if a.state == watching {
 		a.implicit = true
@@ -155,23 +148,7 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 	case released:
 		return a.ResponseWriter.Write(p)
 	}
-	a.held = append(a.held, p...)
-	v := undecided
-	if a.sse {
-		if data, ok := a.events.Next(a.held); ok {
-			v = a.read(data, true)
-		}
-	}
-	if v == undecided && len(a.held) > a.limit {
-		if !a.sse {
-			v = a.read(a.held, false) // what is held may show it already
-		}
-		if v == undecided {
-			a.overflow()
-			return len(p), errAnswerReplaced
-		}
-	}
-	if v != undecided {
+	if v := a.answer.Write(p); v != undecided {
 		a.settle(v)
 		if a.state == replaced {
 			return len(p), errAnswerReplaced
@@ -180,12 +157,11 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush sends what was written once the answer is settled. Until then the
-// answer read so far is read again, and stays held when it shows nothing
-// yet: flushing it would send an unrecorded answer.
+// Flush reads a held plain answer as far as it has come, and releases it
+// when that shows the verdict; it then sends what was written.
 func (a *answerWatch) Flush() {
-	if a.state == holding && !a.sse {
-		if v := a.read(a.held, false); v != undecided {
+	if a.state == holding {
+		if v := a.answer.Peek(); v != undecided {
 			a.settle(v)
 		}
 	}
@@ -200,24 +176,24 @@ func (a *answerWatch) Flush() {
 // Unwrap gives http.ResponseController the writer underneath.
 func (a *answerWatch) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
-// finish is called when the wrapped handler has returned: what is held is
-// all the answer there is. An event stream that ended before its first
-// event showed its client nothing, and so no refusal.
+// finish settles the answer once the handler has returned.
 func (a *answerWatch) finish() {
 	switch a.state {
 	case watching:
 		a.settle(served) // no answer written: net/http answers 200 with nothing
 	case holding:
-		v := served
-		if !a.sse {
-			v = a.read(a.held, true)
+		v := a.answer.End()
+		if v == undecided {
+			v = served // a stream none of whose events refused
 		}
 		a.settle(v)
 	}
 }
 
-// read reads b, an answer or the data of its first event, as a client of
-// the binding would; complete says nothing more of it will come.
+// read is the A2A reading of answer text (the engine's Classify): a
+// -32009, or an error whose details carry the reason
+// VERSION_NOT_SUPPORTED, refuses; a result, or a complete answer without
+// either, serves. It keeps the answer's JSON-RPC id for a replacement.
 func (a *answerWatch) read(b []byte, complete bool) verdict {
 	if complete && !mayRefuse(b) {
 		return served
@@ -229,8 +205,6 @@ func (a *answerWatch) read(b []byte, complete bool) verdict {
 		a.id = s.id
 	}
 	if v == refused {
-		// A refusal is one a client reads: the response it is in must be
-		// whole, as a client parses it, and not only begin like one.
 		s.d.Reset(bytes.NewBuffer(b), lenient...)
 		if _, err := s.d.ReadValue(); err != nil {
 			return s.failed(err)
@@ -242,21 +216,24 @@ func (a *answerWatch) read(b []byte, complete bool) verdict {
 // lenient are the options an answer is read with: see answerReader.
 var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-// settle records the decision as the answer showed it, then writes the held
-// answer, or the middleware's own when the record could not be written and
-// the policy requires it.
+// settle records the decision as the answer showed it (a refusal in a
+// second event when the acceptance was recorded before the handler ran),
+// then releases the answer or, when a required record failed or the answer
+// could not be read, replaces it.
 func (a *answerWatch) settle(v verdict) {
 	o := a.outcome
-	if v == refused {
-		a.refusedByServer()
+	switch {
+	case v != served:
+		o, _ = a.m.rec.Contradicted(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
+	case !a.recorded:
+		o, _ = a.m.rec.Record(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
 	}
-	if v == refused || !a.recorded {
-		// The exchange happened whether or not the client is still there:
-		// its record must not depend on the client's connection.
-		o = a.m.record(context.WithoutCancel(a.r.Context()), a.subject, a.outcome, a.payload)
-	}
-	if o.Rule == negotiate.RuleAudit {
-		a.replace(auditMessage)
+	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
+		msg := overflowMessage
+		if o.Rule == negotiate.RuleAudit {
+			msg = auditMessage
+		}
+		a.replace(msg)
 		a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
 		return
 	}
@@ -275,11 +252,8 @@ func (a *answerWatch) settle(v verdict) {
 		}
 	}
 	if _, own := head[canonicalHeader]; v == served && !own {
-		// A handler that names a version itself says so in its own words,
-		// as it did when the header was set before it ran.
 		head[canonicalHeader] = []string{a.version}
 	} else if v != served {
-		// The server served no version the middleware could name.
 		delete(head, canonicalHeader)
 	}
 	if a.card {
@@ -289,35 +263,13 @@ func (a *answerWatch) settle(v verdict) {
 		a.ResponseWriter.WriteHeader(a.status)
 	}
 	if prev == holding {
-		_, _ = a.ResponseWriter.Write(a.held) // the handler's next write learns of a failure
-		a.held = a.held[:0]
+		_, _ = a.ResponseWriter.Write(a.answer.Held()) // the handler's next write learns of a failure
 	}
-}
-
-// overflow answers a request whose answer did not show within the bound
-// whether the server served the version: an acceptance the middleware did
-// not see is never recorded, so the exchange is refused, and recorded so.
-func (a *answerWatch) overflow() {
-	a.refusedByServer()
-	o := a.m.record(context.WithoutCancel(a.r.Context()), a.subject, a.outcome, a.payload)
-	a.replace(overflowMessage)
-	a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
-}
-
-// refusedByServer makes a's decision the refusal of a server that served
-// no version the middleware saw, so that the record and Options.Observe say
-// what the server did: the event is the decision's, made when the request
-// came, as a refusal (as mcphttp records one), and the outcome is decided
-// as for a peer that speaks none of the host's versions.
-func (a *answerWatch) refusedByServer() {
-	a.payload.Outcome, a.payload.Version, a.payload.Reason = "refused", "", events.ReasonUnsupported
-	a.outcome, _ = a.m.n.Decide(a.subject, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: a.outcome.Requested, PeerVersions: []string{unservedVersion}})
 }
 
 // replace answers with an internal error in place of the server's answer.
 func (a *answerWatch) replace(msg string) {
 	a.state = replaced
-	a.held = a.held[:0]
 	head := a.Header()
 	clear(head)
 	head[canonicalHeader] = []string{a.m.adv.Preferred}
@@ -431,9 +383,13 @@ func (s *answerReader) response() verdict {
 				return s.failedOr(v, err)
 			}
 		}
+		// A batch serves only once it has ended: a member still to come
+		// may refuse.
+		if _, err := s.token(); err != nil {
+			return s.failed(err)
+		}
 	}
-	// Not a response a client reads a refusal in, or a batch without one
-	// (whatever follows its last member).
+	// Not a response a client reads a refusal in, or a batch without one.
 	return served
 }
 
