@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/wopneg/wopneg/internal/egress"
 )
 
 // Verdict is what an answer says of the version its request was sent at.
@@ -281,3 +283,14 @@ func (r *Replay) Close() error { return r.rc.Close() }
 
 // Stream reports whether the answer is an event stream.
 func (a *Answer) Stream() bool { return a.sse }
+
+// UnreadableError is the error of an outbound answer [Read] found
+// Unreadable: larger than limit (TooLarge), or not in a coding its
+// clients decode, or corrupt (NotAnAnswer). It names no URL.
+func UnreadableError(resp *http.Response, held []byte, limit int64) error {
+	if int64(len(held)) > limit {
+		return &egress.Error{Kind: egress.TooLarge, Status: resp.StatusCode, Err: &http.MaxBytesError{Limit: limit}}
+	}
+	return &egress.Error{Kind: egress.NotAnAnswer, Status: resp.StatusCode,
+		Err: errors.New("the answer is not in a Content-Encoding its clients decode, or does not decode within its bound")}
+}

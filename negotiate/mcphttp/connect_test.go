@@ -250,8 +250,7 @@ func TestTransportDrift(t *testing.T) {
 // TestTransportAnswerBound: an answer larger than the bound is not handed
 // back unread: it is an error of kind TooLarge.
 func TestTransportAnswerBound(t *testing.T) {
-	p := newPeer(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":2,"result":{"pad":"`+strings.Repeat("x", mcphttp.DefaultMaxBodyBytes)+`"}}`))
-	tr := connected(t, p.URL)
+	p, tr := connected(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":2,"result":{"pad":"`+strings.Repeat("x", mcphttp.DefaultMaxBodyBytes)+`"}}`))
 	if _, _, err := postThrough(t, tr, p.URL, toolsCall, nil); !errors.Is(err, egress.TooLarge) {
 		t.Errorf("%v", err)
 	}
@@ -300,14 +299,13 @@ func TestTransportCloseAnswers(t *testing.T) {
 // bound is handed back.
 func TestTransportAnswerFailures(t *testing.T) {
 	started := make(chan struct{}, 1)
-	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+	p, tr := connected(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0",`)
 		w.(http.Flusher).Flush()
 		started <- struct{}{}
 		<-r.Context().Done()
 	})
-	tr := connected(t, p.URL)
 	for kind, ctx := range map[egress.Kind]func() (context.Context, context.CancelFunc){
 		egress.Canceled: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
 		egress.Timeout: func() (context.Context, context.CancelFunc) {
@@ -328,7 +326,7 @@ func TestTransportAnswerFailures(t *testing.T) {
 		cancel()
 	}
 	// An answer cut short: the head came, the body ended early.
-	short := newPeer(t, func(w http.ResponseWriter, _ *http.Request) {
+	short, tr := connected(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "100")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0",`)
 	})
@@ -338,23 +336,29 @@ func TestTransportAnswerFailures(t *testing.T) {
 	}
 	answer := `{"jsonrpc":"2.0","id":2,"result":{}}`
 	answer += strings.Repeat(" ", mcphttp.DefaultMaxBodyBytes-len(answer))
-	at := newPeer(t, jsonAnswer(200, answer))
+	at, tr := connected(t, jsonAnswer(200, answer))
 	if _, body, err := postThrough(t, tr, at.URL, toolsCall, nil); err != nil || len(body) != mcphttp.DefaultMaxBodyBytes {
 		t.Errorf("an answer at the bound: %d bytes, %v", len(body), err)
 	}
 }
 
-// connected is a Connect Transport at 2026-07-28 for the server at url,
-// whatever it answers: the decision is made on a discover list given
-// here, through a Client that answers it.
-func connected(t *testing.T, url string) *mcphttp.Transport {
+// connected is a peer that answers server/discover with 2026-07-28 and
+// everything else with answer, and a Connect Transport to it: a Transport
+// sends only to the origin it negotiated with.
+func connected(t *testing.T, answer func(http.ResponseWriter, *http.Request)) (*peer, *mcphttp.Transport) {
 	t.Helper()
-	discover := newPeer(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`))
-	tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), discover.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Client: &http.Client{}})
+	p := newPeer(t, func(w http.ResponseWriter, r *http.Request) {
+		if b, _ := io.ReadAll(r.Body); strings.Contains(string(b), `"server/discover"`) {
+			jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)(w, r)
+			return
+		}
+		answer(w, r)
+	})
+	tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Client: &http.Client{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr
+	return p, tr
 }
 
 // TestConnectListedHandshake: a server/discover list that settles a

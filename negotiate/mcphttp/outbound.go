@@ -152,39 +152,33 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 // errNoResponse is an answer that holds no JSON-RPC response.
 var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 
-// readAnswerBody reads the JSON-RPC response in an answer, up to
-// defaultMaxBodyBytes: the body itself, or the data of the first
-// server-sent event that is a response, and returns it with every byte it
-// read (held). An event stream is read only as far as that event, so a
-// server that keeps its stream open does not hold the caller; one that
-// ends before it is errNoResponse. A body over the bound is an
-// *egress.Error of kind TooLarge, and a read that fails one of its kind.
+// readAnswerBody reads the JSON-RPC response in an answer with the
+// engine's one reader, up to defaultMaxBodyBytes: the body itself, or the
+// data of the first server-sent event that is a response, decoded as
+// clients decode it, and returns it with every byte it read (held). An
+// event stream is read only as far as that event, so a server that keeps
+// its stream open does not hold the caller; one that ends before it is
+// errNoResponse. An answer over the bound or in a coding clients do not
+// decode is an *egress.Error (TooLarge, NotAnAnswer), and a read that
+// fails one of its kind.
 func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	var events sseScanner
-	chunk := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(chunk)
-		held = append(held, chunk[:n]...)
-		if len(held) > defaultMaxBodyBytes {
-			// At most one chunk past the bound is ever held.
-			return nil, held, answerFailure(resp, &http.MaxBytesError{Limit: defaultMaxBodyBytes})
+	held, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+		if !complete || sse && !isResponse(msg) {
+			return exchange.Undecided
 		}
-		if sse {
-			if data, ok := events.response(held); ok {
-				return data, held, nil
-			}
-		}
-		if err == io.EOF && sse {
-			return nil, held, errNoResponse
-		}
-		if err == io.EOF {
-			return held, held, nil
-		}
-		if err != nil {
-			return nil, held, answerFailure(resp, err)
-		}
+		data = msg
+		return exchange.Served
+	})
+	switch {
+	case v == exchange.Unreadable:
+		return nil, held, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
+	case err != nil && err != io.EOF:
+		return nil, held, answerFailure(resp, err)
+	case data == nil:
+		return nil, held, errNoResponse
 	}
+	return data, held, nil
 }
 
 // answerFailure is the *egress.Error of a failure to read resp's body:
@@ -425,7 +419,7 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opt
 	t, _ := NewTransport(r.outcome, base)
 	t.session, t.needInitialized = r.session, r.handshaken
 	t.peer, t.trace = serverURL, opts.TraceContext
-	t.rec = &recorder{n: n, sink: opts.Sink, dest: opts.Destination, subject: opts.Subject}
+	t.rec = &exchange.Peer{Recorder: exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}, URL: serverURL, Subject: opts.Subject, Dest: opts.Destination}
 	return t, r.outcome, err
 }
 

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
@@ -92,21 +91,13 @@ type Transport struct {
 	// ("" when none) and where a runtime refusal is recorded (nil: it is
 	// not).
 	peer, session string
-	rec           *recorder
+	rec           *exchange.Peer
 	// trace is OutboundOptions.TraceContext (nil: none stamped).
 	trace negotiate.TraceContext
 
 	mu              sync.Mutex
 	needInitialized bool // notifications/initialized is still to send
 	closed          bool
-}
-
-// recorder is what a Transport records a runtime refusal with.
-type recorder struct {
-	n       *negotiate.Negotiator
-	sink    events.Sink
-	dest    negotiate.Destination
-	subject *negotiate.Subject
 }
 
 // NewTransport returns a Transport for an accepted MCP outcome o, that
@@ -160,7 +151,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp, err := egress.RoundTrip(t.base, out)
+	resp, err := t.rec.Send(t.base, out)
 	if err != nil || asks == "" || t.rec == nil {
 		return resp, err
 	}
@@ -209,38 +200,52 @@ func (t *Transport) opened(out *http.Request) error {
 }
 
 // follow reads the answer to a POST whose first request is the method
-// asks, for the server's runtime refusal of the revision, and hands it
-// back as it came when there is none.
+// asks, with the engine's one reader, for the server's runtime refusal of
+// the revision, and hands it back as it came when there is none.
 func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
-	data, held, err := readAnswerBody(resp)
-	if err != nil && !errors.Is(err, errNoResponse) {
+	var refusal []byte
+	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
+	held, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+		if !complete {
+			return exchange.Undecided
+		}
+		responses, refused := readAnswer(msg)
+		switch {
+		case refused:
+			refusal = msg
+			return exchange.Refused
+		case sse && responses == 0:
+			return exchange.Undecided // a notification: the response is still to come
+		}
+		return exchange.Served
+	})
+	switch {
+	case v == exchange.Refused:
 		resp.Body.Close()
-		return nil, err
+		return nil, t.refused(req, asks, refusal)
+	case v == exchange.Unreadable:
+		resp.Body.Close()
+		return nil, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
+	case v == exchange.Undecided && err != nil && err != io.EOF:
+		resp.Body.Close()
+		return nil, answerFailure(resp, err)
 	}
-	if _, refused := readAnswer(data); !refused {
-		resp.Body = &heldBody{Reader: io.MultiReader(bytes.NewReader(held), resp.Body), Closer: resp.Body}
-		return resp, nil
+	if err == nil || err == io.EOF {
+		err = nil // the rest, if any, is read from the body
 	}
-	resp.Body.Close()
-	return nil, t.refused(req, asks, data)
-}
-
-// heldBody is an answer's body whose head was read already.
-type heldBody struct {
-	io.Reader
-	io.Closer
+	resp.Body = exchange.NewReplay(held, err, resp.Body)
+	return resp, nil
 }
 
 // refused is the error of a runtime refusal (-32022) of the revision,
 // recorded as a refused negotiation.decided of the exchange: the revision
-// requested, the server's data.supported as its
-// offer, reason below-floor when every one of them is below the floor,
-// unsupported otherwise.
+// requested, the server's data.supported as its offer, reason below-floor
+// when every one of them is below the floor, unsupported otherwise.
 func (t *Transport) refused(req *http.Request, method string, data []byte) error {
 	what := fmt.Sprintf("mcphttp: the server refused %s at the negotiated revision %q (-32022)", method, t.revision)
 	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
-	offer := refusal(t.rec.n, t.rec.subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: t.peer, Requested: t.revision}, rep.supported)
-	o, aerr := t.rec.n.DecideAndRecord(req.Context(), t.rec.sink, t.rec.dest, t.rec.subject, offer)
+	offer := refusal(t.rec.N, t.rec.Subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: t.revision}, rep.supported)
+	o, aerr := t.rec.Refused(req.Context(), offer)
 	return errors.Join(fmt.Errorf("%s: %w", what, o.Err()), aerr)
 }
 

@@ -1,0 +1,58 @@
+package exchange
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/negotiate"
+)
+
+// Peer is what an outbound Transport from Connect keeps of the peer it
+// negotiated with: where its calls may go, and how the peer's refusal at
+// runtime is recorded. Both rules are here once for every Transport:
+//
+//   - a call goes only to the peer's origin: a redirect to another origin,
+//     followed by whatever http.Client the host wraps the Transport in,
+//     reaches the Transport as a new call, and is refused unsent, so that
+//     no stamped call reaches another origin and no other origin's
+//     refusal is recorded under this peer's digest;
+//   - the runtime refusal is recorded with a context that outlives the
+//     caller (see [Recorder]).
+type Peer struct {
+	Recorder
+	// URL is the peer's URL as Connect was given it.
+	URL string
+	// Subject and Dest are the negotiation's.
+	Subject *negotiate.Subject
+	Dest    negotiate.Destination
+}
+
+// errOtherOrigin is a call a Transport refused because it goes to another
+// origin than the peer's.
+var errOtherOrigin = errors.New("the call goes to another origin than the peer the Transport negotiated with (a redirect its client followed); nothing was sent")
+
+// Send sends req through rt, when it goes to the peer's origin; a nil p
+// (a Transport that knows no peer) sends anything. Failures are typed as
+// egress.RoundTrip types them.
+func (p *Peer) Send(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if p != nil {
+		want, err := events.Origin(p.URL)
+		if got, _ := events.Origin(req.URL.String()); err != nil || got != want {
+			if req.Body != nil {
+				req.Body.Close()
+			}
+			return nil, &egress.Error{Kind: egress.RedirectRefused, Err: errOtherOrigin}
+		}
+	}
+	return egress.RoundTrip(rt, req)
+}
+
+// Refused records the peer's refusal, at runtime, of the version the
+// Transport stamps, as offer: the peer is p's.
+func (p *Peer) Refused(ctx context.Context, offer negotiate.Offer) (negotiate.Outcome, error) {
+	offer.Peer = p.URL
+	return p.DecideAndRecord(ctx, p.Dest, p.Subject, offer)
+}
