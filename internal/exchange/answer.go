@@ -111,8 +111,9 @@ func (a *Answer) Held() []byte { return a.raw }
 func (a *Answer) Write(p []byte) Verdict {
 	a.raw = append(a.raw, p...)
 	if int64(len(a.raw)) > a.limit {
-		// What came within the bound may decide already (a result
-		// member first); otherwise the rest is not read.
+		// What was written by the write that passed the bound may
+		// decide already (a result member first, or the refusal it
+		// completes); otherwise the rest is not read.
 		if !a.sse && a.coding == identity {
 			if plain, ok := skipBOM(a.raw); ok {
 				if v := a.classify(plain, false); v != Undecided {
@@ -237,7 +238,9 @@ func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict,
 	a.Start(resp.Header, limit, c, make([]byte, 0, 512))
 	chunk := make([]byte, 8<<10)
 	for {
-		n, err := resp.Body.Read(chunk)
+		// At most one byte past the bound is read: enough to know it is
+		// passed, as a writer's last write is.
+		n, err := resp.Body.Read(chunk[:min(int64(len(chunk)), a.limit+1-int64(len(a.raw)))])
 		v = a.Write(chunk[:n])
 		switch {
 		case v == Undecided && err == nil:

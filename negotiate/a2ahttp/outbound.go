@@ -360,18 +360,8 @@ type Transport struct {
 	base      http.RoundTripper
 	version   string
 	maxAnswer int
-	record    *runtimeRecord         // nil: NewTransport's, which records nothing
+	record    *exchange.Peer         // nil: NewTransport's, which records nothing
 	trace     negotiate.TraceContext // Connect's OutboundOptions.TraceContext; nil: none
-}
-
-// runtimeRecord is what a recording Transport records a runtime refusal
-// with: the negotiation's own inputs.
-type runtimeRecord struct {
-	n       *negotiate.Negotiator
-	peer    string
-	sink    events.Sink
-	subject *negotiate.Subject
-	dest    negotiate.Destination
 }
 
 // NewTransport returns a Transport for an accepted A2A outcome o, that
@@ -429,7 +419,7 @@ func recordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Out
 		}
 	}
 	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)), trace: opts.TraceContext,
-		record: &runtimeRecord{n: n, peer: peerURL, sink: opts.Sink, subject: opts.Subject, dest: opts.Destination}}
+		record: &exchange.Peer{Recorder: exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}, URL: peerURL, Subject: opts.Subject, Dest: opts.Destination}}
 }
 
 // Version returns the version t stamps.
@@ -505,63 +495,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.send(r2)
 }
 
-// send sends req through the base and reads the answer as far as it must
-// to see whether the peer refused the version: a refusal is recorded
-// (when t records) and returned as an error, any other answer handed back
-// whole, the bytes read included.
+// send sends req through the base and reads the answer, with the engine's
+// one reader, as far as it must to see whether the peer refused the
+// version: a refusal is recorded (when t records) and returned as an
+// error, any other answer handed back whole, the bytes read included.
 func (t *Transport) send(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.record.Send(t.base, req)
 	if err != nil {
 		return nil, err
 	}
-	held, v, rerr := t.read(resp)
+	var w answerWatch // only its reader: it holds no writer here
+	held, v, rerr := exchange.Read(resp, int64(t.maxAnswer), w.read)
 	switch {
 	case v == refused:
 		resp.Body.Close()
 		return nil, t.refused(req)
-	case v == undecided && rerr == nil:
+	case v == exchange.Unreadable:
 		resp.Body.Close()
-		return nil, &egress.Error{Kind: egress.TooLarge, URL: req.URL.Redacted(), Status: resp.StatusCode,
-			Err: fmt.Errorf("the answer did not show within %d bytes whether the peer served A2A-Version %s: %w", t.maxAnswer, t.version, &http.MaxBytesError{Limit: int64(t.maxAnswer)})}
+		return nil, exchange.UnreadableError(resp, held, int64(t.maxAnswer))
 	}
-	resp.Body = &replay{held: held, err: rerr, rc: resp.Body}
+	resp.Body = exchange.NewReplay(held, rerr, resp.Body)
 	return resp, nil
-}
-
-// read reads resp's body until it shows whether the peer refused the
-// version, as the inbound side reads a wrapped server's answer (every
-// status; an event stream by its first event), within t.maxAnswer bytes.
-// It returns what it read, the verdict, and the error that ended the
-// body (io.EOF at its end), which the answer's reader then meets.
-func (t *Transport) read(resp *http.Response) ([]byte, verdict, error) {
-	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	var scan exchange.EventScanner
-	var w answerWatch // only its reader: it holds no writer here
-	held := make([]byte, 0, 512)
-	for {
-		if len(held) == cap(held) {
-			held = slices.Grow(held, len(held))
-		}
-		n, err := resp.Body.Read(held[len(held):min(cap(held), t.maxAnswer+1)])
-		held = held[:len(held)+n]
-		ended := err != nil
-		v := undecided
-		if sse {
-			if data, ok := scan.Next(held); ok {
-				v = w.read(data, true)
-			} else if ended {
-				v = served // a stream that ended before its first event showed nothing
-			}
-		} else {
-			v = w.read(held, ended)
-		}
-		if v != undecided || ended {
-			return held, v, err
-		}
-		if len(held) > t.maxAnswer {
-			return held, undecided, nil
-		}
-	}
 }
 
 // refused records the peer's runtime refusal of the version, when t
@@ -575,32 +529,7 @@ func (t *Transport) refused(req *http.Request) error {
 		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
 			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))
 	}
-	r := t.record
-	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: r.peer, Requested: t.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}}
-	// The refusal happened whether or not the caller is still waiting: its
-	// record does not depend on the caller's context.
-	o, auditErr := r.n.DecideAndRecord(context.WithoutCancel(req.Context()), r.sink, r.dest, r.subject, offer)
+	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: t.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}}
+	o, auditErr := t.record.Refused(req.Context(), offer)
 	return errors.Join(fmt.Errorf("%s: %w", where, o.Err()), auditErr)
 }
-
-// replay is an answer's body whose first bytes were read: it gives them
-// back, then the rest, or the error that ended what was read.
-type replay struct {
-	held []byte
-	err  error // what ended the read of held; nil when more is to come
-	rc   io.ReadCloser
-}
-
-func (r *replay) Read(p []byte) (int, error) {
-	if len(r.held) > 0 {
-		n := copy(p, r.held)
-		r.held = r.held[n:]
-		return n, nil
-	}
-	if r.err != nil {
-		return 0, r.err
-	}
-	return r.rc.Read(p)
-}
-
-func (r *replay) Close() error { return r.rc.Close() }

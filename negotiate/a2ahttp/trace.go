@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/tracectx"
 )
 
@@ -44,7 +45,7 @@ func stampTrace(out *http.Request, tc tracectx.Context) error {
 		return fmt.Errorf("a2ahttp: reading the request body: %w", err)
 	}
 	if len(held) > maxStampedBodyBytes {
-		out.Body = &replay{held: held, rc: body}
+		out.Body = exchange.NewReplay(held, nil, body)
 		return nil
 	}
 	body.Close()
