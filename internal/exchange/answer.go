@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -296,4 +297,29 @@ func UnreadableError(resp *http.Response, held []byte, limit int64) error {
 	}
 	return &egress.Error{Kind: egress.NotAnAnswer, Status: resp.StatusCode,
 		Err: errors.New("the answer is not in a Content-Encoding its clients decode, or does not decode within its bound")}
+}
+
+// ReadFailure is the *egress.Error of a failure to read resp's body:
+// the one inside err, or one of kind TooLarge for a bound, Timeout or
+// Canceled for the context, HangUp for any other.
+func ReadFailure(resp *http.Response, err error) error {
+	var e *egress.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	kind := egress.HangUp
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		kind = egress.TooLarge
+	case errors.Is(err, context.DeadlineExceeded):
+		kind = egress.Timeout
+	case errors.Is(err, context.Canceled):
+		kind = egress.Canceled
+	}
+	e = &egress.Error{Kind: kind, Status: resp.StatusCode, Err: err}
+	if resp.Request != nil {
+		e.URL = resp.Request.URL.Redacted()
+	}
+	return e
 }

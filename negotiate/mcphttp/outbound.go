@@ -174,36 +174,11 @@ func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
 	case v == exchange.Unreadable:
 		return nil, held, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
 	case err != nil && err != io.EOF:
-		return nil, held, answerFailure(resp, err)
+		return nil, held, exchange.ReadFailure(resp, err)
 	case data == nil:
 		return nil, held, errNoResponse
 	}
 	return data, held, nil
-}
-
-// answerFailure is the *egress.Error of a failure to read resp's body:
-// the one inside err, or one of kind TooLarge for a bound, Timeout or
-// Canceled for the context, HangUp for any other.
-func answerFailure(resp *http.Response, err error) error {
-	var e *egress.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	kind := egress.HangUp
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		kind = egress.TooLarge
-	case errors.Is(err, context.DeadlineExceeded):
-		kind = egress.Timeout
-	case errors.Is(err, context.Canceled):
-		kind = egress.Canceled
-	}
-	e = &egress.Error{Kind: kind, Status: resp.StatusCode, Err: err}
-	if resp.Request != nil {
-		e.URL = resp.Request.URL.Redacted()
-	}
-	return e
 }
 
 // discoveryOf reads the revisions a server/discover reply lists.

@@ -228,7 +228,7 @@ func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) 
 		return nil, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
 	case v == exchange.Undecided && err != nil && err != io.EOF:
 		resp.Body.Close()
-		return nil, answerFailure(resp, err)
+		return nil, exchange.ReadFailure(resp, err)
 	}
 	if err == nil || err == io.EOF {
 		err = nil // the rest, if any, is read from the body

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
@@ -81,7 +82,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		if rep.versionRefused() {
 			// The server refused at runtime the revision server/discover
 			// offered: the record follows it.
-			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, unservedRevision, set.MCP.Revisions)
+			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, set.MCP.Revisions)
 		}
 		if rep.Error != nil || rep.Result == nil {
 			return nil, x.peerFailure(status, "the server refused tools/call")
@@ -122,18 +123,14 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	}
 }
 
-// unservedRevision is an MCP revision no host offers: deciding the
-// exchange again with it as the only revision the server speaks refuses it
-// as unsupported, which is what the server did.
-const unservedRevision = "9999-12-31"
-
 // refusedAtRuntime records the peer's refusal, at runtime, of the version
 // the exchange was accepted at, on the exchange's run after the
 // acceptance, and answers interop_version_unsupported; a record that
 // cannot be written is an internal_error naming the run.
-func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, unserved string, supported []string) *httpError {
-	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version, PeerVersions: []string{unserved}}
-	if _, err := x.h.Negotiator.DecideAndRecord(context.WithoutCancel(ctx), x.h.Sink, x.destination(), x.subject(), offer); err != nil {
+func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, supported []string) *httpError {
+	rec := exchange.Recorder{Pkg: "seams", N: x.h.Negotiator, Sink: x.h.Sink}
+	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version, PeerVersions: []string{exchange.Unserved(proto)}}
+	if _, err := rec.DecideAndRecord(ctx, x.destination(), x.subject(), offer); err != nil {
 		return unrecorded(x.runID)
 	}
 	return unsupported(proto, x.outcome.Version, supported, x.runID)

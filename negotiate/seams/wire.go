@@ -8,7 +8,6 @@ import (
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
@@ -55,26 +54,37 @@ func unsupported(proto facets.Protocol, version string, supported []string, runI
 	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
-// readReply reads the JSON-RPC response of an answer, up to maxPeerBytes:
-// the body, or the first event of an event stream whose data is a
-// response.
+// readReply reads the JSON-RPC response of an answer with the engine's
+// one reader, as the answer's clients read it (its Content-Encoding, a
+// byte-order mark), up to maxPeerBytes: the body, or the first event of an
+// event stream whose data is a response.
 func readReply(resp *http.Response) (rpcReply, error) {
-	body, err := egress.ReadBody(resp.Body, maxPeerBytes)
-	if err != nil {
-		return rpcReply{}, err
-	}
-	if !exchange.IsEventStream(resp.Header.Get("Content-Type")) {
-		var rep rpcReply
-		err := strictjson.DecodeOpen(body, &rep)
-		return rep, err
-	}
-	for _, data := range eventData(body) {
-		var rep rpcReply
-		if strictjson.DecodeOpen(data, &rep) == nil && (rep.Result != nil || rep.Error != nil) {
-			return rep, nil
+	var rep rpcReply
+	var bad error
+	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
+	held, v, err := exchange.Read(resp, maxPeerBytes, func(msg []byte, complete bool) exchange.Verdict {
+		if !complete {
+			return exchange.Undecided
 		}
+		var r rpcReply
+		switch err := strictjson.DecodeOpen(msg, &r); {
+		case sse && (err != nil || r.Result == nil && r.Error == nil):
+			return exchange.Undecided // an event that is no response
+		case err != nil:
+			bad = err
+		}
+		rep = r
+		return exchange.Served
+	})
+	switch {
+	case v == exchange.Unreadable:
+		return rpcReply{}, exchange.UnreadableError(resp, held, maxPeerBytes)
+	case err != nil && err != io.EOF:
+		return rpcReply{}, exchange.ReadFailure(resp, err)
+	case v == exchange.Undecided:
+		return rpcReply{}, errors.New("the event stream holds no JSON-RPC response")
 	}
-	return rpcReply{}, errors.New("the event stream holds no JSON-RPC response")
+	return rep, bad
 }
 
 // eventData returns the data of the events of a whole event stream, as
