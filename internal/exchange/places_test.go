@@ -1,0 +1,300 @@
+package exchange_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+// The guarantees of an exchange are the engine's, so one table runs each of
+// them against every place an exchange happens: each row a guarantee, each
+// place a column. A row names the places it does not apply to, and why.
+
+// refusals are each protocol's refusal of the version on the wire.
+var refusals = map[facets.Protocol]string{
+	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`,
+	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"version not supported"}}`,
+}
+
+// successes are each protocol's answers that serve the version.
+var successes = map[facets.Protocol]string{
+	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`,
+	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"result":{}}`,
+}
+
+// answer is how a server or peer writes its answer in a row.
+type answer func(w http.ResponseWriter, proto facets.Protocol)
+
+func plain(w http.ResponseWriter, proto facets.Protocol) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, refusals[proto])
+}
+
+func gzipped(w http.ResponseWriter, proto facets.Protocol) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = io.WriteString(zw, refusals[proto])
+	_ = zw.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Encoding", "gzip")
+	_, _ = w.Write(b.Bytes())
+}
+
+// gzippedSuccess serves the version, gzip-coded.
+func gzippedSuccess(w http.ResponseWriter, proto facets.Protocol) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = io.WriteString(zw, successes[proto])
+	_ = zw.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Encoding", "gzip")
+	_, _ = w.Write(b.Bytes())
+}
+
+func withBOM(w http.ResponseWriter, proto facets.Protocol) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, "\xEF\xBB\xBF"+refusals[proto])
+}
+
+// splitBatch answers a batch whose refusal comes after a flushed '['.
+func splitBatch(w http.ResponseWriter, proto facets.Protocol) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, "[")
+	w.(http.Flusher).Flush()
+	_, _ = io.WriteString(w, refusals[proto]+"]")
+}
+
+// trial is one exchange at one place, as a row sets it up.
+type trial struct {
+	policy policy.Policy
+	answer answer
+	// hangUp: the client hangs up while the host resolves its Subject.
+	hangUp bool
+	// callerEnds: the caller's context ends as soon as the answer arrives.
+	callerEnds bool
+	// redirect: the peer redirects the stamped call to another origin,
+	// and the host's own http.Client follows it.
+	redirect bool
+}
+
+// result is what a trial left: the outcomes recorded, in order, and how
+// many calls reached the other origin.
+type result struct {
+	recorded []string
+	elsewhere int64
+}
+
+// place runs a trial at one place an exchange happens.
+type place struct {
+	name  string
+	proto facets.Protocol
+	run   func(t *testing.T, tr trial) result
+}
+
+func placesNegotiator(t *testing.T, p policy.Policy) *negotiate.Negotiator {
+	t.Helper()
+	n, err := negotiate.Compile(facets.Set{
+		MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"},
+		A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"},
+	}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func outcomes(rec *negotiatetest.Recorder) []string {
+	var out []string
+	for _, e := range rec.Events() {
+		out = append(out, e.Payload.Outcome)
+	}
+	return out
+}
+
+// inbound is the place of a wrapped server: wrap puts the middleware of
+// n and rec around next.
+func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error), request func() *http.Request) place {
+	return place{name, proto, func(t *testing.T, tr trial) result {
+		rec := &negotiatetest.Recorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		subject := func(*http.Request) *negotiate.Subject {
+			if tr.hangUp {
+				cancel() // the client is gone before the decision is recorded
+			}
+			return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme"}
+		}
+		h, err := wrap(placesNegotiator(t, tr.policy), rec, subject, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tr.answer(w, proto) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), request().WithContext(ctx))
+		return result{recorded: outcomes(rec)}
+	}}
+}
+
+// outbound is the place of a Connect Transport: connect negotiates with
+// the peer at url and returns its Transport.
+func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWriter, r *http.Request) bool, connect func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error)) place {
+	return place{name, proto, func(t *testing.T, tr trial) result {
+		var elsewhere atomic.Int64
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			elsewhere.Add(1)
+			tr.answer(w, proto)
+		}))
+		defer other.Close()
+		peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if offer(w, r) {
+				return
+			}
+			if tr.redirect {
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+				return
+			}
+			tr.answer(w, proto)
+		}))
+		defer peer.Close()
+		rec := &negotiatetest.Recorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		base := &endsCaller{RoundTripper: http.DefaultTransport, cancel: cancel}
+		rt, err := connect(placesNegotiator(t, tr.policy), rec, peer.URL, &http.Client{Transport: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base.armed.Store(tr.callerEnds)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, peer.URL+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := (&http.Client{Transport: rt}).Do(req); err == nil {
+			resp.Body.Close()
+		}
+		return result{recorded: outcomes(rec), elsewhere: elsewhere.Load()}
+	}}
+}
+
+// endsCaller ends the caller's context as soon as an answer's head has
+// come, once armed (after Connect).
+type endsCaller struct {
+	http.RoundTripper
+	cancel context.CancelFunc
+	armed  atomic.Bool
+}
+
+func (e *endsCaller) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := e.RoundTripper.RoundTrip(r)
+	if e.armed.Load() {
+		e.cancel()
+	}
+	return resp, err
+}
+
+func places() []place {
+	mcpPost := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		r.Header.Set("Mcp-Method", "tools/list")
+		return r
+	}
+	a2aPost := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("A2A-Version", "1.0")
+		return r
+	}
+	return []place{
+		inbound("MCP inbound", facets.ProtocolMCP, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error) {
+			m, err := mcphttp.New(n, mcphttp.Options{Sink: rec, Subject: subject})
+			if err != nil {
+				return nil, err
+			}
+			return m.Wrap(next), nil
+		}, mcpPost),
+		inbound("A2A inbound", facets.ProtocolA2A, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error) {
+			m, err := a2ahttp.New(n, a2ahttp.Options{Sink: rec, Subject: subject})
+			if err != nil {
+				return nil, err
+			}
+			return m.Wrap(next), nil
+		}, a2aPost),
+		outbound("MCP Connect", facets.ProtocolMCP, func(w http.ResponseWriter, r *http.Request) bool {
+			if b, _ := io.ReadAll(r.Body); !strings.Contains(string(b), `"server/discover"`) {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
+			return true
+		}, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
+			tr, _, err := mcphttp.Connect(context.Background(), n, url, mcphttp.OutboundOptions{Sink: rec, Client: client})
+			return tr, err
+		}),
+		outbound("A2A Connect", facets.ProtocolA2A, func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodGet {
+				return false
+			}
+			_, _ = io.WriteString(w, `{"name":"peer","supportedInterfaces":[{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
+			return true
+		}, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
+			tr, _, err := a2ahttp.Connect(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: rec, Client: client})
+			return tr, err
+		}),
+	}
+}
+
+// TestEveryPlaceKeepsEveryGuarantee is the table: every guarantee of the
+// engine, at every place an exchange happens.
+func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
+	refusedAfterAccepted := func(r result) bool {
+		return len(r.recorded) == 2 && r.recorded[0] == "accepted" && r.recorded[1] == "refused"
+	}
+	endsRefused := func(r result) bool {
+		return len(r.recorded) > 0 && r.recorded[len(r.recorded)-1] == "refused" && r.elsewhere == 0
+	}
+	rows := []struct {
+		guarantee string
+		trial     trial
+		holds     func(result) bool
+		// skip names the places the guarantee does not concern.
+		skip map[string]string
+	}{
+		{"a refusal on the wire is recorded refused", trial{answer: plain}, endsRefused, nil},
+		{"a gzip-coded refusal is read as its clients read it", trial{answer: gzipped}, endsRefused, nil},
+		{"a gzip-coded success is read as served", trial{answer: gzippedSuccess},
+			func(r result) bool { return len(r.recorded) == 1 && r.recorded[0] == "accepted" }, nil},
+		{"a refusal after a byte-order mark is read", trial{answer: withBOM}, endsRefused, nil},
+		{"a batch split after '[' is read whole", trial{answer: splitBatch}, endsRefused, nil},
+		{"under RequireAudit the acceptance, then the refusal in a second event", trial{policy: policy.Policy{RequireAudit: true}, answer: plain}, refusedAfterAccepted, nil},
+		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
+			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call"}},
+		{"a caller whose context ends after the answer leaves the refusal's record", trial{answer: plain, callerEnds: true}, refusedAfterAccepted,
+			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
+			func(r result) bool { return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
+			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+	}
+	for _, row := range rows {
+		for _, p := range places() {
+			t.Run(row.guarantee+"/"+p.name, func(t *testing.T) {
+				if why, ok := row.skip[p.name]; ok {
+					t.Skip(why)
+				}
+				if r := p.run(t, row.trial); !row.holds(r) {
+					t.Errorf("recorded %v, %d calls to the other origin", r.recorded, r.elsewhere)
+				}
+			})
+		}
+	}
+}
