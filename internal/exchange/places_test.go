@@ -93,7 +93,7 @@ type trial struct {
 // result is what a trial left: the outcomes recorded, in order, and how
 // many calls reached the other origin.
 type result struct {
-	recorded []string
+	recorded  []string
 	elsewhere int64
 }
 
