@@ -2,6 +2,7 @@ package a2ahttp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -112,4 +113,54 @@ func BenchmarkFollow(b *testing.B) {
 	}
 	b.Run("answer", func(b *testing.B) { benchServe(b, answerJSON, "1.2") })
 	b.Run("middleware", func(b *testing.B) { benchServe(b, m.Wrap(answerJSON), "1.2") })
+}
+
+// hostileCard is a card of about 1 MiB listing n distinct versions, or one
+// version repeated n times.
+func hostileCard(n int, distinct bool) []byte {
+	var b strings.Builder
+	b.WriteString(`{"supportedInterfaces":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v := 1
+		if distinct {
+			v = i
+		}
+		fmt.Fprintf(&b, `{"protocolVersion":"1.%d"}`, v)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkHostileCard compares a card of ~34,000 distinct versions with
+// one of the same size repeating a version: reading either is linear, so
+// the two cost about the same (quadratic deduplication made the first
+// 150 times the second).
+func BenchmarkHostileCard(b *testing.B) {
+	for _, distinct := range []bool{false, true} {
+		card := hostileCard(34000, distinct)
+		b.Run(fmt.Sprintf("distinct=%t", distinct), func(b *testing.B) {
+			b.SetBytes(int64(len(card)))
+			for b.Loop() {
+				if _, err := a2ahttp.CardOffers(card); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileCardDeduplicates: the offers of a card are its distinct
+// versions in the order first listed, however many it lists.
+func TestHostileCardDeduplicates(t *testing.T) {
+	offers, err := a2ahttp.CardOffers(hostileCard(34000, true))
+	if err != nil || len(offers) != 34000 || offers[0] != "1.0" || offers[33999] != "1.33999" {
+		t.Fatalf("%d offers, %v", len(offers), err)
+	}
+	offers, err = a2ahttp.CardOffers(hostileCard(34000, false))
+	if err != nil || len(offers) != 1 || offers[0] != "1.1" {
+		t.Fatalf("%q, %v", offers, err)
+	}
 }

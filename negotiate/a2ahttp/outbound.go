@@ -260,6 +260,7 @@ func cardURLForError(peerURL string) string {
 // agent card, and an error.
 func cardOffers(card []byte) ([]string, error) {
 	var offers []string
+	seen := map[string]bool{} // a hostile card lists tens of thousands: dedupe in linear time
 	var fallback string
 	named := false
 	r := strictjson.NewReader(card, 0)
@@ -272,7 +273,8 @@ func cardOffers(card []byte) ([]string, error) {
 			named = true
 			return r.Array(func(int) error {
 				return r.Object(func(key string) error {
-					if v, ok := stringValue(r, key, "protocolVersion"); ok && isMajorMinor(v) && !slices.Contains(offers, v) {
+					if v, ok := stringValue(r, key, "protocolVersion"); ok && isMajorMinor(v) && !seen[v] {
+						seen[v] = true
 						offers = append(offers, v)
 					}
 					return nil
