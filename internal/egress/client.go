@@ -120,7 +120,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper closes the body, even on errors
 		}
-		return nil, &Error{Kind: Denied, URL: req.URL.Redacted(), Err: err}
+		return nil, &Error{Kind: Denied, URL: Where(req.URL), Err: err}
 	}
 	if authority != req.URL.Host {
 		r := req.WithContext(req.Context())
@@ -156,8 +156,10 @@ func dialAuthority(u *url.URL) (string, error) {
 	return strings.TrimPrefix(origin, u.Scheme+"://"), nil
 }
 
-// originOf is the origin of u, or "" when it has none.
-func originOf(u *url.URL) string {
+// Where is all an error or a log line may say of a URL the module
+// fetched: its origin, or "" when it has none. Never its path, query or
+// credentials, which hosted servers put keys in.
+func Where(u *url.URL) string {
 	o, _ := events.Origin(u.String())
 	return o
 }
@@ -167,11 +169,11 @@ func originOf(u *url.URL) string {
 func sameOrigin(max int) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		first := via[0].URL
-		if to := originOf(req.URL); to == "" || to != originOf(first) {
-			return &Error{Kind: RedirectRefused, URL: first.Redacted(), Err: fmt.Errorf("the peer redirected to %s, another origin", req.URL.Redacted())}
+		if to := Where(req.URL); to == "" || to != Where(first) {
+			return &Error{Kind: RedirectRefused, URL: Where(first), Err: fmt.Errorf("the peer redirected to %s, another origin", Where(req.URL))}
 		}
 		if len(via) > max {
-			return &Error{Kind: RedirectRefused, URL: first.Redacted(), Err: fmt.Errorf("the peer redirected more than %d times", max)}
+			return &Error{Kind: RedirectRefused, URL: Where(first), Err: fmt.Errorf("the peer redirected more than %d times", max)}
 		}
 		return nil
 	}
@@ -209,7 +211,7 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 	if c == nil {
 		c = defaultClient()
 	}
-	where := req.URL.Redacted()
+	where := Where(req.URL)
 	cc := *c
 	cc.CheckRedirect = thenOrigin(c.CheckRedirect)
 	var connected atomic.Bool
@@ -261,7 +263,7 @@ func thenOrigin(check func(*http.Request, []*http.Request) error) func(*http.Req
 		if err == nil || err == http.ErrUseLastResponse || errors.As(err, &e) { // the client compares it so
 			return err
 		}
-		return &Error{Kind: RedirectRefused, URL: via[0].URL.Redacted(), Err: err}
+		return &Error{Kind: RedirectRefused, URL: Where(via[0].URL), Err: err}
 	}
 }
 

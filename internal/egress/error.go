@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -80,8 +81,8 @@ func (k Kind) Error() string { return k.row().name }
 type Error struct {
 	// Kind is which failure it was.
 	Kind Kind
-	// URL is the URL fetched, with any password redacted; empty when not
-	// known (a [ReadBody] of a bare reader).
+	// URL is the origin fetched ([Where]): never its path, query or
+	// credentials; empty when not known (a [ReadBody] of a bare reader).
 	URL string
 	// Status is the HTTP status of the peer's answer; 0 when there was
 	// none.
@@ -150,7 +151,7 @@ func (e *Error) LogValue() slog.Value {
 func NotAnswer(resp *http.Response, why error) *Error {
 	e := &Error{Kind: NotAnAnswer, Status: resp.StatusCode, Err: why}
 	if resp.Request != nil {
-		e.URL = resp.Request.URL.Redacted()
+		e.URL = Where(resp.Request.URL)
 	}
 	return e
 }
@@ -174,6 +175,10 @@ func kindOf(err error, connected bool) Kind {
 // the one inside it, given the URL, or a new one of the kind kindOf
 // finds with err as its cause.
 func failed(err error, url string, connected bool) *Error {
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // its message repeats the whole URL, path and query included
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return &Error{Kind: e.Kind, URL: url, Status: e.Status, Err: e.Err}

@@ -19,7 +19,7 @@ func RoundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) 
 	}))
 	resp, err := rt.RoundTrip(traced)
 	if err != nil {
-		return nil, failed(err, req.URL.Redacted(), connected.Load())
+		return nil, failed(err, Where(req.URL), connected.Load())
 	}
 	return resp, nil
 }

@@ -319,7 +319,7 @@ func ReadFailure(resp *http.Response, err error) error {
 	}
 	e = &egress.Error{Kind: kind, Status: resp.StatusCode, Err: err}
 	if resp.Request != nil {
-		e.URL = resp.Request.URL.Redacted()
+		e.URL = egress.Where(resp.Request.URL)
 	}
 	return e
 }

@@ -3,13 +3,11 @@ package exchange
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
-	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -85,20 +83,13 @@ func Unserved(p facets.Protocol) string {
 
 // NoDecision logs the one line of a negotiation that reached no decision
 // and returns err with what was being done. The line is as content-free as
-// the record: the protocol, the peer's digest, and what failed, by kind
-// and status, never the peer's URL, path or query, which hosted servers
-// put keys in.
+// the record: the protocol, the peer's digest, and why, whose
+// *egress.Error names the peer by origin at most ([egress.Where]), never by
+// the path or query hosted servers put keys in.
 func (r *Recorder) NoDecision(ctx context.Context, p facets.Protocol, peerURL string, err error) error {
 	digest, _ := events.PeerDigest(peerURL)
-	attrs := []slog.Attr{slog.String("protocol", string(p)), slog.String("peerDigest", digest)}
-	var e *egress.Error
-	if errors.As(err, &e) {
-		attrs = append(attrs, slog.String("kind", e.Kind.Error()))
-		if e.Status != 0 {
-			attrs = append(attrs, slog.Int("status", e.Status))
-		}
-	}
-	r.logger().LogAttrs(ctx, slog.LevelWarn, "negotiation reached no decision", attrs...)
+	r.logger().LogAttrs(ctx, slog.LevelWarn, "negotiation reached no decision",
+		slog.String("protocol", string(p)), slog.String("peerDigest", digest), slog.Any("err", err))
 	return fmt.Errorf("%s: the negotiation reached no decision: %w", r.Pkg, err)
 }
 

@@ -137,27 +137,19 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 		// for, and absent a choice that is its preferred version.
 		requested = adv.Preferred
 	}
+	rec := exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}
 	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
 	if err != nil {
-		noDecision(ctx, opts.ErrorLog, peerURL, err)
-		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: the negotiation reached no decision: %w", err)
+		return negotiate.Outcome{}, nil, rec.NoDecision(ctx, facets.ProtocolA2A, peerURL, err)
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Peer: peerURL, Requested: requested, PeerVersions: offers}
-	outcome, auditErr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
+	outcome, auditErr := rec.DecideAndRecord(ctx, opts.Destination, opts.Subject, offer)
 	if outcome.Err() == nil {
 		return outcome, offers, auditErr
 	}
 	return outcome, offers, errors.Join(outcome.Err(), auditErr)
 }
 
-// noDecision logs the one line of an attempt that reached no decision:
-// the protocol, the peer's digest (its origin is never logged in clear,
-// as in the record) and why, the *egress.Error's group.
-func noDecision(ctx context.Context, log *slog.Logger, peerURL string, err error) {
-	digest, _ := events.PeerDigest(peerURL)
-	cmp.Or(log, slog.Default()).WarnContext(ctx, "negotiation reached no decision",
-		slog.String("protocol", string(facets.ProtocolA2A)), slog.String("peerDigest", digest), slog.Any("err", err))
-}
 
 // egressClients are the negotiation clients of a nil
 // OutboundOptions.Client, one per address policy (loopback, then
@@ -203,7 +195,7 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 	cardURL := u.JoinPath(defaultCardPath)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL.String(), nil)
 	if err != nil {
-		return nil, &egress.Error{Kind: egress.Denied, URL: cardURL.Redacted(), Err: err}
+		return nil, &egress.Error{Kind: egress.Denied, URL: egress.Where(cardURL), Err: err}
 	}
 	if version != "" {
 		req.Header.Set(headerName, version)
@@ -244,7 +236,7 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 // cardURLForError names the card of a peer URL that may not parse.
 func cardURLForError(peerURL string) string {
 	if u, err := url.Parse(peerURL); err == nil {
-		return u.JoinPath(defaultCardPath).Redacted()
+		return egress.Where(u)
 	}
 	return "of a peer URL that does not parse"
 }
@@ -526,7 +518,7 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 // be written, internal_error), joined with the AuditError of a record
 // that failed.
 func (t *Transport) refused(req *http.Request) error {
-	where := fmt.Sprintf("a2ahttp: %s refused A2A-Version %s at runtime, after its card offered it", req.URL.Redacted(), t.version)
+	where := fmt.Sprintf("a2ahttp: %s refused A2A-Version %s at runtime, after its card offered it", egress.Where(req.URL), t.version)
 	if t.record == nil {
 		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
 			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))

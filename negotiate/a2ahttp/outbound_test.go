@@ -206,7 +206,7 @@ func TestOutboundBadPeerURL(t *testing.T) {
 	rec := &negotiatetest.Recorder{}
 	o := a2ahttp.Outbound{Negotiator: compile(t, wideA2A(), policy.Policy{}), Sink: rec, Subject: peerAgent()}
 	p, err := o.Negotiate(context.Background(), "file:///etc/passwd")
-	if err == nil || !strings.Contains(err.Error(), "a2ahttp: the negotiation reached no decision: egress: file:///etc/passwd/.well-known/agent-card.json: the egress policy refused to reach the peer: the peer URL is not an absolute http(s) URL") {
+	if err == nil || !strings.Contains(err.Error(), "a2ahttp: the negotiation reached no decision: egress: the egress policy refused to reach the peer: the peer URL is not an absolute http(s) URL") {
 		t.Fatalf("err %v", err)
 	}
 	if reason := detailReason(err); reason != "egress-denied" {

@@ -334,6 +334,7 @@ type negotiation struct {
 	session    string
 	handshaken bool
 	client     *http.Client
+	rec        *exchange.Recorder
 }
 
 // Negotiate settles the revision a host speaks with the MCP server at
@@ -407,7 +408,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	if err != nil {
 		return negotiation{}, err
 	}
-	r := negotiation{client: opts.Client}
+	r := negotiation{client: opts.Client, rec: &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}}
 	if r.client == nil {
 		r.client = egressClients[policyIndex(opts)]()
 	}
@@ -418,8 +419,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 		requested = adv.Preferred
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: serverURL, Requested: requested}
-	digest, derr := events.PeerDigest(serverURL)
-	if derr != nil {
+	if _, err := events.PeerDigest(serverURL); err != nil {
 		// Without a URL that has an origin, nothing is sent, and the
 		// decision refuses the exchange (negotiate.RuleInput).
 		return r.record(ctx, n, opts, offer, nil)
@@ -437,9 +437,9 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 			offer.PeerVersions = handshakeRevisions(adv, requested)
 			return r.record(ctx, n, opts, offer, err)
 		}
-		return r.viaInitialize(ctx, n, opts, offer, revision, digest)
+		return r.viaInitialize(ctx, n, opts, offer, revision)
 	case err != nil:
-		return r, noDecision(ctx, opts, digest, err)
+		return r, r.rec.NoDecision(ctx, facets.ProtocolMCP, serverURL, err)
 	}
 	r.offers = d.versions
 	offer.PeerVersions = d.versions
@@ -447,7 +447,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 		// A handshake revision, for a Transport: only initialize opens
 		// the session a stateful server serves it on, and the server's
 		// answer there is the record.
-		return r.viaInitialize(ctx, n, opts, offer, o.Version, digest)
+		return r.viaInitialize(ctx, n, opts, offer, o.Version)
 	}
 	return r.record(ctx, n, opts, offer, nil)
 }
@@ -455,7 +455,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 // record decides offer, records it and returns r with the outcome; cause
 // is joined to a refusal.
 func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, cause error) (negotiation, error) {
-	o, aerr := n.DecideAndRecord(ctx, opts.Sink, opts.Destination, opts.Subject, offer)
+	o, aerr := r.rec.DecideAndRecord(ctx, opts.Destination, opts.Subject, offer)
 	r.outcome = o
 	var refusal error
 	if o.Err() != nil {
@@ -468,7 +468,7 @@ func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts O
 // server's protocolVersion is its offer, decided as offer and recorded
 // once. A refused outcome ends the session, as the lifecycle requires of a
 // client that cannot speak the server's revision.
-func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, revision, digest string) (negotiation, error) {
+func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, revision string) (negotiation, error) {
 	h, err := initialize(ctx, r.client, offer.Peer, revision, opts.TraceContext)
 	r.session, r.handshaken = h.session, true
 	if err != nil {
@@ -476,7 +476,7 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 			_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision, opts.TraceContext)
 			r.session = ""
 		}
-		return r, noDecision(ctx, opts, digest, err)
+		return r, r.rec.NoDecision(ctx, facets.ProtocolMCP, offer.Peer, err)
 	}
 	if h.version != "" {
 		r.offers = []string{h.version}
@@ -543,17 +543,6 @@ func handshakeRevision(n *negotiate.Negotiator, adv facets.Advertised, subject *
 	return "", false
 }
 
-// noDecision logs err, a negotiation that reached no decision, and returns
-// it with what was being done.
-func noDecision(ctx context.Context, opts OutboundOptions, digest string, err error) error {
-	log := opts.ErrorLog
-	if log == nil {
-		log = slog.Default()
-	}
-	log.LogAttrs(ctx, slog.LevelWarn, "negotiation reached no decision",
-		slog.String("protocol", string(facets.ProtocolMCP)), slog.String("peerDigest", digest), slog.Any("err", err))
-	return fmt.Errorf("mcphttp: the negotiation reached no decision: %w", err)
-}
 
 // endSession sends the DELETE that ends a legacy session, through rt (nil:
 // http.DefaultTransport), with the trace context of hook. A server that
