@@ -150,7 +150,6 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	return outcome, offers, errors.Join(outcome.Err(), auditErr)
 }
 
-
 // egressClients are the negotiation clients of a nil
 // OutboundOptions.Client, one per address policy (loopback, then
 // private), made once: a client per negotiation would leave its idle

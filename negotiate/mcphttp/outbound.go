@@ -543,7 +543,6 @@ func handshakeRevision(n *negotiate.Negotiator, adv facets.Advertised, subject *
 	return "", false
 }
 
-
 // endSession sends the DELETE that ends a legacy session, through rt (nil:
 // http.DefaultTransport), with the trace context of hook. A server that
 // does not let clients end sessions answers 405, which ends nothing, and
