@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -295,6 +296,60 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 					t.Errorf("recorded %v, %d calls to the other origin", r.recorded, r.elsewhere)
 				}
 			})
+		}
+	}
+}
+
+// noLine reports a negotiation that reached no decision and logged
+// nothing: the line is the operator's only trace of it.
+func noLine(err error, lines *bytes.Buffer) bool {
+	return strings.Contains(err.Error(), "reached no decision") && lines.Len() == 0
+}
+
+// TestNoLineOrErrorNamesThePeersPath: a peer's URL path and query, where
+// hosted servers put their keys, appear in no log line and no error of any
+// outbound place, whatever failed: the peer could not be reached, answered
+// 5xx, redirected to another origin, answered too much or garbage.
+func TestNoLineOrErrorNamesThePeersPath(t *testing.T) {
+	const secret = "sk-secret-4242"
+	failures := map[string]http.HandlerFunc{
+		"5xx": func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) },
+		"redirect": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.2:9/"+secret+"?api_key="+secret, http.StatusTemporaryRedirect)
+		},
+		"too large": func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"pad":"`+strings.Repeat("x", 8<<20)+`"}`)
+		},
+		"garbage": func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<html>"+secret) },
+	}
+	negotiators := map[string]func(n *negotiate.Negotiator, url string, log *slog.Logger) error{
+		"MCP": func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+			_, _, err := mcphttp.Connect(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+			return err
+		},
+		"A2A": func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+			_, _, err := a2ahttp.Connect(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+			return err
+		},
+	}
+	for name, failure := range failures {
+		srv := httptest.NewServer(failure)
+		for proto, connect := range negotiators {
+			var lines bytes.Buffer
+			err := connect(placesNegotiator(t, policy.Policy{}), srv.URL+"/mcp/"+secret+"/sse?api_key="+secret, slog.New(slog.NewTextHandler(&lines, nil)))
+			if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(lines.String(), secret) || noLine(err, &lines) {
+				t.Errorf("%s, %s: error %v\nlog %s", proto, name, err, lines.String())
+			}
+		}
+		srv.Close()
+	}
+	// A peer that cannot be reached at all.
+	for proto, connect := range negotiators {
+		var lines bytes.Buffer
+		err := connect(placesNegotiator(t, policy.Policy{}), "http://127.0.0.1:9/mcp/"+secret+"?api_key="+secret, slog.New(slog.NewTextHandler(&lines, nil)))
+		if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(lines.String(), secret) || noLine(err, &lines) {
+			t.Errorf("%s, unreachable: error %v\nlog %s", proto, err, lines.String())
 		}
 	}
 }
