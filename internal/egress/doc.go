@@ -115,7 +115,7 @@
 //   - One log line, at slog.LevelWarn, "negotiation reached no decision",
 //     with protocol, peerDigest (the origin is never logged in clear, as
 //     in the record) and the error as slog.Any("err", err): [*Error] is a
-//     slog.LogValuer whose group is reason, url (password redacted),
+//     slog.LogValuer whose group is reason, url (the origin at most, [Where]),
 //     status and cause.
 //   - A metric is not the core module's (it has no OpenTelemetry): the
 //     telemetry module counts the attempts by details.reason, and sets it

@@ -126,7 +126,13 @@
 // read as it is held, once in the common case: an answer whose bytes
 // cannot spell a refusal (no 32009, no VERSION_NOT_SUPPORTED, no escape)
 // is settled without a parse, and any other is read with JSON v2's
-// tokenizer, leniently as a client reads it. As net/http requires, the
+// tokenizer, leniently as a client reads it. It is read by the module's
+// one answer reader (internal/exchange), as clients read it: its
+// Content-Encoding decoded (gzip, deflate; an answer in another coding
+// cannot be read and is refused and replaced as one past the bound, and
+// an encoded answer is read once the handler returns), a leading
+// byte-order mark skipped, and a batch settled only once it has ended,
+// however its writes or flushes split it. As net/http requires, the
 // wrapped handler must not use the ResponseWriter once it has returned:
 // the state that follows an answer, and the buffer it holds the answer
 // in, serve the next request.
@@ -140,7 +146,11 @@
 // server refused: of the two events of one request, the later one says
 // what the server did. The card's request does not act, and is recorded
 // as its answer shows, as without the policy. Under the policy an answer
-// whose record cannot be written is replaced by the internal error.
+// whose record cannot be written is replaced by the internal error, and
+// nothing is logged: the refusal is the record (Options.ErrorLog). Every
+// record is written with the request's context values but never its
+// cancellation: a client that hangs up while the host resolves its
+// Subject leaves the record all the same.
 //
 // # Outbound
 //
@@ -260,7 +270,8 @@
 //   - one log line on OutboundOptions.ErrorLog (slog.Default()), at
 //     slog.LevelWarn: "negotiation reached no decision", with protocol,
 //     peerDigest (never the origin in clear) and err, a group of reason,
-//     url (its password redacted), status and cause.
+//     url (the peer's origin at most: never its path, query or
+//     credentials), status and cause.
 //
 // A metric is not this module's to keep (it has no OpenTelemetry): count
 // the log line, or details.reason of the error.
@@ -289,5 +300,9 @@
 // within the bound is not handed back either (an error whose
 // details.reason is "too-large"), and records nothing, since the peer
 // refused nothing that was seen. Every other answer comes back byte for
-// byte, the rest of a stream as it arrives.
+// byte, the rest of a stream as it arrives. The refusal's record does not
+// depend on the caller's context. A Transport of Connect sends only to
+// the origin of the card it negotiated on: a call a redirect took to
+// another origin (a 307 the host's own http.Client followed) is refused
+// unsent, with an error of kind redirect-refused.
 package a2ahttp

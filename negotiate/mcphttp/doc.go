@@ -156,7 +156,11 @@
 // unsupported, with the revision requested. For any other request the
 // acceptance stands unless the server's answer is one a JSON-RPC client
 // would read as a -32022 refusal (of any member of a batch). The answer is
-// read as the most lenient client reads it: whatever its Content-Type
+// read by the module's one answer reader (internal/exchange), as clients
+// read it: its Content-Encoding decoded (gzip and deflate; any other
+// coding cannot be read, so it is never an acceptance: it is handled as
+// an answer past the bound, below), a leading byte-order mark skipped,
+// and as the most lenient client reads it: whatever its Content-Type
 // (none, application/json-rpc and text/plain included) as JSON, except
 // text/event-stream, read event by event; any JSON number equal to -32022
 // as a float64 (-3.2022e4, -32022.0) is the code; keys match in any case
@@ -171,7 +175,9 @@
 // result holds): an answer longer than that is not one the middleware
 // read, so it is neither let through nor recorded accepted. It is
 // recorded refused, reason unsupported, and the client gets -32603 on
-// HTTP 502 naming the bound instead; the handler's writes then fail. As
+// HTTP 502 naming the bound instead; the handler's writes then fail. An
+// encoded answer (a compression middleware inside Wrap) is read once the
+// handler returns, since a compressed stream is read whole. As
 // net/http requires, the wrapped handler must not use the ResponseWriter
 // once it has returned: the state that follows an answer, and the buffer
 // it holds the answer in, serve the next request.
@@ -180,9 +186,14 @@
 // request but discover and initialize may act (a tools/call runs a tool):
 // such a request is recorded when it is decided, before the wrapped
 // handler sees it, and refused there (-32603 on HTTP 500) when its record
-// cannot be written; a -32022 the server answers afterwards is then not
-// in the record. For discover and initialize, an acceptance whose record
-// cannot be written replaces the server's answer with the same -32603.
+// cannot be written. Its answer is still read: a -32022 the server answers
+// afterwards is recorded in a second event, the refusal, as a2ahttp
+// records it (and when that record cannot be written, the answer is
+// replaced by the same -32603). For discover and initialize, an
+// acceptance whose record cannot be written replaces the server's answer
+// with the same -32603. Every record is written with the request's
+// context values but never its cancellation: a client that hangs up while
+// the host resolves its Subject leaves the record all the same.
 //
 // Which server settings serve 2026-07-28: the go-sdk's streamable handler
 // serves it only with mcp.StreamableHTTPOptions{Stateless: true}; its
@@ -358,8 +369,15 @@
 // when the server's data.supported lists only revisions below the floor,
 // unsupported otherwise: never an acceptance, the server refused), and
 // the caller gets an error carrying interop_version_unsupported, joined
-// with the *negotiate.AuditError when the record failed. Any other answer
-// is handed back byte for byte. A NewTransport Transport has no sink: it
+// with the *negotiate.AuditError when the record failed; the record does
+// not depend on the caller's context, so a caller whose deadline ends as
+// the refusal arrives leaves it all the same. Any other answer is handed
+// back byte for byte. The answer is read as clients read it (gzip,
+// deflate, a byte-order mark). A Connect Transport sends only to the
+// origin it negotiated with: a call a redirect took elsewhere (a 307 that
+// the host's own http.Client followed) is refused unsent, with an error of
+// kind redirect-refused, so no other origin's answer is recorded under
+// this server's digest. A NewTransport Transport has no sink: it
 // reads no answer, and a caller that uses one (the conformance seams do)
 // reads and records a refusal itself.
 package mcphttp
