@@ -1,7 +1,25 @@
-// Package adapter holds what the two HTTP adapters, negotiate/a2ahttp and
-// negotiate/mcphttp, share, so that they read the same and neither keeps a
-// copy of the other: the check of what both directions need, and the
-// context that carries an accepted outcome to the wrapped handler.
+// Package exchange is the one engine every exchange of the module runs on:
+// MCP and A2A inbound (negotiate/mcphttp, negotiate/a2ahttp), their
+// Connect Transports, and the conformance seams. What is true of an
+// exchange is the same at all of these places, so it is written here once,
+// and each protocol supplies only its facts (how a request names its
+// version, how a refusal is written, which answers refuse):
+//
+//   - the answer reader ([Answer], [Read]): an answer read as its clients
+//     read it, decoded, without a byte-order mark, JSON or an event
+//     stream, within one bound; unreadable is never an acceptance;
+//   - the record ([Recorder]): a context that never depends on the
+//     client's or the caller's connection, the contradiction of a server
+//     or peer recorded as the decision changed to the refusal, the log
+//     lines of an unrecorded event and of a negotiation that reached no
+//     decision;
+//   - the outbound link ([Peer]): calls only to the peer's origin, the
+//     runtime refusal recorded;
+//   - the start-up check, the outcome carried to the wrapped handler, and
+//     the one-call defaults.
+//
+// Its guarantees are tested once, as a table whose rows are the
+// guarantees and whose columns are the places (places_test.go).
 package exchange
 
 import (
