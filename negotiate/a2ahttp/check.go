@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -59,17 +60,14 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	req.Header.Set(headerName, preferred)
 	w := exchange.NewCapture(int64(m.maxAnswer))
 	server.ServeHTTP(w, req)
-	data := w.Body
-	if exchange.IsEventStream(w.Header().Get("Content-Type")) {
-		var events exchange.EventScanner
-		data, _ = events.Next(w.Body)
-	}
 	if w.Over {
 		return fmt.Errorf("a2ahttp: the server's answer to %s at %s %s is longer than Options.MaxAnswerBytes (%d bytes), so whether it serves the preferred version could not be read", method, headerName, preferred, m.maxAnswer)
 	}
-	s := answerReader{complete: true}
-	s.d.Reset(bytes.NewBuffer(data), lenient...)
-	if s.response() != refused {
+	// Read as the middleware reads the server's answers, with the
+	// engine's one reader.
+	var reader answerWatch
+	answer := &http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))}
+	if _, v, _ := exchange.Read(answer, int64(m.maxAnswer), reader.read); v != refused {
 		return nil
 	}
 	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)

@@ -487,20 +487,6 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 	return r.skip()
 }
 
-// sseScanner is the adapters' event-stream reader, with the search for
-// the JSON-RPC response an answer carries.
-type sseScanner struct{ exchange.EventScanner }
-
-// response returns the data of the next event s completes in b that is a
-// JSON-RPC response, passing over the notifications and requests before it.
-func (s *sseScanner) response(b []byte) ([]byte, bool) {
-	for {
-		data, ok := s.Next(b)
-		if !ok || isResponse(data) {
-			return data, ok
-		}
-	}
-}
 
 // isResponse reports whether data is a JSON-RPC response, not a request
 // or notification the server sent before it.

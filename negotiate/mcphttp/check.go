@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -75,12 +76,13 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		end.Header.Set(headerProtocolVersion, preferred)
 		server.ServeHTTP(exchange.NewCapture(0), end)
 	}
-	data := w.Body
-	if exchange.IsEventStream(w.Header().Get("Content-Type")) {
-		var events sseScanner
-		data, _ = events.response(w.Body)
+	// Read as the middleware reads the server's answers, with the
+	// engine's one reader.
+	data, _, err := readAnswerBody(&http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))})
+	var rep reply
+	if err == nil {
+		rep, err = readReply(data)
 	}
-	rep, err := readReply(data)
 	served := err == nil && rep.result
 	if method == methodDiscover {
 		served = served && slices.Contains(rep.versions, preferred)

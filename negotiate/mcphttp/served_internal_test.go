@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -121,6 +122,21 @@ func TestAnswerWatchRelease(t *testing.T) {
 		a.release()
 		if kept := a.buf != nil; kept != c.kept || len(a.buf) != 0 || a.ResponseWriter != nil || a.h != nil || a.outcome != nil || a.payload != (events.NegotiationDecided{}) || a.state != watching {
 			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
+		}
+	}
+}
+
+// sseScanner is the adapters' event-stream reader, with the search for
+// the JSON-RPC response an answer carries.
+type sseScanner struct{ exchange.EventScanner }
+
+// response returns the data of the next event s completes in b that is a
+// JSON-RPC response, passing over the notifications and requests before it.
+func (s *sseScanner) response(b []byte) ([]byte, bool) {
+	for {
+		data, ok := s.Next(b)
+		if !ok || isResponse(data) {
+			return data, ok
 		}
 	}
 }
