@@ -487,7 +487,6 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 	return r.skip()
 }
 
-
 // isResponse reports whether data is a JSON-RPC response, not a request
 // or notification the server sent before it.
 func isResponse(data []byte) bool {
