@@ -1,0 +1,260 @@
+package exchange
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/wopneg/wopneg/internal/egress"
+)
+
+func gz(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = io.WriteString(w, s)
+	_ = w.Close()
+	return b.String()
+}
+
+func zl(s string) string {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = io.WriteString(w, s)
+	_ = w.Close()
+	return b.String()
+}
+
+func rawDeflate(s string) string {
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestSpeed)
+	_, _ = io.WriteString(w, s)
+	_ = w.Close()
+	return b.String()
+}
+
+// tracing is a Classify that refuses on "NO", serves on "OK", and keeps
+// what it was handed.
+type tracing struct{ seen []string }
+
+func (c *tracing) classify(msg []byte, complete bool) Verdict {
+	c.seen = append(c.seen, string(msg))
+	switch {
+	case bytes.Contains(msg, []byte("NO")):
+		return Refused
+	case bytes.Contains(msg, []byte("OK")):
+		return Served
+	}
+	return Undecided
+}
+
+// TestAnswer: each way an answer is written, read as its clients read it.
+func TestAnswer(t *testing.T) {
+	const sse, js = "text/event-stream", "application/json"
+	for _, c := range []struct {
+		name     string
+		ct, ce   string
+		writes   []string
+		limit    int64
+		peek     bool // Peek after the writes
+		want     Verdict
+		atWrite  int // the write that decided; -1: End decided
+		lastSeen string
+	}{
+		{"plain JSON, read at its end", js, "", []string{`{"x":`, `"NO"}`}, 100, false, Refused, -1, `{"x":"NO"}`},
+		{"plain JSON, peeked", js, "", []string{`{"x":"OK"`}, 100, true, Served, -1, `{"x":"OK"`},
+		{"a BOM before JSON", js, "", []string{"\xEF\xBB", "\xBF{\"NO\":1}"}, 100, false, Refused, -1, `{"NO":1}`},
+		{"identity named", js, "identity", []string{`{"NO":1}`}, 100, false, Refused, -1, `{"NO":1}`},
+		{"gzip", js, "gzip", []string{gz(`{"NO":1}`)}, 100, false, Refused, -1, `{"NO":1}`},
+		{"x-gzip, a BOM inside", js, "X-GZIP", []string{gz("\xEF\xBB\xBF{\"NO\":1}")}, 100, false, Refused, -1, `{"NO":1}`},
+		{"deflate, zlib-wrapped", js, "deflate", []string{zl(`{"NO":1}`)}, 100, false, Refused, -1, `{"NO":1}`},
+		{"deflate, raw", js, "deflate", []string{rawDeflate(`{"NO":1}`)}, 100, false, Refused, -1, `{"NO":1}`},
+		{"an unknown coding", js, "br", []string{`{"OK":1}`}, 100, false, Unreadable, -1, ""},
+		{"two codings", js, "gzip, gzip", []string{gz(gz(`{"OK":1}`))}, 100, false, Unreadable, -1, ""},
+		{"corrupt gzip", js, "gzip", []string{"\x1f\x8b\x08garbage"}, 100, false, Unreadable, -1, ""},
+		{"gzip decoding past the bound", js, "gzip", []string{gz(strings.Repeat(" ", 200) + `{"OK":1}`)}, 100, false, Unreadable, -1, ""},
+		{"past the bound, decided within the write", js, "", []string{`{"OK":` + strings.Repeat(" ", 200) + "1}"}, 100, false, Served, 0, `{"OK":` + strings.Repeat(" ", 200) + "1}"},
+		{"past the bound, undecided", js, "", []string{`{"x":` + strings.Repeat(" ", 200)}, 100, false, Unreadable, 0, `{"x":` + strings.Repeat(" ", 200)},
+		{"a stream past the bound", sse, "", []string{"data: x" + strings.Repeat(" ", 200)}, 100, false, Unreadable, 0, ""},
+		{"a stream, event by event", sse, "", []string{"data: a\n\n", "data: NO\n\n"}, 100, false, Refused, 1, "NO"},
+		{"a stream after a BOM, in pieces", sse, "", []string{"\xEF", "\xBB\xBFdata: NO\r\n", "\r\n"}, 100, false, Refused, 2, "NO"},
+		{"a stream that ends undecided", sse, "", []string{"data: a\n\n", "data: NO"}, 100, false, Undecided, -1, "a"},
+		{"a gzip stream, read at its end", sse, "gzip", []string{gz("data: a\n\ndata: NO\n\n")}, 100, false, Refused, -1, "NO"},
+		{"nothing at all", js, "", nil, 100, false, Undecided, -1, ""},
+		{"a lone partial BOM", js, "", []string{"\xEF\xBB"}, 100, true, Undecided, -1, "\xEF\xBB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {c.ct}}
+			if c.ce != "" {
+				h.Set("Content-Encoding", c.ce)
+			}
+			var tr tracing
+			var a Answer
+			a.Start(h, c.limit, tr.classify, make([]byte, 0, 4))
+			v, at := Undecided, -1
+			var all string
+			for i, w := range c.writes {
+				all += w
+				if v = a.Write([]byte(w)); v != Undecided {
+					at = i
+					break
+				}
+			}
+			if v == Undecided && c.peek {
+				v = a.Peek()
+			}
+			if v == Undecided {
+				v = a.End()
+			}
+			last := ""
+			if len(tr.seen) > 0 {
+				last = tr.seen[len(tr.seen)-1]
+			}
+			if v != c.want || at != c.atWrite || last != c.lastSeen {
+				t.Errorf("verdict %d at write %d, last seen %q; want %d at %d, %q", v, at, last, c.want, c.atWrite, c.lastSeen)
+			}
+			if string(a.Held()) != all || a.Stream() != (c.ct == sse) {
+				t.Errorf("held %q, stream %t", a.Held(), a.Stream())
+			}
+		})
+	}
+}
+
+// TestPeekDoubles: Peek reads again only once the answer has doubled since
+// it last read, so that peeking after every write is linear; it never
+// reads a stream or an encoded answer.
+func TestPeekDoubles(t *testing.T) {
+	var tr tracing
+	var a Answer
+	a.Start(http.Header{}, 1<<20, tr.classify, nil)
+	if a.Peek() != Undecided || len(tr.seen) != 0 {
+		t.Fatalf("an empty answer was read: %q", tr.seen)
+	}
+	reads := 0
+	for range 64 {
+		a.Write([]byte("xx"))
+		a.Peek()
+		if len(tr.seen) > reads {
+			reads = len(tr.seen)
+		}
+	}
+	if want := []string{"xx", "xxxx", "xxxxxxxx", strings.Repeat("x", 16), strings.Repeat("x", 32), strings.Repeat("x", 64), strings.Repeat("x", 128)}; strings.Join(tr.seen, ",") != strings.Join(want, ",") {
+		t.Errorf("peeks read %q", tr.seen)
+	}
+	for _, h := range []http.Header{{"Content-Type": {"text/event-stream"}}, {"Content-Encoding": {"gzip"}}} {
+		var tr tracing
+		a.Start(h, 100, tr.classify, nil)
+		a.Write([]byte("OK"))
+		if a.Peek() != Undecided || len(tr.seen) != 0 {
+			t.Errorf("%v: peeked %q", h, tr.seen)
+		}
+	}
+}
+
+// chunks is a body that returns its pieces one read at a time, then err.
+type chunks struct {
+	pieces []string
+	err    error
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.pieces) == 0 {
+		return 0, c.err
+	}
+	n := copy(p, c.pieces[0])
+	if c.pieces[0] = c.pieces[0][n:]; c.pieces[0] == "" {
+		c.pieces = c.pieces[1:]
+	}
+	return n, nil
+}
+
+func (c *chunks) Close() error { return nil }
+
+// TestRead: an outbound answer is read until it decides, at most one byte
+// past the bound, and a failure to read it is the body's error with no
+// verdict.
+func TestRead(t *testing.T) {
+	hangUp := errors.New("connection reset")
+	for _, c := range []struct {
+		name    string
+		ct      string
+		pieces  []string
+		err     error
+		limit   int64
+		want    Verdict
+		wantErr error
+		held    string
+	}{
+		{"a result first decides early", "application/json", []string{`{"OK":`, `1}`}, io.EOF, 100, Served, nil, `{"OK":`},
+		{"read as far as it must", "application/json", []string{`{"x":`, `"NO"}`}, io.EOF, 100, Refused, nil, `{"x":"NO"}`},
+		{"read to its end", "application/json", []string{`{"x":`, `"y"}`}, io.EOF, 100, Undecided, io.EOF, `{"x":"y"}`},
+		{"a stream up to its deciding event", "text/event-stream", []string{"data: a\n\n", "data: NO\n\n", "data: more\n\n"}, io.EOF, 100, Refused, nil, "data: a\n\ndata: NO\n\n"},
+		{"a stream that ends undecided", "text/event-stream", []string{"data: a\n\n"}, io.EOF, 100, Undecided, io.EOF, "data: a\n\n"},
+		{"a hang-up", "application/json", []string{`{"x":`}, hangUp, 100, Undecided, hangUp, `{"x":`},
+		{"one byte past the bound", "application/json", []string{`{"x":"` + strings.Repeat("y", 200) + `"}`}, io.EOF, 10, Unreadable, nil, `{"x":"yyyyy`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tr tracing
+			resp := &http.Response{Header: http.Header{"Content-Type": {c.ct}}, Body: &chunks{pieces: c.pieces, err: c.err}}
+			held, v, err := Read(resp, c.limit, tr.classify)
+			if v != c.want || err != c.wantErr || string(held) != c.held {
+				t.Errorf("%d, %v, held %q; want %d, %v, %q", v, err, held, c.want, c.wantErr, c.held)
+			}
+		})
+	}
+	// The bytes read are handed back before the rest.
+	resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(`{"OK":1} and more`)))}
+	var tr tracing
+	held, v, err := Read(resp, 100, tr.classify)
+	if v != Served || err != nil {
+		t.Fatalf("%d %v", v, err)
+	}
+	rest, err := io.ReadAll(NewReplay(held, nil, resp.Body))
+	if string(rest) != `{"OK":1} and more` || err != nil {
+		t.Errorf("replayed %q, %v", rest, err)
+	}
+	ended := NewReplay([]byte("ab"), hangUp, io.NopCloser(strings.NewReader("never")))
+	if b, err := io.ReadAll(ended); string(b) != "ab" || err != hangUp || ended.Close() != nil {
+		t.Errorf("replayed %q, %v", b, err)
+	}
+}
+
+// TestFailures: the typed errors of an answer that could not be read name
+// the origin at most.
+func TestFailures(t *testing.T) {
+	u, _ := url.Parse("https://user:pw@peer.example:8443/mcp/sk-1?key=2")
+	resp := &http.Response{StatusCode: 200, Request: &http.Request{URL: u}}
+	var e *egress.Error
+	if err := UnreadableError(resp, make([]byte, 11), 10); !errors.As(err, &e) || e.Kind != egress.TooLarge || e.Status != 200 || e.URL != "" {
+		t.Errorf("past the bound: %v", err)
+	}
+	if err := UnreadableError(resp, make([]byte, 10), 10); !errors.As(err, &e) || e.Kind != egress.NotAnAnswer {
+		t.Errorf("within the bound: %v", err)
+	}
+	for cause, kind := range map[error]egress.Kind{
+		&http.MaxBytesError{Limit: 1}: egress.TooLarge,
+		context.DeadlineExceeded:      egress.Timeout,
+		context.Canceled:              egress.Canceled,
+		io.ErrUnexpectedEOF:           egress.HangUp,
+	} {
+		err := ReadFailure(resp, cause)
+		if !errors.As(err, &e) || e.Kind != kind || e.URL != "https://peer.example:8443" || !errors.Is(err, cause) || e.Status != 200 {
+			t.Errorf("%v: %v", cause, err)
+		}
+	}
+	own := &egress.Error{Kind: egress.Denied}
+	if err := ReadFailure(resp, own); err != own {
+		t.Errorf("an *egress.Error was rewrapped: %v", err)
+	}
+	if err := ReadFailure(&http.Response{}, io.EOF); !errors.As(err, &e) || e.URL != "" {
+		t.Errorf("no request: %v", err)
+	}
+}

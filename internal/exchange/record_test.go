@@ -1,0 +1,159 @@
+package exchange_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/policy"
+)
+
+var user = &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme"}
+
+// TestRecorder: a record outlives its context; an unrecorded event is
+// logged, content-free, only while the audit is not required.
+func TestRecorder(t *testing.T) {
+	for _, required := range []bool{false, true} {
+		var lines bytes.Buffer
+		rec := &negotiatetest.Recorder{}
+		r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{RequireAudit: required}), Sink: rec, Log: slog.New(slog.NewTextHandler(&lines, &slog.HandlerOptions{ReplaceAttr: dropTime}))}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		o, err := r.DecideAndRecord(ctx, negotiate.Destination{}, user, negotiate.InboundOffer(mustLookup(t, r.N), "", "1.0"))
+		if err != nil || o.Err() != nil || len(rec.Events()) != 1 || lines.Len() != 0 {
+			t.Fatalf("required %t: %+v, %v, %d events, log %q", required, o, err, len(rec.Events()), lines.String())
+		}
+		rec.Fail(errors.New("store down"))
+		o, err = r.DecideAndRecord(ctx, negotiate.Destination{}, user, negotiate.InboundOffer(mustLookup(t, r.N), "", strings.Repeat("9", 40)))
+		want := `level=ERROR msg="pkg: negotiation.decided was not recorded" protocol=a2a requested=` + strings.Repeat("9", 32) + `... decided=refused version="" error="negotiate: negotiation.decided was not recorded: store down"` + "\n"
+		if required {
+			want = ""
+		}
+		if err == nil || lines.String() != want || (o.Rule == negotiate.RuleAudit) != required {
+			t.Errorf("required %t: %+v, %v, log %q\nwant %q", required, o, err, lines.String(), want)
+		}
+	}
+}
+
+func dropTime(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+func mustLookup(t *testing.T, n *negotiate.Negotiator) facets.Advertised {
+	t.Helper()
+	adv, ok := n.Facets().Lookup(facets.ProtocolA2A)
+	if !ok {
+		t.Fatal("no a2a facet")
+	}
+	return adv
+}
+
+// TestContradicted: a server's refusal of what the decision accepted is
+// recorded as that decision changed to the refusal, and stands as the
+// refusal of a peer that serves none of the host's versions.
+func TestContradicted(t *testing.T) {
+	for _, p := range []facets.Protocol{facets.ProtocolA2A, facets.ProtocolMCP} {
+		rec := &negotiatetest.Recorder{}
+		r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{}), Sink: rec}
+		adv, _ := r.N.Facets().Lookup(p)
+		o, payload := r.N.Decide(user, negotiate.InboundOffer(adv, "", adv.Preferred))
+		got, err := r.Contradicted(context.Background(), negotiate.Destination{}, user, o, payload)
+		ev := rec.Events()
+		want := payload
+		want.Outcome, want.Version, want.Reason = "refused", "", events.ReasonUnsupported
+		if err != nil || got.Kind != negotiate.Refused || got.Rule != negotiate.RuleCommon || got.Requested != adv.Preferred || len(ev) != 1 || ev[0].Payload != want {
+			t.Errorf("%s: %+v, %v, recorded %+v", p, got, err, ev)
+		}
+	}
+	if exchange.Unserved(facets.ProtocolA2A) != "65535.0" || exchange.Unserved(facets.ProtocolMCP) != "9999-12-31" {
+		t.Error("the unserved versions moved")
+	}
+}
+
+// TestNoDecision: the one line of a negotiation that reached no decision
+// names the protocol and the peer's digest, and the error what was done.
+func TestNoDecision(t *testing.T) {
+	var lines bytes.Buffer
+	r := exchange.Recorder{Pkg: "pkg", Log: slog.New(slog.NewTextHandler(&lines, &slog.HandlerOptions{ReplaceAttr: dropTime}))}
+	cause := &egress.Error{Kind: egress.Timeout, URL: "https://peer.example"}
+	err := r.NoDecision(context.Background(), facets.ProtocolMCP, "https://peer.example/mcp/sk-1?key=2", cause)
+	digest, _ := events.PeerDigest("https://peer.example")
+	want := `level=WARN msg="negotiation reached no decision" protocol=mcp peerDigest=` + digest + ` err.reason=timeout err.url=https://peer.example` + "\n"
+	if !errors.Is(err, egress.Timeout) || err.Error() != "pkg: the negotiation reached no decision: "+cause.Error() || lines.String() != want {
+		t.Errorf("%v, log %q\nwant %q", err, lines.String(), want)
+	}
+}
+
+// TestBounded: what a log line carries of a caller's value is at most 32
+// bytes, cut at a character boundary.
+func TestBounded(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "",
+		strings.Repeat("a", 32): strings.Repeat("a", 32),
+		strings.Repeat("a", 33): strings.Repeat("a", 32) + "...",
+		strings.Repeat("a", 31) + "é": strings.Repeat("a", 31) + "...",
+	} {
+		if got := exchange.Bounded(in); got != want {
+			t.Errorf("Bounded(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPeer: a Transport's calls go to the peer's origin only; a nil Peer
+// sends anything; a runtime refusal is recorded for the peer.
+func TestPeer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	rec := &negotiatetest.Recorder{}
+	p := &exchange.Peer{Recorder: exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{}), Sink: rec}, URL: srv.URL + "/a2a", Subject: user}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/other/path", strings.NewReader("x"))
+	if resp, err := p.Send(http.DefaultTransport, req); err != nil {
+		t.Fatalf("same origin: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	body := &closed{Reader: strings.NewReader("x")}
+	req, _ = http.NewRequest(http.MethodPost, "http://127.0.0.2:1/a2a", body)
+	if _, err := p.Send(http.DefaultTransport, req); !errors.Is(err, egress.RedirectRefused) || !body.closed {
+		t.Errorf("another origin: %v, body closed %t", err, body.closed)
+	}
+	bad := &exchange.Peer{URL: "not a url"}
+	req, _ = http.NewRequest(http.MethodGet, srv.URL, nil)
+	if _, err := bad.Send(http.DefaultTransport, req); !errors.Is(err, egress.RedirectRefused) {
+		t.Errorf("a peer with no origin: %v", err)
+	}
+	var none *exchange.Peer
+	req, _ = http.NewRequest(http.MethodGet, srv.URL, nil)
+	if resp, err := none.Send(http.DefaultTransport, req); err != nil {
+		t.Errorf("a nil Peer: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	o, err := p.Refused(context.Background(), negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: "1.0", PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}})
+	digest, _ := events.PeerDigest(srv.URL)
+	if ev := rec.Events(); err != nil || o.Kind != negotiate.Refused || len(ev) != 1 || ev[0].Payload.PeerDigest != digest || ev[0].Payload.Outcome != "refused" {
+		t.Errorf("%+v, %v, %+v", o, err, ev)
+	}
+}
+
+// closed is a request body that says whether it was closed.
+type closed struct {
+	*strings.Reader
+	closed bool
+}
+
+func (c *closed) Close() error { c.closed = true; return nil }
