@@ -102,9 +102,9 @@ func TestNoDecision(t *testing.T) {
 // bytes, cut at a character boundary.
 func TestBounded(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                       "",
-		strings.Repeat("a", 32): strings.Repeat("a", 32),
-		strings.Repeat("a", 33): strings.Repeat("a", 32) + "...",
+		"":                            "",
+		strings.Repeat("a", 32):       strings.Repeat("a", 32),
+		strings.Repeat("a", 33):       strings.Repeat("a", 32) + "...",
 		strings.Repeat("a", 31) + "é": strings.Repeat("a", 31) + "...",
 	} {
 		if got := exchange.Bounded(in); got != want {
