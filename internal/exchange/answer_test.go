@@ -17,28 +17,25 @@ import (
 	"github.com/wopneg/wopneg/internal/egress"
 )
 
-func gz(s string) string {
+// compressed is s written through the writer newWriter makes.
+func compressed(s string, newWriter func(io.Writer) io.WriteCloser) string {
 	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
+	w := newWriter(&b)
 	_, _ = io.WriteString(w, s)
 	_ = w.Close()
 	return b.String()
+}
+
+func gz(s string) string {
+	return compressed(s, func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) })
 }
 
 func zl(s string) string {
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	_, _ = io.WriteString(w, s)
-	_ = w.Close()
-	return b.String()
+	return compressed(s, func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
 }
 
 func rawDeflate(s string) string {
-	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestSpeed)
-	_, _ = io.WriteString(w, s)
-	_ = w.Close()
-	return b.String()
+	return compressed(s, func(w io.Writer) io.WriteCloser { fw, _ := flate.NewWriter(w, flate.BestSpeed); return fw })
 }
 
 // tracing is a Classify that refuses on "NO", serves on "OK", and keeps

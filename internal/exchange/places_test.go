@@ -44,10 +44,13 @@ func plain(w http.ResponseWriter, proto facets.Protocol) {
 	_, _ = io.WriteString(w, refusals[proto])
 }
 
-func gzipped(w http.ResponseWriter, proto facets.Protocol) {
+func gzipped(w http.ResponseWriter, proto facets.Protocol) { writeGzip(w, refusals[proto]) }
+
+// writeGzip answers body gzip-coded.
+func writeGzip(w http.ResponseWriter, body string) {
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
-	_, _ = io.WriteString(zw, refusals[proto])
+	_, _ = io.WriteString(zw, body)
 	_ = zw.Close()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Encoding", "gzip")
@@ -55,15 +58,7 @@ func gzipped(w http.ResponseWriter, proto facets.Protocol) {
 }
 
 // gzippedSuccess serves the version, gzip-coded.
-func gzippedSuccess(w http.ResponseWriter, proto facets.Protocol) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, _ = io.WriteString(zw, successes[proto])
-	_ = zw.Close()
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Encoding", "gzip")
-	_, _ = w.Write(b.Bytes())
-}
+func gzippedSuccess(w http.ResponseWriter, proto facets.Protocol) { writeGzip(w, successes[proto]) }
 
 func withBOM(w http.ResponseWriter, proto facets.Protocol) {
 	w.Header().Set("Content-Type", "application/json")
