@@ -1,9 +1,11 @@
 package exchange
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/internal/egress"
@@ -55,4 +57,60 @@ func (p *Peer) Send(rt http.RoundTripper, req *http.Request) (*http.Response, er
 func (p *Peer) Refused(ctx context.Context, offer negotiate.Offer) (negotiate.Outcome, error) {
 	offer.Peer = p.URL
 	return p.DecideAndRecord(ctx, p.Dest, p.Subject, offer)
+}
+
+// Egress is how an outbound negotiation reaches its peer: the host's own
+// client, or the module's egress client of an address policy (public
+// addresses only, loopback and private ones where allowed). The module's
+// clients and transports are made once per policy and shared by every
+// negotiation and Transport of both protocols, so that none leaves idle
+// connections of its own behind.
+type Egress struct {
+	Client                      *http.Client
+	AllowLoopback, AllowPrivate bool
+}
+
+// sharedEgress holds the clients and transports of the four address
+// policies, made once each: index 1 allows loopback, 2 private addresses.
+var sharedEgress = func() (out [4]func() (*http.Client, http.RoundTripper)) {
+	for i := range out {
+		o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
+		out[i] = sync.OnceValues(func() (*http.Client, http.RoundTripper) {
+			c, _ := egress.NewClient(o) // the zero bounds are valid
+			return c, egress.NewTransport(o)
+		})
+	}
+	return out
+}()
+
+func (e Egress) shared() (*http.Client, http.RoundTripper) {
+	i := 0
+	if e.AllowLoopback {
+		i |= 1
+	}
+	if e.AllowPrivate {
+		i |= 2
+	}
+	return sharedEgress[i]()
+}
+
+// Fetcher is the client a negotiation fetch (a card, server/discover,
+// initialize) is sent with.
+func (e Egress) Fetcher() *http.Client {
+	if e.Client != nil {
+		return e.Client
+	}
+	c, _ := e.shared()
+	return c
+}
+
+// Base is the RoundTripper a Transport sends through: the host's client's
+// (http.DefaultTransport when it names none), or the shared transport of
+// the policy.
+func (e Egress) Base() http.RoundTripper {
+	if e.Client != nil {
+		return cmp.Or[http.RoundTripper](e.Client.Transport, http.DefaultTransport)
+	}
+	_, t := e.shared()
+	return t
 }

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -150,36 +149,9 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	return outcome, offers, errors.Join(outcome.Err(), auditErr)
 }
 
-// egressClients are the negotiation clients of a nil
-// OutboundOptions.Client, one per address policy (loopback, then
-// private), made once: a client per negotiation would leave its idle
-// connections behind.
-var egressClients = [4]func() *http.Client{}
-
-// egressTransports are the transports of the calls of the same policies.
-var egressTransports = [4]func() http.RoundTripper{}
-
-func init() {
-	for i := range egressClients {
-		o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
-		egressClients[i] = sync.OnceValue(func() *http.Client {
-			c, _ := egress.NewClient(o) // the zero bounds are valid
-			return c
-		})
-		egressTransports[i] = sync.OnceValue(func() http.RoundTripper { return egress.NewTransport(o) })
-	}
-}
-
-// policyIndex is the index of o's address policy in egressClients.
-func policyIndex(o *OutboundOptions) int {
-	i := 0
-	if o.AllowLoopback {
-		i |= 1
-	}
-	if o.AllowPrivate {
-		i |= 2
-	}
-	return i
+// egressOf is how o reaches the peer.
+func egressOf(o *OutboundOptions) exchange.Egress {
+	return exchange.Egress{Client: o.Client, AllowLoopback: o.AllowLoopback, AllowPrivate: o.AllowPrivate}
 }
 
 // fetchCard GETs the peer's agent card, asking for version (none when
@@ -201,11 +173,7 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 	}
 	req.Header.Set("Accept", "application/json")
 	tracectx.From(ctx, o.TraceContext).SetHeader(req.Header)
-	client := o.Client
-	if client == nil {
-		client = egressClients[policyIndex(o)]()
-	}
-	resp, err := egress.Do(client, req, cmp.Or(o.MaxCardBytes, defaultMaxCardBytes))
+	resp, err := egress.Do(egressOf(o).Fetcher(), req, cmp.Or(o.MaxCardBytes, defaultMaxCardBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +343,7 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 		return nil, err
 	}
 	if base == nil {
-		base = egressTransports[0]()
+		base = exchange.Egress{}.Base()
 	}
 	return &Transport{base: base, version: o.Version, maxAnswer: defaultMaxAnswerBytes}, nil
 }
@@ -404,14 +372,7 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, peerURL string, opts 
 // recordingTransport is the Transport of Connect for o, an accepted
 // outcome that Negotiate settled with n and opts for peerURL.
 func recordingTransport(n *negotiate.Negotiator, peerURL string, o negotiate.Outcome, opts *OutboundOptions) *Transport {
-	base := egressTransports[policyIndex(opts)]()
-	if opts.Client != nil {
-		base = opts.Client.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-	}
-	return &Transport{base: base, version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)), trace: opts.TraceContext,
+	return &Transport{base: egressOf(opts).Base(), version: o.Version, maxAnswer: int(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes)), trace: opts.TraceContext,
 		record: &exchange.Peer{Recorder: exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}, URL: peerURL, Subject: opts.Subject, Dest: opts.Destination}}
 }
 

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -297,32 +295,9 @@ type OutboundOptions struct {
 	TraceContext negotiate.TraceContext
 }
 
-// The egress clients and transports of the four address policies, made
-// once each: index 1 allows loopback, 2 private addresses.
-var (
-	egressClients, egressTransports = func() (cs [4]func() *http.Client, ts [4]func() http.RoundTripper) {
-		for i := range cs {
-			o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
-			cs[i] = sync.OnceValue(func() *http.Client {
-				c, _ := egress.NewClient(o) // the zero bounds are valid
-				return c
-			})
-			ts[i] = sync.OnceValue(func() http.RoundTripper { return egress.NewTransport(o) })
-		}
-		return cs, ts
-	}()
-)
-
-// policyIndex is the index of opts's address policy in egressClients.
-func policyIndex(opts OutboundOptions) int {
-	i := 0
-	if opts.AllowLoopback {
-		i |= 1
-	}
-	if opts.AllowPrivate {
-		i |= 2
-	}
-	return i
+// egressOf is how opts reaches the server.
+func egressOf(opts OutboundOptions) exchange.Egress {
+	return exchange.Egress{Client: opts.Client, AllowLoopback: opts.AllowLoopback, AllowPrivate: opts.AllowPrivate}
 }
 
 // negotiation is what an outbound negotiation settled.
@@ -388,11 +363,7 @@ func Connect(ctx context.Context, n *negotiate.Negotiator, serverURL string, opt
 	if r.outcome.Err() != nil {
 		return nil, r.outcome, err
 	}
-	base := egressTransports[policyIndex(opts)]()
-	if opts.Client != nil {
-		base = cmp.Or[http.RoundTripper](opts.Client.Transport, http.DefaultTransport)
-	}
-	t, _ := NewTransport(r.outcome, base)
+	t, _ := NewTransport(r.outcome, egressOf(opts).Base())
 	t.session, t.needInitialized = r.session, r.handshaken
 	t.peer, t.trace = serverURL, opts.TraceContext
 	t.rec = &exchange.Peer{Recorder: exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}, URL: serverURL, Subject: opts.Subject, Dest: opts.Destination}
@@ -408,10 +379,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	if err != nil {
 		return negotiation{}, err
 	}
-	r := negotiation{client: opts.Client, rec: &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}}
-	if r.client == nil {
-		r.client = egressClients[policyIndex(opts)]()
-	}
+	r := negotiation{client: egressOf(opts).Fetcher(), rec: &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}}
 	requested := opts.Requested
 	if requested == "" {
 		// RFC 0242: outbound, requested is what the host asks the peer

@@ -113,7 +113,7 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 		return nil, err
 	}
 	if base == nil {
-		base = egressTransports[0]()
+		base = exchange.Egress{}.Base()
 	}
 	return &Transport{base: base, revision: o.Version, stateless: isStateless(o.Version)}, nil
 }
