@@ -2,6 +2,8 @@ package mcphttp_test
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
@@ -603,5 +605,38 @@ func TestHeadChangedWhileHeld(t *testing.T) {
 	got := (&rig{h: h}).do(tools())
 	if got.header.Get("X-Early") != "1" || got.header.Get("X-Late") != "" || got.header.Get("Content-Type") != jsonCT {
 		t.Errorf("head %v", got.header)
+	}
+}
+
+// TestDiscoverAnswerReadAsClientsRead: a server/discover result behind a
+// compression middleware inside Wrap, or after a byte-order mark, is read
+// as its clients read it: it confirms the revision, and is recorded
+// accepted (read raw it was recorded refused).
+func TestDiscoverAnswerReadAsClientsRead(t *testing.T) {
+	const result = `{"jsonrpc":"2.0","id":3,"result":{"supportedVersions":["2025-11-25","2026-07-28"]}}`
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = io.WriteString(zw, result)
+	_ = zw.Close()
+	for name, write := range map[string]func(w http.ResponseWriter){
+		"gzip": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write(zipped.Bytes())
+		},
+		"bom": func(w http.ResponseWriter) { _, _ = io.WriteString(w, "\xEF\xBB\xBF"+result) },
+	} {
+		rec := &negotiatetest.Recorder{}
+		m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", jsonCT)
+			write(w)
+		}))
+		got := (&rig{h: h}).do(discover("2026-07-28"))
+		if ev := payloads(t, rec); got.status != http.StatusOK || len(ev) != 1 || ev[0].Outcome != "accepted" {
+			t.Errorf("%s: answer %d, recorded %+v", name, got.status, ev)
+		}
 	}
 }
