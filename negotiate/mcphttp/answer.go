@@ -26,11 +26,6 @@ import (
 // the revision decided and refused (reason unsupported) when it did not,
 // and then lets the answer through unchanged.
 
-// errAnswerReplaced is what the wrapped handler's writes return once its
-// answer has been replaced by the middleware's (the record could not be
-// written and the policy requires it, or the answer could not be read).
-var errAnswerReplaced = errors.New("mcphttp: the answer was replaced by the middleware's")
-
 // follow returns w watched: the accepted decision o for subject, whose
 // event is e, is recorded once the wrapped handler's answer shows whether
 // it served the revision, o's (or, when recorded, only when the answer
@@ -41,11 +36,8 @@ var errAnswerReplaced = errors.New("mcphttp: the answer was replaced by the midd
 // messages ask for a response, which an event stream is held for.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int, recorded bool) *answerWatch {
 	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{ResponseWriter: w, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed,
-		recorded: recorded, buf: a.buf[:0], classifyFn: a.classifyFn}
-	if a.classifyFn == nil {
-		a.classifyFn = a.classify // bound once per pooled watcher, not per request
-	}
+	*a = answerWatch{Hold: a.Hold, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed, recorded: recorded}
+	a.Start(w, a, h.maxAnswer)
 	if method == methodDiscover || method == methodInitialize {
 		a.confirm, a.method = true, method
 	}
@@ -61,14 +53,8 @@ const maxPooledAnswer = 16 << 10
 
 // release returns a to the pool, once the wrapped handler has returned.
 func (a *answerWatch) release() {
-	buf := a.buf[:0]
-	if held := a.answer.Held(); cap(held) > cap(buf) {
-		buf = held[:0] // the answer outgrew the pooled buffer
-	}
-	if cap(buf) > maxPooledAnswer {
-		buf = nil
-	}
-	*a = answerWatch{buf: buf, classifyFn: a.classifyFn}
+	a.Release(maxPooledAnswer)
+	*a = answerWatch{Hold: a.Hold}
 	watchers.Put(a)
 }
 
@@ -80,21 +66,11 @@ func (h *handler) dest(r *http.Request) negotiate.Destination {
 	return h.opts.Destination(r)
 }
 
-// The states of an answerWatch.
-const (
-	watching = iota // nothing written yet
-	holding         // the head and the first bytes are held
-	released        // recorded; the answer goes through
-	replaced        // the middleware answered instead
-)
-
 // answerWatch is the ResponseWriter the wrapped handler answers an
-// accepted request through. It holds the head of the answer (and, while
-// it must read it, its first bytes, up to the bound), records the decision
-// as the answer shows it, read by the engine's one answer reader, then
-// writes what it held and lets the rest through.
+// accepted request through: the engine's Hold, with the MCP side of it
+// (which answers must be read, how, and what is recorded).
 type answerWatch struct {
-	http.ResponseWriter
+	exchange.Hold
 	h        *handler
 	r        *http.Request
 	subject  *negotiate.Subject
@@ -106,150 +82,48 @@ type answerWatch struct {
 	expect   int  // the responses an event stream is held for
 	recorded bool // the acceptance was recorded before the handler ran
 
-	observed string // the request's method, for Options.Observe
-	code     int    // the JSON-RPC error code the answer was read to carry
-
-	state      int
-	status     int
-	late       http.Header // what the handler changes in the head while it is held
-	answer     exchange.Answer
-	buf        []byte            // the pooled buffer the answer is held in
-	classifyFn exchange.Classify // a.classify
-	responses  int               // the responses the event stream held so far
-	werr       error             // the error of writing the held bytes
+	observed  string // the request's method, for Options.Observe
+	code      int    // the JSON-RPC error code the answer was read to carry
+	responses int    // the responses the event stream held so far
 }
 
-// WriteHeader holds the head of the answer until it shows whether the
-// revision was served. An informational status passes through while
-// nothing else has been written.
-func (a *answerWatch) WriteHeader(status int) {
-	if a.state == released || a.state == watching && status < 200 {
-		a.ResponseWriter.WriteHeader(status)
-		return
-	}
-	if a.state != watching {
-		return // superfluous while held; dropped once replaced
-	}
-	a.status = status
-	a.answer.Start(a.Header(), a.h.maxAnswer, a.classifyFn, a.buf)
-	if a.answer.Stream() && a.expect == 0 {
-		// A stream that answers no request of this one (a GET's) shows
-		// nothing of the revision.
-		a.settle(exchange.Served)
-		return
-	}
-	a.state = holding
-}
+// Holds: every answer is read, but a stream that answers no request of
+// this one (a GET's), which shows nothing of the revision.
+func (a *answerWatch) Holds(_ int, stream bool) bool { return !stream || a.expect > 0 }
 
-// Header returns the head the handler writes: while it is held, a copy,
-// so that what the handler changes after WriteHeader is not sent, as
-// net/http does not send it.
-func (a *answerWatch) Header() http.Header {
-	if a.state != holding {
-		return a.ResponseWriter.Header()
-	}
-	if a.late == nil {
-		a.late = a.ResponseWriter.Header().Clone()
-	}
-	return a.late
-}
-
-// WriteString writes s as Write writes it, without a copy once released.
-func (a *answerWatch) WriteString(s string) (int, error) {
-	if a.state == released {
-		return io.WriteString(a.ResponseWriter, s)
-	}
-	return a.Write([]byte(s))
-}
-
-// Write holds p while the answer must be read, and passes it through
-// once it has been.
-func (a *answerWatch) Write(p []byte) (int, error) {
-	if a.state == watching {
-		a.WriteHeader(http.StatusOK)
-	}
-	switch a.state {
-	case replaced:
-		return 0, errAnswerReplaced
-	case released:
-		return a.ResponseWriter.Write(p)
-	}
-	if v := a.answer.Write(p); v != exchange.Undecided {
-		a.settle(v)
-		return len(p), a.writeErr()
-	}
-	return len(p), nil
-}
-
-// writeErr is what a write that settled the answer returns.
-func (a *answerWatch) writeErr() error {
-	if a.state == replaced {
-		return errAnswerReplaced
-	}
-	return a.werr
-}
-
-// Flush sends what was written once the answer is released; while it is
-// held, a plain answer is read as far as it has come, and released when
-// that shows the verdict.
-func (a *answerWatch) Flush() {
-	if a.state == holding {
-		if v := a.answer.Peek(); v != exchange.Undecided {
-			a.settle(v)
-		}
-	}
-	if a.state != released {
-		return
-	}
-	if f, ok := a.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap gives http.ResponseController the writer underneath.
-func (a *answerWatch) Unwrap() http.ResponseWriter { return a.ResponseWriter }
-
-// observe settles the answer once the handler has returned: a handler
-// that wrote nothing answered 200 with no body, which confirms no
-// revision; an answer still held is read whole.
+// observe settles the answer once the handler has returned (see Finish);
+// a handler that wrote nothing answered 200, which a watcher beneath
+// hears of too.
 func (a *answerWatch) observe(int) {
-	switch a.state {
-	case watching:
-		a.settle(a.atEnd())
-		if o, ok := a.ResponseWriter.(observer); ok {
-			o.observe(http.StatusOK)
-		}
-	case holding:
-		v := a.answer.End()
-		if v == exchange.Undecided {
-			v = a.atEnd()
-		}
-		a.settle(v)
+	wrote := a.Status() != 0
+	a.Finish()
+	if o, ok := a.Underlying().(observer); ok && !wrote {
+		o.observe(http.StatusOK)
 	}
 }
 
-// atEnd is the verdict of an answer that ended without showing one: a
+// AtEnd is the verdict of an answer that ended without showing one: a
 // discover or initialize that confirmed nothing refused the revision;
 // anything else served it.
-func (a *answerWatch) atEnd() exchange.Verdict {
+func (a *answerWatch) AtEnd(bool) exchange.Verdict {
 	if a.confirm {
 		return exchange.Refused
 	}
 	return exchange.Served
 }
 
-// classify is the MCP reading of the answer's messages: a discover or
+// Classify is the MCP reading of the answer's messages: a discover or
 // initialize answer must confirm the revision; any other is refused by a
 // -32022 among its responses, and an event stream is read until it has
 // held the responses the request asked for.
-func (a *answerWatch) classify(msg []byte, complete bool) exchange.Verdict {
+func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 	if !complete {
 		return exchange.Undecided
 	}
 	if a.confirm {
 		rep, err := readReply(msg)
 		switch {
-		case err != nil && a.answer.Stream():
+		case err != nil && a.Stream():
 			return exchange.Undecided // an event that is no response
 		case err == nil && a.confirms(rep):
 			a.code = int(rep.code)
@@ -264,18 +138,18 @@ func (a *answerWatch) classify(msg []byte, complete bool) exchange.Verdict {
 		return exchange.Refused
 	}
 	a.responses += responses
-	if a.answer.Stream() && a.responses < a.expect {
+	if a.Stream() && a.responses < a.expect {
 		return exchange.Undecided
 	}
 	return exchange.Served
 }
 
-// settle records the decision as the answer showed it: accepted when
+// Settle records the decision as the answer showed it: accepted when
 // served (unless recorded before the handler ran), the server's refusal
-// otherwise, under RequireAudit as a second event. It then releases the
-// held answer, or replaces it when the record failed under RequireAudit
-// or the answer could not be read.
-func (a *answerWatch) settle(v exchange.Verdict) {
+// otherwise, under RequireAudit as a second event. It replaces the answer
+// when the record failed under RequireAudit or the answer could not be
+// read.
+func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	o := *a.outcome
 	switch {
 	case v != exchange.Served:
@@ -284,32 +158,22 @@ func (a *answerWatch) settle(v exchange.Verdict) {
 		o, _ = a.h.rec.Record(a.r.Context(), a.h.dest(a.r), a.subject, o, a.payload)
 	}
 	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
-	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
-		a.state = replaced
-		clear(a.ResponseWriter.Header())
-		limit := strconv.FormatInt(a.h.maxAnswer, 10)
-		e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer could not be read as its clients read it within " + limit + " bytes, which the middleware must do to record it"}
-		if int64(len(a.answer.Held())) > a.h.maxAnswer {
-			e.Message = "the server's answer exceeds " + limit + " bytes, more than the middleware reads to record it"
-		}
-		status := http.StatusBadGateway
-		if o.Rule == negotiate.RuleAudit {
-			e.Message, status = o.Error.Message, http.StatusInternalServerError
-		}
-		a.code = e.Code
-		writeRPCError(a.ResponseWriter, status, a.id, e)
-		return
+	if o.Rule != negotiate.RuleAudit && v != exchange.Unreadable {
+		return true
 	}
-	prev := a.state
-	a.state = released
-	if prev == watching {
-		if a.status != 0 {
-			a.ResponseWriter.WriteHeader(a.status)
-		}
-		return
+	clear(hold.Header())
+	limit := strconv.FormatInt(a.h.maxAnswer, 10)
+	e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer could not be read as its clients read it within " + limit + " bytes, which the middleware must do to record it"}
+	if int64(len(hold.Held())) > a.h.maxAnswer {
+		e.Message = "the server's answer exceeds " + limit + " bytes, more than the middleware reads to record it"
 	}
-	a.ResponseWriter.WriteHeader(a.status)
-	_, a.werr = a.ResponseWriter.Write(a.answer.Held())
+	status := http.StatusBadGateway
+	if o.Rule == negotiate.RuleAudit {
+		e.Message, status = o.Error.Message, http.StatusInternalServerError
+	}
+	a.code = e.Code
+	writeRPCError(hold.Underlying(), status, a.id, e)
+	return false
 }
 
 // confirms reports whether rep, the wrapped server's answer to a discover

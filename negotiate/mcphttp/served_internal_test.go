@@ -2,12 +2,9 @@ package mcphttp
 
 import (
 	"bytes"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/internal/exchange"
-	"github.com/wopneg/wopneg/negotiate"
 )
 
 // FuzzServed feeds what a wrapped server could answer to the readers of
@@ -111,20 +108,6 @@ func TestReadReplyMessage(t *testing.T) {
 	}
 }
 
-// A released answerWatch keeps nothing of its request but the buffer it
-// held the answer in, emptied, and not even that past maxPooledAnswer.
-func TestAnswerWatchRelease(t *testing.T) {
-	for _, c := range []struct {
-		size int
-		kept bool
-	}{{maxPooledAnswer, true}, {maxPooledAnswer + 1, false}} {
-		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), h: &handler{}, outcome: &negotiate.Outcome{Version: "2026-07-28"}, payload: events.NegotiationDecided{Version: "2026-07-28"}, state: released, buf: make([]byte, 3, c.size)}
-		a.release()
-		if kept := a.buf != nil; kept != c.kept || len(a.buf) != 0 || a.ResponseWriter != nil || a.h != nil || a.outcome != nil || a.payload != (events.NegotiationDecided{}) || a.state != watching {
-			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
-		}
-	}
-}
 
 // sseScanner is the adapters' event-stream reader, with the search for
 // the JSON-RPC response an answer carries.

@@ -1,0 +1,218 @@
+package exchange
+
+import (
+	"errors"
+	"io"
+	"net/http"
+)
+
+// Side is a protocol's part in holding a wrapped server's answer: what the
+// engine cannot know about the protocol. Everything else about holding,
+// reading and releasing the answer is [Hold]'s.
+type Side interface {
+	// Holds reports whether an answer of status, an event stream or not,
+	// must be read before it leaves; one that need not is settled Served
+	// as soon as its head is written.
+	Holds(status int, stream bool) bool
+	// Classify is the protocol's reading of the answer's messages.
+	Classify(msg []byte, complete bool) Verdict
+	// AtEnd is the verdict of an answer that ended without showing one:
+	// written is false when the handler wrote nothing at all.
+	AtEnd(written bool) Verdict
+	// Settle records the verdict v and makes the head ready to leave,
+	// through h.Header(). It returns false when it answered in the
+	// server's place, through h.Underlying(); the held answer is then
+	// dropped and the handler's later writes fail.
+	Settle(h *Hold, v Verdict) bool
+}
+
+// The states of a Hold.
+const (
+	watching = iota // nothing written yet
+	holding         // the head and the first bytes are held
+	released        // settled; the answer goes through
+	replaced        // settled; the protocol answered instead
+)
+
+// ErrReplaced is what the wrapped handler's writes return once its answer
+// has been replaced by the protocol's.
+var ErrReplaced = errors.New("the answer was replaced by the middleware's: its negotiation could not be recorded as the server answered")
+
+// Hold is the ResponseWriter a wrapped handler answers through, the one
+// answer watcher of every inbound exchange. It holds the head of the answer
+// as it was when its status was written (as net/http sends it: what the
+// handler changes later is not sent) and, while the answer must be read,
+// its bytes, up to the bound; it reads them with the one answer reader,
+// and once they show a verdict hands it to the protocol's Settle, then
+// writes what it held and lets the rest through unchanged.
+//
+// The zero Hold is not ready: Start it. As net/http requires, the wrapped
+// handler must not use it once it has returned.
+type Hold struct {
+	http.ResponseWriter
+	side     Side
+	classify Classify // side.Classify, bound once per pooled Hold, not per answer
+	limit  int64
+	answer Answer
+	buf    []byte // the pooled buffer the answer is held in
+	state  uint8
+	status int
+	late   http.Header // the head the handler changes while it is held
+	werr   error       // the error of writing what was held
+}
+
+// Start readies h for the answer to one request, written to w, read by
+// side within limit bytes. The buffer h held its last answer in is kept.
+func (h *Hold) Start(w http.ResponseWriter, side Side, limit int64) {
+	buf := h.buf[:0]
+	if held := h.answer.Held(); cap(held) > cap(buf) {
+		buf = held[:0] // the last answer outgrew the buffer
+	}
+	classify := h.classify
+	if h.side != side || classify == nil {
+		classify = side.Classify
+	}
+	*h = Hold{ResponseWriter: w, side: side, classify: classify, limit: limit, buf: buf}
+}
+
+// Release empties h for a pool once the handler has returned, keeping the
+// buffer its answer was held in when it is at most maxBuffer bytes.
+func (h *Hold) Release(maxBuffer int) {
+	buf := h.buf[:0]
+	if held := h.answer.Held(); cap(held) > cap(buf) {
+		buf = held[:0]
+	}
+	if cap(buf) > maxBuffer {
+		buf = nil
+	}
+	*h = Hold{buf: buf, side: h.side, classify: h.classify}
+}
+
+// Underlying is the ResponseWriter the answer goes to.
+func (h *Hold) Underlying() http.ResponseWriter { return h.ResponseWriter }
+
+// Held returns the bytes of the answer held so far, as written.
+func (h *Hold) Held() []byte { return h.answer.Held() }
+
+// Stream reports whether the answer is an event stream.
+func (h *Hold) Stream() bool { return h.answer.Stream() }
+
+// Status returns the status the handler wrote; 0 when it wrote none.
+func (h *Hold) Status() int { return h.status }
+
+// Header returns the head the handler writes: while it is held, a copy,
+// so that what the handler changes after writing its status is not sent.
+func (h *Hold) Header() http.Header {
+	if h.state != holding {
+		return h.ResponseWriter.Header()
+	}
+	if h.late == nil {
+		h.late = h.ResponseWriter.Header().Clone()
+	}
+	return h.late
+}
+
+// WriteHeader holds the head until the answer shows its verdict. An
+// informational status passes through while nothing else was written.
+func (h *Hold) WriteHeader(status int) {
+	if h.state == released || h.state == watching && status < 200 {
+		h.ResponseWriter.WriteHeader(status)
+		return
+	}
+	if h.state != watching {
+		return // superfluous while held; dropped once replaced
+	}
+	h.status = status
+	h.answer.Start(h.ResponseWriter.Header(), h.limit, h.classify, h.buf)
+	if !h.side.Holds(status, h.answer.Stream()) {
+		h.settle(Served)
+		return
+	}
+	h.state = holding
+}
+
+// Write holds p while the answer must be read, and passes it through
+// once it has been.
+func (h *Hold) Write(p []byte) (int, error) {
+	if h.state == watching {
+		h.WriteHeader(http.StatusOK)
+	}
+	switch h.state {
+	case replaced:
+		return 0, ErrReplaced
+	case released:
+		return h.ResponseWriter.Write(p)
+	}
+	if v := h.answer.Write(p); v != Undecided {
+		h.settle(v)
+		return len(p), h.writeErr()
+	}
+	return len(p), nil
+}
+
+// WriteString writes s as Write does, without a copy once released.
+func (h *Hold) WriteString(s string) (int, error) {
+	if h.state == released {
+		return io.WriteString(h.ResponseWriter, s)
+	}
+	return h.Write([]byte(s))
+}
+
+// writeErr is what a write that settled the answer returns.
+func (h *Hold) writeErr() error {
+	if h.state == replaced {
+		return ErrReplaced
+	}
+	return h.werr
+}
+
+// Flush reads a held plain answer as far as it has come, and settles it
+// when that shows the verdict; a released answer is flushed.
+func (h *Hold) Flush() {
+	if h.state == holding {
+		if v := h.answer.Peek(); v != Undecided {
+			h.settle(v)
+		}
+	}
+	if h.state != released {
+		return
+	}
+	if f, ok := h.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (h *Hold) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// Finish settles the answer once the handler has returned: one it did not
+// write at all, or one still held, read whole.
+func (h *Hold) Finish() {
+	switch h.state {
+	case watching:
+		h.settle(h.side.AtEnd(false))
+	case holding:
+		v := h.answer.End()
+		if v == Undecided {
+			v = h.side.AtEnd(true)
+		}
+		h.settle(v)
+	}
+}
+
+// settle hands v to the protocol, then releases what was held or, when
+// the protocol answered instead, drops it.
+func (h *Hold) settle(v Verdict) {
+	prev := h.state
+	h.state = released // the protocol readies the head that leaves, not the held copy
+	if !h.side.Settle(h, v) {
+		h.state = replaced
+		return
+	}
+	if prev == holding {
+		h.ResponseWriter.WriteHeader(h.status)
+		_, h.werr = h.ResponseWriter.Write(h.answer.Held())
+	} else if h.status != 0 {
+		h.ResponseWriter.WriteHeader(h.status)
+	}
+}
