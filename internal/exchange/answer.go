@@ -190,7 +190,7 @@ func (a *Answer) events(plain []byte) Verdict {
 // b is too short to tell.
 func skipBOM(b []byte) (rest []byte, ok bool) {
 	if len(b) < len(bom) && strings.HasPrefix(bom, string(b)) {
-		return b, len(b) == 0
+		return b, false // nothing yet, or the start of a mark
 	}
 	return bytes.TrimPrefix(b, []byte(bom)), true
 }

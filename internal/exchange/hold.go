@@ -52,13 +52,13 @@ type Hold struct {
 	http.ResponseWriter
 	side     Side
 	classify Classify // side.Classify, bound once per pooled Hold, not per answer
-	limit  int64
-	answer Answer
-	buf    []byte // the pooled buffer the answer is held in
-	state  uint8
-	status int
-	late   http.Header // the head the handler changes while it is held
-	werr   error       // the error of writing what was held
+	limit    int64
+	answer   Answer
+	buf      []byte // the pooled buffer the answer is held in
+	state    uint8
+	status   int
+	late     http.Header // the head the handler changes while it is held
+	werr     error       // the error of writing what was held
 }
 
 // Start readies h for the answer to one request, written to w, read by

@@ -108,7 +108,6 @@ func TestReadReplyMessage(t *testing.T) {
 	}
 }
 
-
 // sseScanner is the adapters' event-stream reader, with the search for
 // the JSON-RPC response an answer carries.
 type sseScanner struct{ exchange.EventScanner }
