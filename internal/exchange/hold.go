@@ -57,6 +57,9 @@ type Hold struct {
 	buf      []byte // the pooled buffer the answer is held in
 	state    uint8
 	status   int
+	// implicit: the status came from a Write, not WriteHeader, and is left
+	// to the Write underneath, which also sniffs a missing Content-Type.
+	implicit bool
 	late     http.Header // the head the handler changes while it is held
 	werr     error       // the error of writing what was held
 }
@@ -135,6 +138,7 @@ func (h *Hold) WriteHeader(status int) {
 // once it has been.
 func (h *Hold) Write(p []byte) (int, error) {
 	if h.state == watching {
+		h.implicit = true
 		h.WriteHeader(http.StatusOK)
 	}
 	switch h.state {
@@ -209,10 +213,10 @@ func (h *Hold) settle(v Verdict) {
 		h.state = replaced
 		return
 	}
+	if h.status != 0 && !h.implicit {
+		h.ResponseWriter.WriteHeader(h.status)
+	}
 	if prev == holding {
-		h.ResponseWriter.WriteHeader(h.status)
 		_, h.werr = h.ResponseWriter.Write(h.answer.Held())
-	} else if h.status != 0 {
-		h.ResponseWriter.WriteHeader(h.status)
 	}
 }

@@ -76,17 +76,3 @@ func TestRequestIDAtTheBound(t *testing.T) {
 	}
 }
 
-// TestAnswerWatchRelease: a released answerWatch keeps, for the pool, only
-// its buffer, emptied, and only up to maxPooledBytes of it.
-func TestAnswerWatchRelease(t *testing.T) {
-	for _, c := range []struct {
-		size int
-		kept bool
-	}{{maxPooledBytes, true}, {maxPooledBytes + 1, false}} {
-		a := &answerWatch{ResponseWriter: httptest.NewRecorder(), m: &Middleware{}, version: "1.0", recorded: true, status: 1, buf: make([]byte, 3, c.size)}
-		a.release()
-		if kept := a.buf != nil; kept != c.kept || len(a.buf) != 0 || a.ResponseWriter != nil || a.m != nil || a.version != "" || a.recorded || a.status != 0 {
-			t.Errorf("a buffer of %d released: %+v; want the buffer kept %t, empty, and nothing else", c.size, a, c.kept)
-		}
-	}
-}

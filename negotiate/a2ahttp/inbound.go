@@ -231,7 +231,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	a.outcome, a.body = outcome, body
 	a.everyStatus = !card && !m.opts.HTTPJSON
 	next.ServeHTTP(a, r.WithContext(exchange.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
-	a.finish()
+	a.Finish()
 	a.release()
 }
 

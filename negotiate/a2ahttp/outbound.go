@@ -184,7 +184,7 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var w answerWatch // only its reader
-		if version != "" && w.read(body, true) == refused {
+		if version != "" && w.Classify(body, true) == refused {
 			// The peer refused the version asked for on its card, as this
 			// module's inbound side does for a version it does not serve:
 			// its answer about versions is its own card, which a request
@@ -459,7 +459,7 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var w answerWatch // only its reader: it holds no writer here
-	held, v, rerr := exchange.Read(resp, int64(t.maxAnswer), w.read)
+	held, v, rerr := exchange.Read(resp, int64(t.maxAnswer), w.Classify)
 	switch {
 	case v == refused:
 		resp.Body.Close()

@@ -37,30 +37,18 @@ const maxPooledBytes = 16 << 10
 // watch returns an answerWatch for w, from the pool.
 func watch(w http.ResponseWriter, m *Middleware, r *http.Request) *answerWatch {
 	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{ResponseWriter: w, m: m, r: r, buf: a.buf[:0], classifyFn: a.classifyFn}
-	if a.classifyFn == nil {
-		a.classifyFn = a.read // bound once per pooled watcher, not per request
-	}
+	*a = answerWatch{Hold: a.Hold, m: m, r: r}
+	a.Start(w, a, int64(m.maxAnswer))
 	return a
 }
 
 // release returns a to the pool once the wrapped handler has returned,
 // when nothing may use it any more.
 func (a *answerWatch) release() {
-	buf := a.buf[:0]
-	if held := a.answer.Held(); cap(held) > cap(buf) {
-		buf = held[:0] // the answer outgrew the pooled buffer
-	}
-	if cap(buf) > maxPooledBytes {
-		buf = nil
-	}
-	*a = answerWatch{buf: buf, classifyFn: a.classifyFn}
+	a.Release(maxPooledBytes)
+	*a = answerWatch{Hold: a.Hold}
 	watchers.Put(a)
 }
-
-// errAnswerReplaced is what the wrapped handler's writes return once the
-// middleware has answered in its place.
-var errAnswerReplaced = errors.New("a2ahttp: the answer was replaced by the middleware's")
 
 // overflowMessage is the internal error that replaces an answer the
 // middleware could not read.
@@ -75,22 +63,12 @@ const (
 	refused   = exchange.Refused   // the server refused the version
 )
 
-// The states of an answerWatch.
-const (
-	watching = iota // nothing written yet
-	holding         // the head and the first bytes are held
-	released        // recorded; the answer goes through
-	replaced        // the middleware answered instead
-)
-
-// answerWatch is the ResponseWriter the wrapped handler answers through.
-// It holds the head (and, while it must read them, the first bytes) of the
-// answer, reads them with the engine's one answer reader, records the
-// decision as the answer shows it, then lets the answer through: with the
+// answerWatch is the ResponseWriter the wrapped handler answers through:
+// the engine's Hold, with the A2A side of it. The answer leaves with the
 // A2A-Version of the version served, or, when the server refused the
 // version, with the server's own refusal and no A2A-Version.
 type answerWatch struct {
-	http.ResponseWriter
+	exchange.Hold
 	m        *Middleware
 	r        *http.Request
 	subject  *negotiate.Subject
@@ -103,98 +81,24 @@ type answerWatch struct {
 	// everyStatus holds answers of every status, not only errors and
 	// streams: on the JSON-RPC binding a refusal is a 200.
 	everyStatus bool
-
-	state      uint8
-	status     int
-	implicit   bool        // the status was written by a Write, not WriteHeader
-	head       http.Header // the head as it was when the status was written
-	answer     exchange.Answer
-	buf        []byte            // the pooled buffer the answer is held in
-	classifyFn exchange.Classify // a.read
-	id         jsontext.Value    // the answer's JSON-RPC id, once read
+	id          jsontext.Value // the answer's JSON-RPC id, once read
 }
 
-// WriteHeader holds the head while the answer must be read.
-func (a *answerWatch) WriteHeader(status int) {
-	if a.state == released || a.state == watching && status < 200 {
-		a.ResponseWriter.WriteHeader(status)
-		return
-	}
-	if a.state != watching {
-		return // superfluous while held; dropped once replaced
-	}
-	a.status = status
-	a.answer.Start(a.Header(), int64(a.m.maxAnswer), a.classifyFn, a.buf)
-	if !a.everyStatus && status < 300 && !a.answer.Stream() {
-		a.settle(served)
-		return
-	}
-	a.state = holding
-	if !a.implicit {
-		a.head = a.Header().Clone()
-	}
+// Holds: an error or a stream is read on every binding, any answer on the
+// JSON-RPC binding, where a refusal is a 200.
+func (a *answerWatch) Holds(status int, stream bool) bool {
+	return a.everyStatus || status >= 300 || stream
 }
 
-// Write holds p while the answer must be read, and passes it through once
-// it has been.
-func (a *answerWatch) Write(p []byte) (int, error) {
-	if a.state == watching {
-		a.implicit = true
-		a.WriteHeader(http.StatusOK)
-	}
-	switch a.state {
-	case replaced:
-		return 0, errAnswerReplaced
-	case released:
-		return a.ResponseWriter.Write(p)
-	}
-	if v := a.answer.Write(p); v != undecided {
-		a.settle(v)
-		if a.state == replaced {
-			return len(p), errAnswerReplaced
-		}
-	}
-	return len(p), nil
-}
+// AtEnd: an answer that showed no refusal served the version (one not
+// written at all is net/http's 200 with nothing).
+func (a *answerWatch) AtEnd(bool) verdict { return served }
 
-// Flush reads a held plain answer as far as it has come, and releases it
-// when that shows the verdict; it then sends what was written.
-func (a *answerWatch) Flush() {
-	if a.state == holding {
-		if v := a.answer.Peek(); v != undecided {
-			a.settle(v)
-		}
-	}
-	if a.state != released {
-		return
-	}
-	if f, ok := a.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap gives http.ResponseController the writer underneath.
-func (a *answerWatch) Unwrap() http.ResponseWriter { return a.ResponseWriter }
-
-// finish settles the answer once the handler has returned.
-func (a *answerWatch) finish() {
-	switch a.state {
-	case watching:
-		a.settle(served) // no answer written: net/http answers 200 with nothing
-	case holding:
-		v := a.answer.End()
-		if v == undecided {
-			v = served // a stream none of whose events refused
-		}
-		a.settle(v)
-	}
-}
-
-// read is the A2A reading of answer text (the engine's Classify): a
-// -32009, or an error whose details carry the reason
-// VERSION_NOT_SUPPORTED, refuses; a result, or a complete answer without
-// either, serves. It keeps the answer's JSON-RPC id for a replacement.
-func (a *answerWatch) read(b []byte, complete bool) verdict {
+// Classify is the A2A reading of answer text: a -32009, or an error
+// whose details carry the reason VERSION_NOT_SUPPORTED, refuses; a result,
+// or a complete answer without either, serves. It keeps the answer's
+// JSON-RPC id for a replacement.
+func (a *answerWatch) Classify(b []byte, complete bool) verdict {
 	if complete && !mayRefuse(b) {
 		return served
 	}
@@ -216,11 +120,11 @@ func (a *answerWatch) read(b []byte, complete bool) verdict {
 // lenient are the options an answer is read with: see answerReader.
 var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-// settle records the decision as the answer showed it (a refusal in a
+// Settle records the decision as the answer showed it (a refusal in a
 // second event when the acceptance was recorded before the handler ran),
-// then releases the answer or, when a required record failed or the answer
-// could not be read, replaces it.
-func (a *answerWatch) settle(v verdict) {
+// and readies the head; when a required record failed or the answer could
+// not be read, it answers in the server's place.
+func (a *answerWatch) Settle(hold *exchange.Hold, v verdict) bool {
 	o := a.outcome
 	switch {
 	case v != served:
@@ -228,28 +132,28 @@ func (a *answerWatch) settle(v verdict) {
 	case !a.recorded:
 		o, _ = a.m.rec.Record(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
 	}
+	head := hold.Header()
 	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
 		msg := overflowMessage
 		if o.Rule == negotiate.RuleAudit {
 			msg = auditMessage
 		}
-		a.replace(msg)
+		clear(head)
+		head[canonicalHeader] = []string{a.m.adv.Preferred}
+		if a.card {
+			varyOnVersion(head)
+		}
+		id := nullID
+		if a.id != nil {
+			id = []byte(a.id)
+		}
+		a.m.answerInternal(hold.Underlying(), a.card, msg, id)
 		a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
-		return
+		return false
 	}
 	code := 0
 	if v == refused {
 		code = a.m.rpcCode(a.card, rpcerr.RPCA2AVersionNotSupported)
-	}
-	defer a.m.observe(a.r, a.body, &o, code)
-	head := a.Header()
-	prev := a.state
-	a.state = released
-	if a.head != nil {
-		clear(head)
-		for k, vs := range a.head {
-			head[k] = vs
-		}
 	}
 	if _, own := head[canonicalHeader]; v == served && !own {
 		head[canonicalHeader] = []string{a.version}
@@ -259,28 +163,8 @@ func (a *answerWatch) settle(v verdict) {
 	if a.card {
 		varyOnVersion(head)
 	}
-	if a.status != 0 && !a.implicit {
-		a.ResponseWriter.WriteHeader(a.status)
-	}
-	if prev == holding {
-		_, _ = a.ResponseWriter.Write(a.answer.Held()) // the handler's next write learns of a failure
-	}
-}
-
-// replace answers with an internal error in place of the server's answer.
-func (a *answerWatch) replace(msg string) {
-	a.state = replaced
-	head := a.Header()
-	clear(head)
-	head[canonicalHeader] = []string{a.m.adv.Preferred}
-	if a.card {
-		varyOnVersion(head)
-	}
-	id := nullID
-	if a.id != nil {
-		id = []byte(a.id)
-	}
-	a.m.answerInternal(a.ResponseWriter, a.card, msg, id)
+	a.m.observe(a.r, a.body, &o, code)
+	return true
 }
 
 // varyOnVersion makes sure an answer on the card path says it depends on

@@ -1,0 +1,138 @@
+package exchange
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// side is a Side that refuses on "NO", holds what it is told to, and
+// replaces refused answers with "REPLACED" when replace is set.
+type side struct {
+	holds   bool
+	replace bool
+	atEnd   Verdict
+	settled []Verdict
+}
+
+func (s *side) Holds(int, bool) bool { return s.holds }
+
+func (s *side) Classify(msg []byte, complete bool) Verdict {
+	switch {
+	case bytes.Contains(msg, []byte("NO")):
+		return Refused
+	case bytes.Contains(msg, []byte("OK")), complete:
+		return Served
+	}
+	return Undecided
+}
+
+func (s *side) AtEnd(bool) Verdict { return s.atEnd }
+
+func (s *side) Settle(h *Hold, v Verdict) bool {
+	s.settled = append(s.settled, v)
+	h.Header().Set("X-Settled", "yes")
+	if s.replace && v != Served {
+		h.Underlying().WriteHeader(http.StatusInternalServerError)
+		_, _ = h.Underlying().Write([]byte("REPLACED"))
+		return false
+	}
+	return true
+}
+
+// TestHold: the one answer watcher holds, reads, settles once, and
+// releases or replaces.
+func TestHold(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		side    side
+		handler func(w http.ResponseWriter)
+		status  int
+		body    string
+		header  string // X-Late as sent
+		settled []Verdict
+		wantErr error
+	}{
+		{"held, read whole, released", side{holds: true}, func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusAccepted)
+			w.Header().Set("X-Late", "changed after the status") // not sent, as net/http
+			_, _ = w.Write([]byte(`{"a":`))
+			_, _ = w.(interface{ WriteString(string) (int, error) }).WriteString(`1}`)
+		}, http.StatusAccepted, `{"a":1}`, "", []Verdict{Served}, nil},
+		{"decided by a write, then passed through", side{holds: true}, func(w http.ResponseWriter) {
+			w.Header().Set("X-Late", "before")
+			_, _ = w.Write([]byte(`{"OK":1}`))
+			_, _ = w.(interface{ WriteString(string) (int, error) }).WriteString(" more")
+			w.(http.Flusher).Flush()
+		}, http.StatusOK, `{"OK":1} more`, "before", []Verdict{Served}, nil},
+		{"flushed while held: read as far as it came", side{holds: true}, func(w http.ResponseWriter) {
+			_, _ = w.Write([]byte(`{"OK"`))
+			w.(http.Flusher).Flush()
+			_, _ = w.Write([]byte(`:1}`))
+		}, http.StatusOK, `{"OK":1}`, "", []Verdict{Served}, nil},
+		{"not held", side{}, func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusCreated)
+			w.WriteHeader(http.StatusTeapot) // superfluous: passed on, net/http's to ignore
+			_, _ = w.Write([]byte("NO"))
+		}, http.StatusCreated, "NO", "", []Verdict{Served}, nil},
+		{"replaced", side{holds: true, replace: true}, func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusOK)
+			w.WriteHeader(http.StatusTeapot) // superfluous while held
+			_, _ = w.Write([]byte("NO"))
+		}, http.StatusInternalServerError, "REPLACED", "", []Verdict{Refused}, ErrReplaced},
+		{"nothing written", side{atEnd: Served}, func(http.ResponseWriter) {}, http.StatusOK, "", "", []Verdict{Served}, nil},
+		{"informational first", side{holds: true}, func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusEarlyHints)
+			_, _ = w.Write([]byte(`{"b":2}`))
+			// The recorder keeps the first status it saw; net/http sends the
+			// 103, then the 200 of the Write.
+		}, http.StatusEarlyHints, `{"b":2}`, "", []Verdict{Served}, nil},
+		{"a stream that ends undecided", side{holds: true, atEnd: Refused, replace: true}, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: x"))
+		}, http.StatusInternalServerError, "REPLACED", "", []Verdict{Refused}, ErrReplaced},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			var h Hold
+			h.Start(rec, &c.side, 1<<10)
+			c.handler(&h)
+			h.Finish()
+			var err error
+			if h.state == replaced {
+				_, err = h.Write([]byte("late"))
+			}
+			if rec.Code != c.status || rec.Body.String() != c.body || rec.Header().Get("X-Late") != c.header ||
+				rec.Header().Get("X-Settled") != "yes" || len(c.side.settled) != len(c.settled) || c.side.settled[0] != c.settled[0] || !errors.Is(err, c.wantErr) {
+				t.Errorf("%d %q X-Late %q settled %v, late write %v", rec.Code, rec.Body, rec.Header().Get("X-Late"), c.side.settled, err)
+			}
+			if h.Unwrap() != rec {
+				t.Error("Unwrap is not the writer underneath")
+			}
+		})
+	}
+}
+
+// TestHoldRelease: a released Hold keeps only its buffer, emptied, and not
+// even that past the bound; Start keeps the side's Classify bound once.
+func TestHoldRelease(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		kept bool
+	}{{16, true}, {17, false}} {
+		s := &side{holds: true}
+		var h Hold
+		h.Start(httptest.NewRecorder(), s, 1<<10)
+		_, _ = h.Write(bytes.Repeat([]byte("x"), c.size))
+		h.Release(16)
+		if kept := h.buf != nil; kept != c.kept || len(h.buf) != 0 || h.ResponseWriter != nil || h.state != watching || h.status != 0 || len(h.Held()) != 0 {
+			t.Errorf("%d bytes released: %+v", c.size, h)
+		}
+		h.Start(httptest.NewRecorder(), s, 1<<10)
+		if h.classify == nil || h.side != s || cap(h.buf) < c.size && c.kept {
+			t.Errorf("restarted: %+v", h)
+		}
+	}
+}
