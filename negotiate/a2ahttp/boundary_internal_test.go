@@ -75,4 +75,3 @@ func TestRequestIDAtTheBound(t *testing.T) {
 		t.Errorf("declared over the bound: %s", got)
 	}
 }
-
