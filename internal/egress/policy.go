@@ -81,7 +81,8 @@ func classify(a netip.Addr) (class, string) {
 	}
 	if localNAT64Prefix.Contains(a) {
 		for _, v4 := range localEmbeddings(a) {
-			if c, what := classify(v4); c == never && metadata(v4) {
+			if metadata(v4) {
+				_, what := classify(v4)
 				return never, what + ", through " + v4.String() + " (local NAT64)"
 			}
 		}
