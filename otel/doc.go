@@ -62,6 +62,11 @@
 // mcp.session.id is never set: the record has no session, and the MCP
 // convention forbids it from 2026-07-28 on.
 //
+// Every attribute is bounded: a method the protocol's convention does not
+// name (the request's method is the caller's to choose) is set as
+// _OTHER, as the conventions do, and so is any string value longer than
+// 255 bytes or not UTF-8 (a server.address from a host's URL, say).
+//
 // The decision counter is openwop.negotiation.decisions, an Int64Counter
 // in {decision}, one per negotiation.decided event, with the attributes
 // openwop.negotiation.protocol, openwop.negotiation.outcome and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -46,6 +47,76 @@ const (
 	keyA2AMethod  = attribute.Key("a2a.method.name")
 	keyA2AVersion = attribute.Key("a2a.protocol.version")
 )
+
+// Every string attribute this package sets is bounded, since the method
+// of a request is the caller's to choose and the peer URL the host's: a
+// value longer than maxAttributeBytes, or not UTF-8, is set as
+// otherValue, semconv's _OTHER; so is a method the protocol's convention
+// does not name. A refused request's 1 MiB method on a span would push an
+// OTLP batch over a collector's limit and lose the spans beside it.
+const (
+	maxAttributeBytes = 255 // a DNS name (253), and any version, rule, reason or code
+	otherValue        = "_OTHER"
+)
+
+// str is key's attribute of v, or of otherValue when v is past the bound.
+// Every string attribute of the package is made here
+// (TestAttributesAreMadeInOnePlace).
+func str(key attribute.Key, v string) attribute.KeyValue {
+	return key.String(bounded(v))
+}
+
+// bounded is v, or otherValue when v is longer than maxAttributeBytes or
+// not UTF-8.
+func bounded(v string) string {
+	if len(v) > maxAttributeBytes || !utf8.ValidString(v) {
+		return otherValue
+	}
+	return v
+}
+
+// knownMethods are the methods each protocol's convention names (the
+// MCP registry of the OpenTelemetry semantic conventions, with the MCP
+// 2025-11-25 tasks and the stateless server/discover; A2A 1.0 and the
+// JSON-RPC names of A2A 0.3): any other is set as otherValue.
+var knownMethods = map[facets.Protocol]map[string]bool{
+	facets.ProtocolMCP: setOf(
+		"initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list",
+		"resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe",
+		"prompts/list", "prompts/get", "completion/complete", "logging/setLevel", "sampling/createMessage",
+		"roots/list", "elicitation/create", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/message",
+		"notifications/resources/list_changed", "notifications/resources/updated",
+		"notifications/prompts/list_changed", "notifications/tools/list_changed",
+		"notifications/roots/list_changed", "notifications/elicitation/complete", "notifications/tasks/status",
+	),
+	facets.ProtocolA2A: setOf(
+		"SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask",
+		"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+		"ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+		"message/send", "message/stream", "tasks/get", "tasks/list", "tasks/cancel", "tasks/resubscribe",
+		"tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete",
+		"agent/getAuthenticatedExtendedCard",
+	),
+}
+
+func setOf(vs ...string) map[string]bool {
+	m := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		m[v] = true
+	}
+	return m
+}
+
+// method is key's attribute of the method m of protocol: m when the
+// convention names it, otherValue otherwise.
+func method(key attribute.Key, protocol facets.Protocol, m string) attribute.KeyValue {
+	if !knownMethods[protocol][m] {
+		m = otherValue
+	}
+	return str(key, m)
+}
 
 // decisionsName is the decision counter; see the package documentation.
 const decisionsName = "openwop.negotiation.decisions"
@@ -123,9 +194,9 @@ func (t *Telemetry) Emit(ctx context.Context, e events.Event) error {
 		}
 	}
 	if t.decisions != nil {
-		attrs := []attribute.KeyValue{keyProtocol.String(string(p.Protocol)), keyOutcome.String(p.Outcome)}
+		attrs := []attribute.KeyValue{str(keyProtocol, string(p.Protocol)), str(keyOutcome, p.Outcome)}
 		if p.Reason != "" {
-			attrs = append(attrs, keyReason.String(p.Reason))
+			attrs = append(attrs, str(keyReason, p.Reason))
 		}
 		t.decisions.Add(ctx, 1, metric.WithAttributes(attrs...))
 	}
@@ -138,7 +209,7 @@ func (t *Telemetry) Emit(ctx context.Context, e events.Event) error {
 func decisionAttributes(e events.Event) []attribute.KeyValue {
 	p := &e.Payload
 	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, keyEventID.String(e.ID), keyProtocol.String(string(p.Protocol)), keyOutcome.String(p.Outcome))
+	attrs = append(attrs, str(keyEventID, e.ID), str(keyProtocol, string(p.Protocol)), str(keyOutcome, p.Outcome))
 	for _, f := range [...]struct {
 		key   attribute.Key
 		value string
@@ -147,11 +218,11 @@ func decisionAttributes(e events.Event) []attribute.KeyValue {
 		{keyFloor, p.Floor}, {keyPeerDigest, p.PeerDigest},
 	} {
 		if f.value != "" {
-			attrs = append(attrs, f.key.String(f.value))
+			attrs = append(attrs, str(f.key, f.value))
 		}
 	}
 	if p.Version != "" {
-		attrs = append(attrs, conventionKeys[p.Protocol].version.String(p.Version))
+		attrs = append(attrs, str(conventionKeys[p.Protocol].version, p.Version))
 	}
 	return attrs
 }
@@ -166,8 +237,8 @@ var conventionKeys = map[facets.Protocol]struct{ method, version attribute.Key }
 // refuse marks span as a refused negotiation: error.type is the
 // registered code answered, and the status is Error.
 func refuse(span trace.Span, code wperrors.Code) {
-	span.SetAttributes(semconv.ErrorTypeKey.String(string(code)))
-	span.SetStatus(codes.Error, "negotiation refused: "+string(code))
+	span.SetAttributes(str(semconv.ErrorTypeKey, string(code)))
+	span.SetStatus(codes.Error, "negotiation refused: "+bounded(string(code)))
 }
 
 // Observe sets on the span in ctx what the record leaves out of the
@@ -187,13 +258,13 @@ func (t *Telemetry) Observe(ctx context.Context, x negotiate.Exchange) {
 	o := &x.Outcome
 	attrs := make([]attribute.KeyValue, 0, 3)
 	if keys, ok := conventionKeys[o.Protocol]; ok && x.Method != "" {
-		attrs = append(attrs, keys.method.String(x.Method))
+		attrs = append(attrs, method(keys.method, o.Protocol, x.Method))
 	}
 	if x.Code != 0 {
-		attrs = append(attrs, semconv.RPCResponseStatusCodeKey.String(strconv.Itoa(x.Code)))
+		attrs = append(attrs, str(semconv.RPCResponseStatusCodeKey, strconv.Itoa(x.Code)))
 	}
 	if o.Rule != "" {
-		attrs = append(attrs, keyRule.String(string(o.Rule)))
+		attrs = append(attrs, str(keyRule, string(o.Rule)))
 	}
 	span.SetAttributes(attrs...)
 	if o.Kind == negotiate.Refused {
@@ -223,7 +294,7 @@ const (
 // Only the host and port of serverURL go on the span, never the URL: its
 // path or user information may be a secret.
 func (t *Telemetry) StartServerDiscover(ctx context.Context, serverURL string) (context.Context, trace.Span) {
-	return t.startOutbound(ctx, spanDiscover, serverURL, keyProtocol.String(string(facets.ProtocolMCP)), keyMCPMethod.String(spanDiscover))
+	return t.startOutbound(ctx, spanDiscover, serverURL, str(keyProtocol, string(facets.ProtocolMCP)), str(keyMCPMethod, spanDiscover))
 }
 
 // StartAgentCardFetch starts the client span of an outbound A2A
@@ -233,7 +304,7 @@ func (t *Telemetry) StartServerDiscover(ctx context.Context, serverURL string) (
 // http.request.method, server.address and server.port. Use it as
 // [Telemetry.StartServerDiscover], with a2ahttp.Negotiate.
 func (t *Telemetry) StartAgentCardFetch(ctx context.Context, peerURL string) (context.Context, trace.Span) {
-	return t.startOutbound(ctx, spanAgentCard, peerURL, keyProtocol.String(string(facets.ProtocolA2A)), semconv.HTTPRequestMethodGet)
+	return t.startOutbound(ctx, spanAgentCard, peerURL, str(keyProtocol, string(facets.ProtocolA2A)), semconv.HTTPRequestMethodGet)
 }
 
 func (t *Telemetry) startOutbound(ctx context.Context, name, peerURL string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
@@ -270,7 +341,7 @@ func serverAttributes(rawURL string) []attribute.KeyValue {
 	}
 	// Hostname drops the brackets of an IPv6 literal, as server.address
 	// wants it.
-	return []attribute.KeyValue{semconv.ServerAddress(u.Hostname()), semconv.ServerPort(int(n))}
+	return []attribute.KeyValue{str(semconv.ServerAddressKey, u.Hostname()), semconv.ServerPort(int(n))}
 }
 
 // w3c is the W3C Trace Context propagator: traceparent and tracestate.

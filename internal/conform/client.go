@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
@@ -82,7 +84,7 @@ func (c *hostClient) do(ctx context.Context, method, ref string, body any, heade
 		req.Header.Set("Accept", "application/json")
 	}
 	c.authorize(req)
-	res, err := c.hc.Do(req)
+	res, err := c.send(req)
 	if err != nil {
 		return answer{Err: err}
 	}
@@ -116,8 +118,46 @@ func (c *hostClient) authorize(req *http.Request) {
 	}
 }
 
+// send sends req with the runner's client, whose redirects carry no
+// Authorization to another origin than the host's: a redirect to another
+// scheme, host or port is followed without it (net/http keeps it for the
+// same host on another port). The client's own CheckRedirect, or the
+// default limit of 10 redirects, still applies.
+func (c *hostClient) send(req *http.Request) (*http.Response, error) {
+	hc := *c.hc
+	check := c.hc.CheckRedirect
+	hc.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		if !sameOrigin(next.URL, c.base) {
+			next.Header.Del("Authorization")
+		}
+		if check != nil {
+			return check(next, via)
+		}
+		if len(via) >= maxRedirects {
+			return errTooManyRedirects
+		}
+		return nil
+	}
+	return hc.Do(req)
+}
+
+// maxRedirects is how many redirects a request follows when the caller's
+// client sets no rule, as net/http's default.
+const maxRedirects = 10
+
+// errTooManyRedirects is why a request stopped after maxRedirects.
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
+
+// sameOrigin reports whether a and b have one origin as the URL Standard
+// reads it (scheme, host and port, the scheme's default port filled in);
+// a URL with no origin has none in common with any.
 func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+	oa, err := events.Origin(a.String())
+	if err != nil {
+		return false
+	}
+	ob, err := events.Origin(b.String())
+	return err == nil && oa == ob
 }
 
 // str is m[key] when it is a string.

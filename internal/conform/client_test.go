@@ -3,10 +3,12 @@ package conform
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -70,5 +72,94 @@ func TestTimeout(t *testing.T) {
 	c := &hostClient{base: base, hc: http.DefaultClient, timeout: 50 * time.Millisecond}
 	if a := c.do(context.Background(), http.MethodGet, "/", nil, nil); !errors.Is(a.Err, context.DeadlineExceeded) {
 		t.Fatalf("%v", a.Err)
+	}
+}
+
+// TestBearerStaysOnItsOrigin: a redirect from the host to the same host on
+// another port, to another scheme or to another host name is followed
+// without the bearer; one to the host's own origin keeps it; and the
+// caller's client's redirect rule still applies.
+func TestBearerStaysOnItsOrigin(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen["other"+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{})
+	}))
+	defer other.Close()
+	_, otherPort, _ := net.SplitHostPort(other.Listener.Addr().String())
+	var host *httptest.Server
+	host = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen["host"+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		_, port, _ := net.SplitHostPort(host.Listener.Addr().String())
+		switch r.URL.Path {
+		case "/port": // the same host, another port
+			http.Redirect(w, r, "http://127.0.0.1:"+otherPort+"/from-port", http.StatusFound)
+		case "/name": // the same address under another name
+			http.Redirect(w, r, "http://localhost:"+port+"/from-name", http.StatusTemporaryRedirect)
+		case "/same":
+			http.Redirect(w, r, "/landed", http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		default:
+			writeJSON(w, http.StatusOK, map[string]any{})
+		}
+	}))
+	defer host.Close()
+	base, _ := url.Parse(host.URL)
+	ctx := context.Background()
+	for _, hc := range []*http.Client{{}, {CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}} {
+		clear(seen)
+		c := &hostClient{base: base, token: "tok", hc: hc, timeout: 5 * time.Second}
+		for _, path := range []string{"/port", "/name", "/same"} {
+			if a := c.do(ctx, http.MethodGet, path, nil, nil); a.Err != nil || a.Status != http.StatusOK {
+				t.Fatalf("%s: %+v", path, a)
+			}
+		}
+		for where, want := range map[string]string{
+			"host/port": "Bearer tok", "other/from-port": "",
+			"host/name": "Bearer tok", "host/from-name": "",
+			"host/same": "Bearer tok", "host/landed": "Bearer tok",
+		} {
+			if got, ok := seen[where]; !ok || got != want {
+				t.Errorf("%s: Authorization %q (reached %v), want %q", where, got, ok, want)
+			}
+		}
+	}
+	c := &hostClient{base: base, token: "tok", hc: &http.Client{}, timeout: 5 * time.Second}
+	if a := c.do(ctx, http.MethodGet, "/loop", nil, nil); !errors.Is(a.Err, errTooManyRedirects) {
+		t.Errorf("a redirect loop: %v, want errTooManyRedirects", a.Err)
+	}
+	refuse := errors.New("no redirect")
+	c.hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return refuse }}
+	if a := c.do(ctx, http.MethodGet, "/same", nil, nil); !errors.Is(a.Err, refuse) {
+		t.Errorf("the caller's redirect rule: %v, want its error", a.Err)
+	}
+}
+
+// TestSameOrigin: one origin is scheme, host and port, as the URL
+// Standard reads them.
+func TestSameOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://h.example/x", "http://H.example:80/y", true},
+		{"https://h.example/", "https://h.example:443", true},
+		{"http://h.example/", "https://h.example/", false},
+		{"http://h.example:8080/", "http://h.example:8081/", false},
+		{"http://h.example/", "http://g.example/", false},
+		{"http://0x7f000001/", "http://127.0.0.1/", true},
+		{"mailto:a@h.example", "mailto:a@h.example", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := sameOrigin(a, b); got != tc.want {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

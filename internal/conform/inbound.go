@@ -191,7 +191,7 @@ func (r *runner) watch(ctx context.Context, do func() answer, match func(record)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("OpenWOP-Version", "2.0")
 	r.c.authorize(req)
-	res, err := r.c.hc.Do(req)
+	res, err := r.c.send(req)
 	if err != nil {
 		return nil, answer{}, fmt.Errorf("GET /host/events: %w", err)
 	}

@@ -18,11 +18,16 @@
 // which reaches that IPv4 address through a translator. The classes, most
 // specific first:
 //
-//   - Always refused, whatever the options: cloud metadata and platform
-//     addresses (169.254.169.254 and 169.254.170.2, link-local anyway;
-//     fd00:ec2::254, AWS's IPv6 metadata; 100.100.100.200, Alibaba's;
-//     168.63.129.16, Azure's WireServer, a public address; 192.0.0.192,
-//     Oracle's legacy one), link-local (169.254.0.0/16, fe80::/10),
+//   - Always refused, whatever the options: the cloud metadata, credential
+//     and platform addresses of one table (metadata.go), IPv4 and IPv6
+//     alike, each with the cloud's documentation of it (169.254.169.254,
+//     169.254.170.2 and 169.254.170.23, link-local anyway; AWS's
+//     fd00:ec2::254 and fd00:ec2::23, GCP's fd20:ce::254, OCI's
+//     fd00:c1::a9fe:a9fe and Scaleway's fd00:42::42, inside fc00::/7;
+//     100.100.100.200, Alibaba's; 168.63.129.16, Azure's WireServer, a
+//     public address; 192.0.0.192, Oracle's legacy one), and a local
+//     NAT64 address (64:ff9b:1::/48) that reaches one at any RFC 6052
+//     prefix length; link-local (169.254.0.0/16, fe80::/10),
 //     "this network" and unspecified (0.0.0.0/8, ::, which Linux connects
 //     to the host itself), IETF protocol assignments (192.0.0.0/24),
 //     multicast (224.0.0.0/4, ff00::/8), reserved and broadcast

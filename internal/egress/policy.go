@@ -27,10 +27,10 @@ type rule struct {
 // rules is the address policy, most specific first: the first rule whose
 // prefix holds an address classes it, so a metadata address inside a
 // private range is never reached even where private ones are.
-var rules = []rule{
-	{netip.MustParsePrefix("100.100.100.200/32"), never, "the metadata address of Alibaba Cloud"},
-	{netip.MustParsePrefix("168.63.129.16/32"), never, "the platform address of Azure (WireServer)"},
-	{netip.MustParsePrefix("fd00:ec2::254/128"), never, "the IPv6 metadata address of AWS"},
+var rules = append(metadataRules(), rangeRules...)
+
+// rangeRules class the ranges, after the metadata addresses.
+var rangeRules = []rule{
 	{netip.MustParsePrefix("0.0.0.0/8"), never, `in "this network" (0.0.0.0/8)`},
 	{netip.MustParsePrefix("127.0.0.0/8"), loopback, "a loopback address"},
 	{netip.MustParsePrefix("169.254.0.0/16"), never, "a link-local address (where cloud metadata lives)"},
@@ -48,7 +48,7 @@ var rules = []rule{
 	{netip.MustParsePrefix("ff00::/8"), never, "a multicast address"},
 	{netip.MustParsePrefix("fc00::/7"), private, "a unique local (private) address"},
 	{netip.MustParsePrefix("fec0::/10"), private, "a site-local (private) address"},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), private, "a local NAT64 address (64:ff9b:1::/48)"},
+	{netip.MustParsePrefix(localNAT64), private, "a local NAT64 address (64:ff9b:1::/48)"},
 }
 
 // Prefixes of IPv6 addresses that reach the IPv4 address they embed at
@@ -57,6 +57,14 @@ var (
 	nat64 = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052: the last 4 bytes
 	sixTo = netip.MustParsePrefix("2002::/16")    // RFC 3056: bytes 2 to 5
 )
+
+// localNAT64 is the prefix of local NAT64 translators (RFC 8215), inside
+// which a translator's own prefix may be any RFC 6052 length from /48 to
+// /96, each placing the IPv4 address it reaches elsewhere.
+const localNAT64 = "64:ff9b:1::/48"
+
+// localNAT64Prefix is localNAT64, read.
+var localNAT64Prefix = netip.MustParsePrefix(localNAT64)
 
 // classify returns the class of a and what kind of address it is. The
 // zone is ignored, an IPv4-mapped address is its IPv4 address, and a
@@ -69,6 +77,14 @@ func classify(a netip.Addr) (class, string) {
 	if v4, ok := embedded(a); ok {
 		if c, what := classify(v4); c != public {
 			return c, what + ", through " + v4.String()
+		}
+	}
+	if localNAT64Prefix.Contains(a) {
+		for _, v4 := range localEmbeddings(a) {
+			if metadata(v4) {
+				_, what := classify(v4)
+				return never, what + ", through " + v4.String() + " (local NAT64)"
+			}
 		}
 	}
 	for _, r := range rules {
@@ -89,6 +105,40 @@ func embedded(a netip.Addr) (netip.Addr, bool) {
 		return netip.AddrFrom4([4]byte(b[2:6])), true
 	}
 	return netip.Addr{}, false
+}
+
+// localEmbeddings are the IPv4 addresses a local NAT64 address a may
+// reach, one for each RFC 6052 prefix length a translator inside
+// localNAT64 may use: /48, /56, /64 and /96 (bits 64 to 71 are never
+// part of the IPv4 address).
+func localEmbeddings(a netip.Addr) [4]netip.Addr {
+	b := a.As16()
+	return [4]netip.Addr{
+		netip.AddrFrom4([4]byte{b[6], b[7], b[9], b[10]}),
+		netip.AddrFrom4([4]byte{b[7], b[9], b[10], b[11]}),
+		netip.AddrFrom4([4]byte(b[9:13])),
+		netip.AddrFrom4([4]byte(b[12:16])),
+	}
+}
+
+// linkLocal4 is where IPv4 cloud metadata lives.
+var linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
+
+// metadata reports whether the IPv4 address v4 is a metadata address or
+// link-local: a local NAT64 address reaching one is refused, whereas one
+// reaching any other address is as private as the translator. (Only
+// those: a local NAT64 address read at the wrong length reads as some
+// other IPv4 address, 0.0.0.0 often, which says nothing of it.)
+func metadata(v4 netip.Addr) bool {
+	if linkLocal4.Contains(v4) {
+		return true
+	}
+	for _, m := range metadataAddresses {
+		if m.addr == v4 {
+			return true
+		}
+	}
+	return false
 }
 
 // policy is the address policy of one client.

@@ -74,8 +74,11 @@ func TestDeniedSaysWhatWouldAllow(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
 		{"127.0.0.1", "127.0.0.1 is a loopback address, refused unless the host allows loopback"},
 		{"10.0.0.1", "10.0.0.1 is a private address, refused unless the host allows private addresses"},
-		{"169.254.169.254", "169.254.169.254 is a link-local address (where cloud metadata lives)"},
-		{"64:ff9b::a9fe:a9fe", "64:ff9b::a9fe:a9fe is a link-local address (where cloud metadata lives), through 169.254.169.254"},
+		{"169.254.1.1", "169.254.1.1 is a link-local address (where cloud metadata lives)"},
+		{"169.254.169.254", "169.254.169.254 is the metadata address of AWS, GCP, Azure, OCI, OpenStack and others"},
+		{"64:ff9b::a9fe:101", "64:ff9b::a9fe:101 is a link-local address (where cloud metadata lives), through 169.254.1.1"},
+		{"fd20:ce::254", "fd20:ce::254 is the IPv6 metadata address of GCP"},
+		{"64:ff9b:1::a9fe:a9fe", "64:ff9b:1::a9fe:a9fe is the metadata address of AWS, GCP, Azure, OCI, OpenStack and others, through 169.254.169.254 (local NAT64)"},
 		{"::ffff:100.100.100.200", "::ffff:100.100.100.200 is the metadata address of Alibaba Cloud"},
 	} {
 		err := policy{}.allows(netip.MustParseAddr(tc.addr))

@@ -215,8 +215,9 @@
 //   - Addresses are checked on every address dialled, after resolution
 //     (so a name that resolves to a refused address is refused, DNS
 //     rebinding included): link-local (169.254.0.0/16, fe80::/10) and the
-//     cloud metadata addresses (169.254.169.254, fd00:ec2::254,
-//     100.100.100.200, 168.63.129.16) are always refused; loopback only
+//     cloud metadata addresses, IPv4 and IPv6 (169.254.169.254,
+//     fd00:ec2::254, fd20:ce::254, 100.100.100.200, 168.63.129.16 and the
+//     rest of the egress package's table) are always refused; loopback only
 //     with OutboundOptions.AllowLoopback, private ranges (10/8,
 //     172.16/12, 192.168/16, 100.64/10, fc00::/7) only with
 //     AllowPrivate. The stricter reading: an address that is not public

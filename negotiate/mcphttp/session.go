@@ -28,14 +28,24 @@ type session struct {
 // identified caller negotiated, and anonymous ones. A new anonymous
 // session evicts only an anonymous one, and is not remembered when every
 // remembered session is an identified caller's; so a flood of anonymous
-// initializes cannot push out an authenticated session's pin. A session
-// the store no longer holds is refused (404) and must be initialized
-// again, so forgetting one never serves it at another revision.
+// initializes cannot push out an authenticated session's pin.
+//
+// Identified callers' sessions are held by tenant, each tenant its share,
+// as the event log shares its streams (events.LogHandler): when the store
+// is full, a new session of tenant T evicts the least recently used
+// session of the tenant holding the most, unless T holds as many (then
+// T's own least recently used goes). So one tenant's initializes never
+// evict another tenant's pin while that tenant holds no more than they
+// do, and any number of tenants leave every other about max/tenants.
+//
+// A session the store no longer holds is refused (404) and must be
+// initialized again, so forgetting one never serves it at another
+// revision.
 type sessions struct {
 	mu   sync.Mutex
 	max  int
-	anon *list.List // of *sessionEntry, most recently used first
-	auth *list.List
+	anon *list.List            // of *sessionEntry, most recently used first
+	auth map[string]*list.List // by tenant, each most recently used first
 	byID map[string]*list.Element
 }
 
@@ -45,15 +55,29 @@ type sessionEntry struct {
 }
 
 func newSessions(max int) *sessions {
-	return &sessions{max: max, anon: list.New(), auth: list.New(), byID: make(map[string]*list.Element)}
+	return &sessions{max: max, anon: list.New(), auth: make(map[string]*list.List), byID: make(map[string]*list.Element)}
 }
 
-// class is the list a session of that kind lives in.
-func (s *sessions) class(authenticated bool) *list.List {
-	if authenticated {
-		return s.auth
+// tenant is the tenant of the caller that negotiated s.
+func (s session) tenant() string {
+	if s.subject == nil {
+		return ""
 	}
-	return s.anon
+	return s.subject.Tenant
+}
+
+// class is the list a session lives in: the anonymous one, or its
+// tenant's (made when missing).
+func (s *sessions) class(v session) *list.List {
+	if !v.authenticated {
+		return s.anon
+	}
+	l := s.auth[v.tenant()]
+	if l == nil {
+		l = list.New()
+		s.auth[v.tenant()] = l
+	}
+	return l
 }
 
 // get returns the session id and marks it used.
@@ -65,7 +89,7 @@ func (s *sessions) get(id string) (session, bool) {
 		return session{}, false
 	}
 	v := e.Value.(*sessionEntry).s
-	s.class(v.authenticated).MoveToFront(e)
+	s.class(v).MoveToFront(e)
 	return v, true
 }
 
@@ -82,20 +106,41 @@ func (s *sessions) put(id string, v session) {
 	if len(s.byID) >= s.max {
 		victims := s.anon
 		if victims.Len() == 0 && v.authenticated {
-			victims = s.auth
+			victims = s.heaviest(v.tenant())
 		}
-		if victims.Len() == 0 {
+		if victims == nil || victims.Len() == 0 {
 			return
 		}
 		s.drop(victims.Back())
 	}
-	s.byID[id] = s.class(v.authenticated).PushFront(&sessionEntry{id: id, s: v})
+	s.byID[id] = s.class(v).PushFront(&sessionEntry{id: id, s: v})
 }
 
-// drop forgets the session at e; the caller holds mu.
+// heaviest is the sessions of the tenant holding the most, tenant's own
+// when it holds as many (nil when it holds none and no tenant more); the
+// caller holds mu.
+func (s *sessions) heaviest(tenant string) *list.List {
+	most, n := s.auth[tenant], 0
+	if most != nil {
+		n = most.Len()
+	}
+	for _, l := range s.auth {
+		if l.Len() > n {
+			most, n = l, l.Len()
+		}
+	}
+	return most
+}
+
+// drop forgets the session at e, and its tenant's list when it empties;
+// the caller holds mu.
 func (s *sessions) drop(e *list.Element) {
 	entry := e.Value.(*sessionEntry)
-	s.class(entry.s.authenticated).Remove(e)
+	l := s.class(entry.s)
+	l.Remove(e)
+	if entry.s.authenticated && l.Len() == 0 {
+		delete(s.auth, entry.s.tenant())
+	}
 	delete(s.byID, entry.id)
 }
 

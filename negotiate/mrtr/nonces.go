@@ -39,7 +39,8 @@ var ErrNonceStoreFull = errors.New("mrtr: the nonce store has no room for anothe
 // for a single process. It is safe for concurrent use.
 //
 // It holds at most capacity unexpired nonces, and at most its
-// per-principal share of them for any one principal, so that one caller
+// per-principal share of them for any one principal of a tenant (the
+// same principal name in two tenants is two callers), so that one caller
 // cannot fill it for everyone. Expired nonces are forgotten oldest first,
 // each once and in O(log capacity), so that a Consume costs O(log
 // capacity) on average and at worst the forgetting of capacity nonces:
@@ -52,7 +53,7 @@ type memoryNonces struct {
 	capacity int
 	share    int
 	used     map[string]bool
-	held     map[string]int // principal → nonces held
+	held     map[holder]int // nonces held by each principal of each tenant
 	byExpiry expiryHeap
 	horizon  time.Time // the expiry of the last nonce forgotten
 	now      func() time.Time
@@ -72,7 +73,7 @@ func newMemoryNonces(capacity, perPrincipal int, now func() time.Time) *memoryNo
 	}
 	return &memoryNonces{
 		capacity: capacity, share: min(max(perPrincipal, 1), capacity),
-		used: make(map[string]bool), held: make(map[string]int), now: now,
+		used: make(map[string]bool), held: make(map[holder]int), now: now,
 	}
 }
 
@@ -89,9 +90,9 @@ func (m *memoryNonces) Consume(ctx context.Context, c Claims) error {
 	for len(m.byExpiry) > 0 && !now.Before(m.byExpiry[0].expires) {
 		e := heap.Pop(&m.byExpiry).(nonce)
 		delete(m.used, e.nonce)
-		m.held[e.principal]--
-		if m.held[e.principal] == 0 {
-			delete(m.held, e.principal)
+		m.held[e.holder]--
+		if m.held[e.holder] == 0 {
+			delete(m.held, e.holder)
 		}
 		m.horizon = e.expires
 	}
@@ -105,19 +106,26 @@ func (m *memoryNonces) Consume(ctx context.Context, c Claims) error {
 	if len(m.used) >= m.capacity {
 		return ErrNonceStoreFull
 	}
-	if m.held[c.Principal] >= m.share {
+	who := holder{tenant: c.Tenant, principal: c.Principal}
+	if m.held[who] >= m.share {
 		return fmt.Errorf("%w: the principal holds its share of %d", ErrNonceStoreFull, m.share)
 	}
 	m.used[c.Nonce] = true
-	m.held[c.Principal]++
-	heap.Push(&m.byExpiry, nonce{expires: c.ExpiresAt, nonce: c.Nonce, principal: c.Principal})
+	m.held[who]++
+	heap.Push(&m.byExpiry, nonce{expires: c.ExpiresAt, nonce: c.Nonce, holder: who})
 	return nil
 }
 
 type nonce struct {
-	expires          time.Time
-	nonce, principal string
+	expires time.Time
+	nonce   string
+	holder  holder
 }
+
+// holder is whose a nonce is: a principal of a tenant, since a principal
+// is named by the host within its tenant, and two tenants' principals of
+// one name are two callers, each with its own share.
+type holder struct{ tenant, principal string }
 
 // expiryHeap is a min-heap of nonces by expiry, for container/heap.
 type expiryHeap []nonce

@@ -152,8 +152,9 @@ type SealerOptions struct {
 	// how many unexpired nonces it holds before it refuses new states with
 	// ErrNonceStoreFull. Zero or less means 100,000.
 	NonceCapacity int
-	// NoncesPerPrincipal is how many of those one principal may hold, so
-	// that one caller cannot fill the store for everyone. Zero or less
+	// NoncesPerPrincipal is how many of those one principal of a tenant
+	// may hold (Binding.Principal within Binding.Tenant), so that one
+	// caller cannot fill the store for everyone. Zero or less
 	// means a hundredth of NonceCapacity; it is at least 1 and at most
 	// NonceCapacity.
 	NoncesPerPrincipal int

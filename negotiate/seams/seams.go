@@ -153,8 +153,9 @@ type Handler struct {
 	// transport: the address policy of AllowLoopback and AllowPrivate
 	// checked on every address dialled (link-local and cloud metadata
 	// addresses always refused), the host dialled as the URL Standard
-	// reads it, no proxy; a host's own Transport brings its own address
-	// policy. The seams wrap it in the stamping transports, and never
+	// reads it, no proxy, one per exchange, whose connections are closed
+	// when the exchange ends; a host's own Transport brings its own
+	// address policy, and its connections are the host's to close. The seams wrap it in the stamping transports, and never
 	// follow a redirect. Each request to a peer is bounded to 20 seconds,
 	// as the reference host's, and a whole exchange to two minutes.
 	Transport http.RoundTripper
@@ -223,6 +224,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fail := x.read(r, proto); fail != nil {
 		writeError(w, fail)
 		return
+	}
+	if h.Transport == nil {
+		// The exchange's own egress transport: its connections end with
+		// the exchange, not 90 s of keep-alive later. A host's Transport
+		// is the host's to close.
+		defer x.client.CloseIdleConnections()
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), maxExchange)
 	defer cancel()
