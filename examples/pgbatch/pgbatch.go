@@ -24,7 +24,10 @@
 //
 // # Batches and sequences
 //
-// [Writer.EmitBatch] writes its batch in one transaction: first one
+// [Writer.EmitBatch] writes a batch of host events alone in one INSERT
+// from arrays, a transaction and a round trip to the database: the
+// acknowledged mode waits on it, and a transaction of its own would take
+// four. It writes any other batch in one transaction: first one
 // INSERT … ON CONFLICT DO UPDATE on the counter rows of the batch's runs
 // (in run order, so that replicas writing the same runs take the row locks
 // in one order and cannot deadlock), which reserves a block of consecutive
@@ -126,11 +129,12 @@ type Options struct {
 // with [New]; it is safe for concurrent use. It does not own the pool, and
 // has nothing to close.
 type Writer struct {
-	pool    *pgxpool.Pool
-	runs    pgx.Identifier
-	hosts   pgx.Identifier
-	reserve string
-	retries int
+	pool        *pgxpool.Pool
+	runs        pgx.Identifier
+	hosts       pgx.Identifier
+	reserve     string
+	insertHosts string
+	retries     int
 
 	batchErrs atomic.Uint64
 }
@@ -162,6 +166,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Writer, error)
 			SELECT r, n FROM unnest($1::text[], $2::bigint[]) AS u(r, n) ORDER BY r
 			ON CONFLICT (run_id) DO UPDATE SET next = s.next + excluded.next
 			RETURNING s.run_id, s.next`,
+		// In the batch's order, so that the positions are too.
+		insertHosts: `INSERT INTO ` + id("wopneg_host_events").Sanitize() + ` (event_id, type, "timestamp", delivery, workspace_id, payload, tenant)
+			SELECT i, $1, t, $2, w, p::jsonb, n FROM unnest($3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
+				WITH ORDINALITY AS u(i, t, w, p, n, o) ORDER BY o`,
 		retries: opts.Retries,
 	}, nil
 }
@@ -264,18 +272,40 @@ func (w *Writer) Durable() bool { return w != nil && w.pool != nil }
 // given up on.
 func (w *Writer) BatchErrors() uint64 { return w.batchErrs.Load() }
 
-// rows is a batch as the COPYs write it: run events and host events apart,
-// and how many events each run has. A run row's sequence is set by number,
-// at each attempt.
+// rows is a batch as the statements write it: run events and host events
+// apart, and how many events each run has. A run row's sequence is set by
+// number, at each attempt. The host events are in columns, the arrays of
+// insertHosts.
 type rows struct {
-	runs, hosts [][]any
-	counts      map[string]int64
+	runs   [][]any
+	hosts  hostColumns
+	counts map[string]int64
+}
+
+// hostColumns are host events by column.
+type hostColumns struct {
+	ids, payloads, tenants []string
+	times                  []time.Time
+	workspaces             []*string
+}
+
+// row is the COPY row of the i-th host event.
+func (c *hostColumns) row(i int) ([]any, error) {
+	return []any{c.ids[i], eventType, c.times[i], delivery, c.workspaces[i], json.RawMessage(c.payloads[i]), c.tenants[i]}, nil
 }
 
 // write writes rows in one transaction.
 func (w *Writer) write(ctx context.Context, r *rows) error {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
+	hosts := len(r.hosts.ids)
+	if len(r.runs) == 0 {
+		c := &r.hosts
+		if _, err := w.pool.Exec(ctx, w.insertHosts, eventType, delivery, c.ids, c.times, c.workspaces, c.payloads, c.tenants); err != nil {
+			return fmt.Errorf("pgbatch: writing %d host events: %w", hosts, err)
+		}
+		return nil
+	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		if len(r.runs) != 0 {
 			if err := w.number(ctx, tx, r); err != nil {
@@ -285,9 +315,9 @@ func (w *Writer) write(ctx context.Context, r *rows) error {
 				return fmt.Errorf("pgbatch: writing %d run events: %w", len(r.runs), err)
 			}
 		}
-		if len(r.hosts) != 0 {
-			if _, err := tx.CopyFrom(ctx, w.hosts, hostColumns, pgx.CopyFromRows(r.hosts)); err != nil {
-				return fmt.Errorf("pgbatch: writing %d host events: %w", len(r.hosts), err)
+		if hosts != 0 {
+			if _, err := tx.CopyFrom(ctx, w.hosts, hostNames, pgx.CopyFromSlice(hosts, r.hosts.row)); err != nil {
+				return fmt.Errorf("pgbatch: writing %d host events: %w", hosts, err)
 			}
 		}
 		return nil
@@ -331,8 +361,8 @@ func (w *Writer) number(ctx context.Context, tx pgx.Tx, r *rows) error {
 }
 
 var (
-	runColumns  = []string{"run_id", "sequence", "event_id", "type", "timestamp", "schema_version", "node_id", "engine_version", "causation_id", "payload"}
-	hostColumns = []string{"event_id", "type", "timestamp", "delivery", "workspace_id", "payload", "tenant"}
+	runColumns = []string{"run_id", "sequence", "event_id", "type", "timestamp", "schema_version", "node_id", "engine_version", "causation_id", "payload"}
+	hostNames  = []string{"event_id", "type", "timestamp", "delivery", "workspace_id", "payload", "tenant"}
 )
 
 // rowsOf validates every event of batch and makes its COPY row.
@@ -348,7 +378,9 @@ func rowsOf(batch []events.Event) (*rows, error) {
 			return nil, fmt.Errorf("pgbatch: encoding the payload of %s: %w", e.ID, err)
 		}
 		if e.RunID == "" {
-			r.hosts = append(r.hosts, []any{e.ID, eventType, e.Time, delivery, nullable(e.WorkspaceID), json.RawMessage(payload), e.Tenant})
+			c := &r.hosts
+			c.ids, c.times, c.workspaces = append(c.ids, e.ID), append(c.times, e.Time), append(c.workspaces, nullable(e.WorkspaceID))
+			c.payloads, c.tenants = append(c.payloads, string(payload)), append(c.tenants, e.Tenant)
 			continue
 		}
 		var engine *int64

@@ -395,8 +395,10 @@ func TestRetriesStopWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := w.Emit(ctx, runEvent(t, "acme/batch-ctx-0123456789", 0)); !errors.Is(err, fault) || errors.Is(err, events.ErrUnavailable) {
-		t.Errorf("Emit = %v, want the fault of the last attempt, not marked unavailable: the caller ended it", err)
+	// The context may end during an attempt (a loaded machine makes one
+	// slow), which then fails with the context's error.
+	if err := w.Emit(ctx, runEvent(t, "acme/batch-ctx-0123456789", 0)); !errors.Is(err, fault) && !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, events.ErrUnavailable) {
+		t.Errorf("Emit = %v, want the fault of the last attempt or the context's end, not marked unavailable: the caller ended it", err)
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("Emit returned after %v, long after its context ended", took)
