@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -191,4 +192,132 @@ func TestKilledReplicaLosesNoAnsweredDecision(t *testing.T) {
 			t.Errorf("at %s: %d answered, %d recorded: %d answered decisions have no event", rev, answered[rev], recorded[rev], answered[rev]-recorded[rev])
 		}
 	}
+}
+
+// answer is one request of a load: its revision, its status (0 when no
+// answer came), and when it ran.
+type answer struct {
+	revision   string
+	status     int
+	start, end time.Time
+}
+
+// A replica with -pg whose database restarts under load answers no
+// decision it has no event of, and answers 500 only while the database is
+// down: each answered request is matched to a distinct event of its
+// revision decided while it ran (the payload's at), and the requests
+// answered 500 all ran during the outage.
+func TestReplicaRidesOutADatabaseRestart(t *testing.T) {
+	srv := pgtest.NewServer(t)
+	pool := srv.Connect()
+	schema := pgtest.Schema(t, pool)
+	if _, err := pool.Exec(context.Background(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{Addr: "127.0.0.1:0", Token: testToken, Facets: defaultFacets(), SharedKeys: fleetKeys,
+		PG: srv.URL() + "&search_path=" + url.QueryEscape(schema), AuditWait: 500 * time.Millisecond}
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(serveCtx, cfg, false, &bytes.Buffer{}, &stderr) }()
+	base := waitServing(t, &stderr, done)
+
+	revisions := []string{"2026-07-28", "2025-06-18"}
+	var (
+		mu      sync.Mutex
+		answers []answer
+		wg      sync.WaitGroup
+	)
+	stop := make(chan struct{})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				a := answer{revision: revisions[(w+i)%2], start: time.Now()}
+				a.status = discover(client, base, a.revision)
+				a.end = time.Now()
+				mu.Lock()
+				answers = append(answers, a)
+				mu.Unlock()
+			}
+		})
+	}
+	stopped, restarted := srv.Outage(500*time.Millisecond, 1500*time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	stopServing()
+	if err := <-done; err != nil {
+		t.Errorf("run = %v, want every accepted event written once the database was back", err)
+	}
+
+	rows, err := pool.Query(context.Background(), "SELECT payload->>'requested', (payload->>'at')::timestamptz FROM "+pgx.Identifier{schema, "wopneg_host_events"}.Sanitize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	decided := map[string][]time.Time{}
+	var (
+		rev string
+		at  time.Time
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&rev, &at}, func() error { decided[rev] = append(decided[rev], at); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var answered, failed int
+	byRevision := map[string][]answer{}
+	for _, a := range answers {
+		switch a.status {
+		case http.StatusOK, http.StatusBadRequest:
+			answered++
+			byRevision[a.revision] = append(byRevision[a.revision], a)
+		case http.StatusInternalServerError:
+			failed++
+			if !a.start.Before(restarted) || !a.end.After(stopped) {
+				t.Errorf("a request from %v to %v was answered 500 outside the outage (%v to %v)",
+					a.start.Format(time.StampMilli), a.end.Format(time.StampMilli), stopped.Format(time.StampMilli), restarted.Format(time.StampMilli))
+			}
+		default:
+			t.Errorf("a request at %s was answered %d", a.revision, a.status)
+		}
+	}
+	t.Logf("%d requests: %d answered, %d answered 500; %d events", len(answers), answered, failed, len(decided[revisions[0]])+len(decided[revisions[1]]))
+	if failed == 0 {
+		t.Error("no request failed: the database was not away for longer than -audit-wait")
+	}
+	for _, rev := range revisions {
+		if unmatched := unmatchedAnswers(byRevision[rev], decided[rev]); unmatched != 0 {
+			t.Errorf("at %s: %d of %d answered decisions have no event decided while they ran", rev, unmatched, len(byRevision[rev]))
+		}
+	}
+}
+
+// unmatchedAnswers matches each answer to a distinct decision time within
+// its request, the earliest ending first taking the earliest time it can
+// (which matches as many as any matching can), and returns how many found
+// none. The decision time is to the microsecond, so the request's start
+// is too.
+func unmatchedAnswers(answers []answer, decided []time.Time) int {
+	slices.SortFunc(answers, func(a, b answer) int { return a.end.Compare(b.end) })
+	slices.SortFunc(decided, time.Time.Compare)
+	used := make([]bool, len(decided))
+	unmatched := 0
+	for _, a := range answers {
+		from := a.start.Truncate(time.Microsecond)
+		i, _ := slices.BinarySearchFunc(decided, from, time.Time.Compare)
+		for i < len(decided) && used[i] {
+			i++
+		}
+		if i == len(decided) || decided[i].After(a.end) {
+			unmatched++
+			continue
+		}
+		used[i] = true
+	}
+	return unmatched
 }
