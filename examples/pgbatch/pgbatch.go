@@ -294,7 +294,8 @@ func (c *hostColumns) row(i int) ([]any, error) {
 	return []any{c.ids[i], eventType, c.times[i], delivery, c.workspaces[i], json.RawMessage(c.payloads[i]), c.tenants[i]}, nil
 }
 
-// write writes rows in one transaction.
+// write writes rows in one transaction: host events alone in one
+// statement, anything else in a transaction of its own.
 func (w *Writer) write(ctx context.Context, r *rows) error {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
@@ -307,13 +308,11 @@ func (w *Writer) write(ctx context.Context, r *rows) error {
 		return nil
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if len(r.runs) != 0 {
-			if err := w.number(ctx, tx, r); err != nil {
-				return err
-			}
-			if _, err := tx.CopyFrom(ctx, w.runs, runColumns, pgx.CopyFromRows(r.runs)); err != nil {
-				return fmt.Errorf("pgbatch: writing %d run events: %w", len(r.runs), err)
-			}
+		if err := w.number(ctx, tx, r); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, w.runs, runColumns, pgx.CopyFromRows(r.runs)); err != nil {
+			return fmt.Errorf("pgbatch: writing %d run events: %w", len(r.runs), err)
 		}
 		if hosts != 0 {
 			if _, err := tx.CopyFrom(ctx, w.hosts, hostNames, pgx.CopyFromSlice(hosts, r.hosts.row)); err != nil {
