@@ -305,7 +305,8 @@ func TestAsyncBufferBytesBoundsTheBuffer(t *testing.T) {
 		e := mutantHostEvent(t)
 		size := sizeOf(&e)
 		var log bytes.Buffer
-		a := NewAsync(s, AsyncOptions{BufferBytes: 2*size + size/2, Drop: true, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		// Exactly two events: the second fills the buffer to its bound.
+		a := NewAsync(s, AsyncOptions{BufferBytes: 2 * size, Drop: true, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		for i := range 4 { // the first held by the store, the second queued
 			err := a.Emit(context.Background(), e)
 			if want := map[bool]error{true: ErrDropped}[i >= 2]; err != want {
