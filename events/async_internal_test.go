@@ -114,7 +114,8 @@ func TestAsyncStatsPending(t *testing.T) {
 		}
 		emit(2)
 		synctest.Wait()
-		if got, want := a.Stats(), (AsyncStats{Emitted: 2, Accepted: 2, Pending: 2}); got != want {
+		size := uint64(sizeOf(&e))
+		if got, want := a.Stats(), (AsyncStats{Emitted: 2, Accepted: 2, Pending: 2, PendingBytes: 2 * size}); got != want {
 			t.Errorf("with the store held: Stats = %+v, want %+v", got, want)
 		}
 		emit(2)
@@ -127,7 +128,7 @@ func TestAsyncStatsPending(t *testing.T) {
 		}
 		emit(3)
 		synctest.Wait()
-		if got, want := a.Stats(), (AsyncStats{Emitted: 7, Accepted: 7, Recorded: 3, Failed: 1, Pending: 3}); got != want {
+		if got, want := a.Stats(), (AsyncStats{Emitted: 7, Accepted: 7, Recorded: 3, Failed: 1, Pending: 3, PendingBytes: 3 * size}); got != want {
 			t.Errorf("with 3 queued: Stats = %+v, want %+v", got, want)
 		}
 		close(g.open)

@@ -65,7 +65,22 @@
 //     rather than failed later, and it stops, refusing later events, if
 //     its sink ends the recording goroutine with runtime.Goexit; a sink
 //     that is also a [BatchSink] is handed what is queued a batch at a
-//     time (examples/pgbatch writes each batch in one transaction).
+//     time (examples/pgbatch writes each batch in one transaction). A
+//     write failing with [ErrUnavailable] (the store down) is tried again
+//     with a backoff until the store is back, while the buffer, bounded
+//     in events and bytes, holds what comes meanwhile; drops are counted
+//     and logged at most once per interval.
+//
+// What is durable when: by default an Async's nil means queued in memory,
+// lost if the process dies before the write, and failed (reported by
+// Close and OnError, not by Emit) if the store stays down past
+// AsyncOptions.CloseWait at Close. In the acknowledged mode
+// (AsyncOptions.Acknowledge) Emit returns nil only once the write holding
+// its event succeeded, the events queued meanwhile sharing one write
+// (group commit), and an error when it failed or did not succeed in time;
+// over a [Durable] store (examples/pgbatch) the nil then means committed,
+// and [Async.Durable] says so. A host that requires the audit records
+// into a durable sink. See the [Sink] contract for each sink.
 //
 // Sequences are assigned when an event is recorded, not when it is
 // decided, so that an event a buffer drops never takes a number. The

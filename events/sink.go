@@ -29,8 +29,41 @@ import (
 //   - Emit is safe for concurrent use, and one caller's events on one run
 //     are recorded in the order it emitted them;
 //   - a sink that also implements io.Closer refuses Emit after Close.
+//
+// What a nil promises on a crash differs by sink, and a sink that keeps
+// its events across one says so by being [Durable]:
+//
+//   - [JSONLines] has handed the line to its io.Writer: durable only as
+//     far as that writer is (an *os.File without Sync is in the page
+//     cache, and survives a crash of the process but not of the machine);
+//     it does not say it is Durable;
+//   - the slog sink has handed the record to its handler, with the same
+//     reach;
+//   - [Async], by default, has queued the event in memory: a crash of the
+//     process loses what is queued, and a store that stays down past
+//     CloseWait fails it (reported by Close and OnError, never by that
+//     Emit); in the acknowledged mode (AsyncOptions.Acknowledge) its nil
+//     is the nil of the wrapped sink's write, and it is Durable when that
+//     sink is;
+//   - a fan-out is Durable when one of its sinks is: its nil means every
+//     sink recorded the event;
+//   - examples/pgbatch's Writer has committed the event's transaction,
+//     and is Durable: the event survives a crash of the process, and of
+//     the database as far as PostgreSQL's synchronous_commit (on by
+//     default) makes commits durable.
+//
+// A host that must answer nothing it has no record of
+// (policy.Policy.RequireAudit) records into a Durable sink: anything else
+// can lose an event it already answered for.
 type Sink interface {
 	Emit(ctx context.Context, e Event) error
+}
+
+// Durable is implemented by a [Sink] that can say whether its Emit
+// returns nil only once the event is durably stored: kept across a crash
+// of the process. A sink that does not implement it is not durable.
+type Durable interface {
+	Durable() bool
 }
 
 // SinkFunc adapts a function to a [Sink], as http.HandlerFunc adapts one to
@@ -51,6 +84,14 @@ var (
 	// ErrDropped is returned by [Async.Emit] when its buffer had no room
 	// in time; the drop is counted in [AsyncStats].Dropped.
 	ErrDropped = errors.New("events: event dropped: the asynchronous sink's buffer is full")
+	// ErrUnavailable says the store could not be reached or did not
+	// answer in time, so that trying again later may succeed. A sink
+	// wraps it in such errors (examples/pgbatch does, for a database that
+	// is down or restarting); an [Async] tries those writes again
+	// (AsyncOptions.Backoff) rather than failing their events, and its
+	// acknowledged Emit returns an error wrapping it when the write did
+	// not succeed in time.
+	ErrUnavailable = errors.New("events: the store is unavailable")
 )
 
 // PanicError is the error a shipped sink returns when the sink or handler
@@ -146,6 +187,17 @@ func (f *fanout) Emit(ctx context.Context, e Event) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Durable reports whether one of the sinks is Durable: Emit returns nil
+// only when every sink recorded the event, that one included.
+func (f *fanout) Durable() bool {
+	for _, s := range f.sinks {
+		if d, ok := s.(Durable); ok && d.Durable() {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *fanout) Close() error {

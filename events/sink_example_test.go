@@ -106,3 +106,40 @@ func ExampleNewRunEvent() {
 	// Output:
 	// events: runId: "audit-0123456789abcdef" is not [anon:]tenant/id (tenant 1 to 128, id 16 to 128 of [A-Za-z0-9._~-])
 }
+
+// store stands for a database: its Emit returns once the event is
+// committed, and it says so by being events.Durable. It is down for its
+// first write.
+type store struct{ writes int }
+
+func (s *store) Emit(_ context.Context, e events.Event) error {
+	if s.writes++; s.writes == 1 {
+		return fmt.Errorf("connection refused: %w", events.ErrUnavailable)
+	}
+	fmt.Println("committed", e.ID)
+	return nil
+}
+
+func (*store) Durable() bool { return true }
+
+// The acknowledged mode, which a host requiring the audit runs: Emit
+// returns once the event is committed (the store was down at first, and
+// was written to again), at most a second after it was called, and the
+// Async is then as durable as its store.
+func ExampleAsync_Durable() {
+	audit := events.NewAsync(&store{}, events.AsyncOptions{Acknowledge: time.Second})
+	defer audit.Close()
+	_, host := exampleEvents()
+	if err := audit.Emit(context.Background(), host); err != nil {
+		fmt.Println("not recorded, answer internal_error:", err)
+	} else {
+		fmt.Println("acknowledged")
+	}
+	queued := events.NewAsync(&store{}, events.AsyncOptions{})
+	defer queued.Close()
+	fmt.Println("acknowledged mode durable:", audit.Durable(), "- queued mode durable:", queued.Durable())
+	// Output:
+	// committed evt-host-000000001
+	// acknowledged
+	// acknowledged mode durable: true - queued mode durable: false
+}

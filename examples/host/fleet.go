@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,9 +33,11 @@ type fleet struct {
 
 // openFleet connects to the database at url, creates the tables when
 // missing, and sets cfg's keys (from keys, pgnonce.ParseKeys's format),
-// nonce store and refusal hook. Close the fleet when the host has stopped
-// serving: that flushes the audit buffer.
-func openFleet(ctx context.Context, url, keys string, cfg *config) (_ *fleet, err error) {
+// nonce store and refusal hook. The audit is written in the acknowledged
+// mode when cfg.AuditWait is positive, asynchronously otherwise; logger
+// hears of its drops and retries, at most once per 10 s. Close the fleet
+// when the host has stopped serving: that flushes the audit buffer.
+func openFleet(ctx context.Context, url, keys string, cfg *config, logger *slog.Logger) (_ *fleet, err error) {
 	if keys == "" {
 		return nil, errors.New("host: -pg needs -keys: replicas must seal with the same keys")
 	}
@@ -57,7 +60,13 @@ func openFleet(ctx context.Context, url, keys string, cfg *config) (_ *fleet, er
 	if f.writer, err = pgbatch.New(ctx, pool, pgbatch.Options{}); err != nil {
 		return nil, err
 	}
-	f.audit = events.NewAsync(f.writer, events.AsyncOptions{Batch: 512})
+	f.audit = events.NewAsync(f.writer, events.AsyncOptions{
+		Batch:       512,
+		Buffer:      1 << 16,
+		BufferBytes: 64 << 20,
+		Acknowledge: cfg.AuditWait,
+		Logger:      logger,
+	})
 	if f.sink, err = metrics.Decisions(f.reg, f.audit); err != nil {
 		return nil, err
 	}

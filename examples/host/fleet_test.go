@@ -30,7 +30,7 @@ func TestOpenFleetRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cfg config
-			if f, err := openFleet(context.Background(), tc.url, tc.keys, &cfg); err == nil {
+			if f, err := openFleet(context.Background(), tc.url, tc.keys, &cfg, nil); err == nil {
 				f.Close()
 				t.Fatal("openFleet succeeded")
 			}

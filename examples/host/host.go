@@ -97,6 +97,10 @@ type config struct {
 	// PG, when set, makes the host a replica sharing this PostgreSQL
 	// database with the others, sealing with SharedKeys (see fleet.go).
 	PG, SharedKeys string
+	// AuditWait is, with PG, how long a request waits for its audit event
+	// to commit (the acknowledged mode, the audit required); zero writes
+	// asynchronously.
+	AuditWait time.Duration
 	// OTelStdout exports every negotiation to stdout through the otel
 	// module (-otel-stdout): the decision on a server span for each
 	// request, and the decision counter when the host stops.

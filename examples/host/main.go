@@ -21,8 +21,19 @@
 // records to PostgreSQL in batches (examples/pgbatch) instead of stdout,
 // shares the nonces of opened requestStates (examples/pgnonce), seals with
 // the -keys every replica is given, and serves Prometheus metrics at
-// /metrics. On SIGTERM (or Ctrl-C) it stops accepting, lets the requests
-// in flight finish, writes every audit event it accepted, and exits 0.
+// /metrics. Its discovery document says negotiation.decided is delivered
+// durably, and it keeps that promise: it requires the audit
+// (policy.Policy.RequireAudit) and answers a request only once the
+// transaction holding its decision's event committed, the requests that
+// come meanwhile sharing one transaction (group commit), waiting at most
+// -audit-wait (1 s) before answering internal_error instead. A database
+// that is down is written to again, with a backoff, until it is back.
+// -audit-wait 0 writes asynchronously instead, and does not require the
+// audit: faster, but a crash of the host loses the events queued, and an
+// outage longer than the buffer (65,536 events, 64 MiB) the drops. On
+// SIGTERM (or Ctrl-C) it stops accepting, lets the requests in flight
+// finish, writes every audit event it accepted (trying a database that is
+// down for 10 s more), and exits 0, or 1 when an audit write failed.
 //
 // It advertises MCP 2025-11-25 and 2026-07-28, preferred 2026-07-28, floor
 // 2025-11-25, so that the floor lies below preferred and §D.1 of RFC 0175
@@ -53,6 +64,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -90,6 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	fs.BoolVar(&cfg.Seams, "seams", false, "mount the conformance invoke seams at /conformance/seams/ (a test surface: never in production)")
 	fs.StringVar(&cfg.PG, "pg", "", "the PostgreSQL URL the replicas share (audit log, nonces); empty runs alone and prints events")
 	fs.StringVar(&cfg.SharedKeys, "keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
+	fs.DurationVar(&cfg.AuditWait, "audit-wait", time.Second, "with -pg, how long a request waits for its audit event to commit before it is answered internal_error (the audit is required); 0 writes asynchronously, and does not require the audit")
 	fs.BoolVar(&cfg.OTelStdout, "otel-stdout", false, "export every negotiation through OpenTelemetry to stdout: a span per request with the openwop.negotiation attributes, and the decision counter when the host stops")
 	releases := fs.String("releases", "", "the host's mirror of the upstream A2A/MCP release list, a JSON file read at start and daily (see the README); empty checks against the list embedded in wopneg, which goes stale 90 days after it was taken")
 	if err := fs.Parse(args); err != nil {
@@ -130,8 +143,9 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	var sink events.Sink = events.NewJSONLines(stdout)
 	var tel events.Sink // the otel module's sink, with -otel-stdout
 	if cfg.OTelStdout {
-		t, err := newTelemetry(stdout)
-		if err != nil {
+		// Assigned, not declared: the deferred join must reach run's err.
+		var t *telemetry
+		if t, err = newTelemetry(stdout); err != nil {
 			return err
 		}
 		// Deferred first, so that it runs last: after the requests in
@@ -141,8 +155,10 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 	}
 	extra := hostMounts(cfg, log)
 	if cfg.PG != "" {
-		f, err := openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg)
-		if err != nil {
+		// Assigned, not declared: the deferred join must reach run's err,
+		// so that a failed audit write makes the host exit 1.
+		var f *fleet
+		if f, err = openFleet(ctx, cfg.PG, cfg.SharedKeys, &cfg, slog.New(slog.NewTextHandler(stderr, nil))); err != nil {
 			return err
 		}
 		// Deferred so that it runs after Serve has drained the requests
@@ -153,6 +169,9 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 			fmt.Fprintf(stderr, "host: audit flushed: %d recorded, %d failed, %d dropped\n", s.Recorded, s.Failed, s.Dropped)
 		}()
 		sink = f.sink
+		// A host that promises durable delivery answers nothing it has
+		// no durable record of.
+		cfg.Policy.RequireAudit = f.audit.Durable()
 		extra = append(extra, f.mount)
 	}
 	sinks := []events.Sink{sink, log}

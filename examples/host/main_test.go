@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -19,15 +20,16 @@ func TestParseFlags(t *testing.T) {
 		args     []string
 		addr     string
 		selftest bool
-		want     config // Token, PG, SharedKeys and Seams
+		want     config // Token, PG, SharedKeys, Seams and AuditWait
 	}{
-		{nil, "127.0.0.1:8080", false, config{Token: "demo"}},
-		{[]string{"-selftest"}, "127.0.0.1:0", true, config{Token: "demo"}},
-		{[]string{"-selftest", "-port", "9000"}, "127.0.0.1:9000", true, config{Token: "demo"}},
-		{[]string{"-port", "9000", "-selftest"}, "127.0.0.1:9000", true, config{Token: "demo"}},
-		{[]string{"-port", "0"}, "127.0.0.1:0", false, config{Token: "demo"}},
-		{[]string{"-token", "", "-seams", "-pg", "postgres://db", "-keys", "k1:s"}, "127.0.0.1:8080", false,
+		{nil, "127.0.0.1:8080", false, config{Token: "demo", AuditWait: time.Second}},
+		{[]string{"-selftest"}, "127.0.0.1:0", true, config{Token: "demo", AuditWait: time.Second}},
+		{[]string{"-selftest", "-port", "9000"}, "127.0.0.1:9000", true, config{Token: "demo", AuditWait: time.Second}},
+		{[]string{"-port", "9000", "-selftest"}, "127.0.0.1:9000", true, config{Token: "demo", AuditWait: time.Second}},
+		{[]string{"-port", "0"}, "127.0.0.1:0", false, config{Token: "demo", AuditWait: time.Second}},
+		{[]string{"-token", "", "-seams", "-pg", "postgres://db", "-keys", "k1:s", "-audit-wait", "0"}, "127.0.0.1:8080", false,
 			config{PG: "postgres://db", SharedKeys: "k1:s", Seams: true}},
+		{[]string{"-audit-wait", "250ms"}, "127.0.0.1:8080", false, config{Token: "demo", AuditWait: 250 * time.Millisecond}},
 	}
 	for _, c := range cases {
 		cfg, selftest, err := parseFlags(c.args, io.Discard)
@@ -37,7 +39,7 @@ func TestParseFlags(t *testing.T) {
 		if cfg.Addr != c.addr || selftest != c.selftest {
 			t.Errorf("%q: listens on %s, selftest %v; want %s, %v", c.args, cfg.Addr, selftest, c.addr, c.selftest)
 		}
-		got := config{Token: cfg.Token, PG: cfg.PG, SharedKeys: cfg.SharedKeys, Seams: cfg.Seams}
+		got := config{Token: cfg.Token, PG: cfg.PG, SharedKeys: cfg.SharedKeys, Seams: cfg.Seams, AuditWait: cfg.AuditWait}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %+v, want %+v", c.args, got, c.want)
 		}

@@ -5,9 +5,13 @@
 //     negotiation.decided the host emitted, counted by [Decisions], a sink
 //     in front of the audit sink, whether the audit then recorded it or
 //     not;
-//   - wopneg_audit_queue_depth, wopneg_audit_dropped_total,
+//   - wopneg_audit_queue_depth, wopneg_audit_queue_bytes,
+//     wopneg_audit_waiting, wopneg_audit_unacknowledged_total,
+//     wopneg_audit_retries_total, wopneg_audit_dropped_total,
 //     wopneg_audit_failed_total and wopneg_audit_write_errors_total: the
-//     audit buffer, read from its Stats when scraped ([Audit]);
+//     audit buffer, the requests waiting on it, what it could not write
+//     in time, tried again, dropped and gave up on, read from its Stats
+//     when scraped ([Audit]);
 //   - wopneg_mrtr_refusals_total{reason}: every requestState refused, by
 //     kind, through the core's one metrics hook, mrtr.SealerOptions.OnRefuse
 //     ([Refusals]); reason "replayed" counts the nonce store's refusals
@@ -32,8 +36,8 @@ import (
 )
 
 // Decisions returns a sink that counts every event by its decision and
-// hands it to next, returning next's answer. It registers its counter with
-// reg.
+// hands it to next, returning next's answer; it is [events.Durable] when
+// next is. It registers its counter with reg.
 func Decisions(reg prometheus.Registerer, next events.Sink) (events.Sink, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wopneg_decisions_total",
@@ -42,10 +46,24 @@ func Decisions(reg prometheus.Registerer, next events.Sink) (events.Sink, error)
 	if err := reg.Register(c); err != nil {
 		return nil, err
 	}
-	return events.SinkFunc(func(ctx context.Context, e events.Event) error {
-		c.WithLabelValues(string(e.Payload.Protocol), string(e.Payload.Outcome), string(e.Payload.Reason)).Inc()
-		return next.Emit(ctx, e)
-	}), nil
+	return &counting{next: next, c: c}, nil
+}
+
+// counting is the sink of Decisions.
+type counting struct {
+	next events.Sink
+	c    *prometheus.CounterVec
+}
+
+func (s *counting) Emit(ctx context.Context, e events.Event) error {
+	s.c.WithLabelValues(string(e.Payload.Protocol), string(e.Payload.Outcome), string(e.Payload.Reason)).Inc()
+	return s.next.Emit(ctx, e)
+}
+
+// Durable is next's: counting adds nothing to lose.
+func (s *counting) Durable() bool {
+	d, ok := s.next.(events.Durable)
+	return ok && d.Durable()
 }
 
 // Audit registers the audit buffer's gauges and counters with reg, read
@@ -58,6 +76,22 @@ func Audit(reg prometheus.Registerer, stats func() events.AsyncStats, writeError
 			Name: "wopneg_audit_queue_depth",
 			Help: "Audit events accepted and not yet written.",
 		}, func() float64 { return float64(stats().Pending) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wopneg_audit_queue_bytes",
+			Help: "The size of the audit events accepted and not yet written.",
+		}, func() float64 { return float64(stats().PendingBytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wopneg_audit_waiting",
+			Help: "Requests waiting for room in the audit buffer or for their event to be written.",
+		}, func() float64 { return float64(stats().Waiting) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "wopneg_audit_unacknowledged_total",
+			Help: "Requests whose audit event was not written in time, or failed: answered internal_error when the audit is required.",
+		}, func() float64 { return float64(stats().Unacknowledged) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "wopneg_audit_retries_total",
+			Help: "Audit writes tried again because the store was unavailable.",
+		}, func() float64 { return float64(stats().Retries) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "wopneg_audit_dropped_total",
 			Help: "Audit events refused for want of room in the buffer.",

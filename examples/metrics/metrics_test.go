@@ -77,12 +77,40 @@ wopneg_decisions_total{outcome="refused",protocol="mcp",reason="below-floor"} 1
 	}
 }
 
+// The counting sink is durable exactly when the sink it wraps is.
+func TestDecisionsIsAsDurableAsItsSink(t *testing.T) {
+	durable := events.NewAsync(durableSink{}, events.AsyncOptions{Acknowledge: time.Second})
+	defer durable.Close()
+	for _, tc := range []struct {
+		next events.Sink
+		want bool
+	}{
+		{durable, true},
+		{events.NewJSONLines(&strings.Builder{}), false},
+		{events.SinkFunc(func(context.Context, events.Event) error { return nil }), false},
+	} {
+		s, err := Decisions(prometheus.NewRegistry(), tc.next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.(events.Durable).Durable(); got != tc.want {
+			t.Errorf("Decisions over %T: Durable = %v, want %v", tc.next, got, tc.want)
+		}
+	}
+}
+
+// durableSink records nothing, and says it is durable.
+type durableSink struct{}
+
+func (durableSink) Emit(context.Context, events.Event) error { return nil }
+func (durableSink) Durable() bool                            { return true }
+
 // The audit metrics read the stats at each scrape.
 func TestAudit(t *testing.T) {
 	for _, withErrors := range []bool{false, true} {
 		t.Run(fmt.Sprint("writeErrors=", withErrors), func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
-			st := events.AsyncStats{Pending: 7, Dropped: 3, Failed: 2}
+			st := events.AsyncStats{Pending: 7, Dropped: 3, Failed: 2, PendingBytes: 4096, Waiting: 4, Unacknowledged: 6, Retries: 8}
 			var writeErrors func() uint64
 			if withErrors {
 				writeErrors = func() uint64 { return 5 }
@@ -98,11 +126,24 @@ wopneg_audit_dropped_total 3
 # HELP wopneg_audit_failed_total Audit events accepted and then given up on: not written.
 # TYPE wopneg_audit_failed_total counter
 wopneg_audit_failed_total 2
+# HELP wopneg_audit_queue_bytes The size of the audit events accepted and not yet written.
+# TYPE wopneg_audit_queue_bytes gauge
+wopneg_audit_queue_bytes 4096
 # HELP wopneg_audit_queue_depth Audit events accepted and not yet written.
 # TYPE wopneg_audit_queue_depth gauge
 wopneg_audit_queue_depth 9
+# HELP wopneg_audit_retries_total Audit writes tried again because the store was unavailable.
+# TYPE wopneg_audit_retries_total counter
+wopneg_audit_retries_total 8
+# HELP wopneg_audit_unacknowledged_total Requests whose audit event was not written in time, or failed: answered internal_error when the audit is required.
+# TYPE wopneg_audit_unacknowledged_total counter
+wopneg_audit_unacknowledged_total 6
+# HELP wopneg_audit_waiting Requests waiting for room in the audit buffer or for their event to be written.
+# TYPE wopneg_audit_waiting gauge
+wopneg_audit_waiting 4
 `
-			names := []string{"wopneg_audit_queue_depth", "wopneg_audit_dropped_total", "wopneg_audit_failed_total", "wopneg_audit_write_errors_total"}
+			names := []string{"wopneg_audit_queue_depth", "wopneg_audit_queue_bytes", "wopneg_audit_waiting", "wopneg_audit_unacknowledged_total",
+				"wopneg_audit_retries_total", "wopneg_audit_dropped_total", "wopneg_audit_failed_total", "wopneg_audit_write_errors_total"}
 			if withErrors {
 				want += `# HELP wopneg_audit_write_errors_total Failed writes of the audit store, retries included.
 # TYPE wopneg_audit_write_errors_total counter

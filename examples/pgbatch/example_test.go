@@ -3,6 +3,8 @@ package pgbatch_test
 import (
 	"context"
 	"log"
+	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -11,10 +13,14 @@ import (
 	"github.com/wopneg/wopneg/negotiate"
 )
 
-// A busy host records every negotiation in PostgreSQL through an
-// events.Async, which keeps the request path off the database and hands
-// the Writer up to 512 queued events per transaction. (Not run by go test:
-// it needs a database; the tests run the same calls against one.)
+// A busy host that requires the audit records every negotiation in
+// PostgreSQL through an events.Async in the acknowledged mode: each
+// decision stands once the transaction holding its event committed, the
+// requests that come meanwhile share the next transaction (up to 512
+// events), and a database that is down (or slower than a second) makes
+// the decision an internal_error rather than an answer with no record.
+// (Not run by go test: it needs a database; the tests run the same calls
+// against one.)
 func Example() {
 	var pool *pgxpool.Pool // the host's pool, from pgxpool.New
 	ctx := context.Background()
@@ -23,7 +29,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	audit := events.NewAsync(w, events.AsyncOptions{
-		Batch: 512,
+		Batch:       512,
+		Acknowledge: time.Second,
+		Logger:      slog.Default(), // drops and retries, at most once per 10 s
 		OnError: func(e events.Event, err error) {
 			log.Printf("audit event %s not written: %v", e.ID, err)
 		},
