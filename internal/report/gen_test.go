@@ -39,6 +39,7 @@ type generator struct {
 	rng     *rand.Rand
 	peers   []string // peer URLs
 	at      time.Time
+	step    time.Duration // the most time between two exchanges
 	subject *negotiate.Subject
 }
 
@@ -46,6 +47,7 @@ func newGenerator(seed uint64, peers int) *generator {
 	g := &generator{
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		at:      time.Date(2026, 8, 20, 0, 0, 0, 0, time.UTC),
+		step:    20 * time.Second,
 		subject: &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u-1", Tenant: "acme", Lane: "oidc", Kind: "user"},
 	}
 	for i := range peers {
@@ -56,7 +58,7 @@ func newGenerator(seed uint64, peers int) *generator {
 
 // exchange decides one random exchange and returns its payload.
 func (g *generator) exchange() events.NegotiationDecided {
-	g.at = g.at.Add(time.Duration(g.rng.IntN(int(20 * time.Second))))
+	g.at = g.at.Add(time.Duration(g.rng.Int64N(int64(g.step))))
 	set := hostFacets[g.rng.IntN(len(hostFacets))]
 	proto, known := facets.ProtocolA2A, a2aKnown
 	if g.rng.IntN(2) == 0 {

@@ -94,7 +94,17 @@ type reader struct {
 	// interned holds the distinct strings the fast path has read, so that
 	// an event costs no allocation: versions, reasons, outcomes, digests.
 	interned map[string]string
+	// stamp is the last time the fast path parsed, as written and as read:
+	// an event's timestamp and its payload's at are the same text when a
+	// constructor made the event, and are parsed once.
+	stamp     [64]byte
+	stampLen  int
+	stampTime time.Time
 }
+
+// decoderOptions are the fast path's: it tells repeated names apart
+// itself, among the few it knows.
+var decoderOptions = jsontext.AllowDuplicateNames(true)
 
 // maxInterned bounds interned: past it, a new value is still read, as a
 // fresh string.
@@ -151,11 +161,11 @@ var envelopeMembers = map[string]int{
 // (FuzzReadLine holds it to that).
 func (r *reader) fast(line []byte) (p events.NegotiationDecided, ok bool) {
 	if r.dec == nil {
-		r.dec = jsontext.NewDecoder(&r.src)
+		r.dec = jsontext.NewDecoder(&r.src, decoderOptions)
 		r.interned = make(map[string]string)
 	}
 	r.src.Reset(line)
-	r.dec.Reset(&r.src)
+	r.dec.Reset(&r.src, decoderOptions)
 	if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return p, false
 	}
@@ -214,8 +224,8 @@ func (r *reader) envelopeMember(m int, p *events.NegotiationDecided) bool {
 	case mDelivery:
 		return string(s) == "durable"
 	case mTimestamp:
-		var t time.Time
-		return t.UnmarshalText(s) == nil && !t.IsZero()
+		_, ok := r.time(s)
+		return ok
 	case mRunID:
 		return validRunID(s)
 	}
@@ -245,7 +255,7 @@ func (r *reader) payload(p *events.NegotiationDecided) bool {
 	if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return false
 	}
-	seen := 0
+	seen, ok := 0, false
 	for r.dec.PeekKind() == '"' {
 		name, err := r.dec.ReadValue()
 		if err != nil {
@@ -266,7 +276,7 @@ func (r *reader) payload(p *events.NegotiationDecided) bool {
 			return false
 		}
 		if m == pAt {
-			if p.At.UnmarshalText(s) != nil || p.At.IsZero() {
+			if p.At, ok = r.time(s); !ok {
 				return false
 			}
 			continue
@@ -341,6 +351,23 @@ func (r *reader) validDigest(s string) bool {
 		}
 	}
 	return true
+}
+
+// time reads s, the body of a JSON string, as an RFC 3339 time that is
+// not the zero time, as time.Time reads JSON.
+func (r *reader) time(s []byte) (time.Time, bool) {
+	if r.stampLen > 0 && bytes.Equal(s, r.stamp[:r.stampLen]) {
+		return r.stampTime, true
+	}
+	var t time.Time
+	if t.UnmarshalText(s) != nil || t.IsZero() {
+		return t, false
+	}
+	if len(s) <= len(r.stamp) {
+		r.stampLen = copy(r.stamp[:], s)
+		r.stampTime = t
+	}
+	return t, true
 }
 
 // intern returns s as a string, the same one each time while interned has

@@ -39,6 +39,17 @@ func (p Period) start(t time.Time) time.Time {
 	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 }
 
+// end returns the first instant after the period that starts at start.
+func (p Period) end(start time.Time) time.Time {
+	switch p {
+	case Day:
+		return start.AddDate(0, 0, 1)
+	case Week:
+		return start.AddDate(0, 0, 7)
+	}
+	return start.AddDate(0, 1, 0)
+}
+
 // ParsePeriod reads a Period: day, week or month.
 func ParsePeriod(s string) (Period, error) {
 	p := Period(s)
@@ -206,6 +217,11 @@ func orNone(s string) string {
 type protocolTally struct {
 	all     counts
 	periods map[time.Time]*counts
+	// current is the period the last exchange fell in, from start to
+	// end: a record is mostly in time order, so the next one is likely
+	// there too.
+	start, end time.Time
+	current    *counts
 	// legacy counts the exchanges settled at the protocol's legacy
 	// version, and their peers.
 	legacy      int64
@@ -225,13 +241,18 @@ func (t *Tally) Add(p *events.NegotiationDecided) {
 		t.protocols[p.Protocol] = pt
 	}
 	pt.all.add(p)
-	start := t.periodOf(p.At)
-	pc := pt.periods[start]
-	if pc == nil {
-		pc = &counts{}
-		pt.periods[start] = pc
+	if pt.current == nil || p.At.Before(pt.start) || !p.At.Before(pt.end) {
+		period := cmp.Or(t.period, Month)
+		pt.start = period.start(p.At)
+		pt.end = period.end(pt.start)
+		pt.current = pt.periods[pt.start]
+		if pt.current == nil {
+			pt.current = &counts{}
+			pt.periods[pt.start] = pt.current
+		}
 	}
-	pc.add(p)
+	pt.current.add(p)
+	start := pt.start
 	if p.Outcome == "accepted" && p.Version == legacies[p.Protocol].Version {
 		pt.legacy++
 		if p.PeerDigest != "" {
@@ -241,13 +262,6 @@ func (t *Tally) Add(p *events.NegotiationDecided) {
 	for _, c := range t.changes {
 		c.add(p, start)
 	}
-}
-
-func (t *Tally) periodOf(at time.Time) time.Time {
-	if t.period == "" {
-		return Month.start(at)
-	}
-	return t.period.start(at)
 }
 
 // legacies are the versions RFC 0175 removed from the v2 tree (the ones
