@@ -24,9 +24,12 @@ func (c *Command) Bind(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "write the report as JSON")
 	fs.StringVar(&c.names, "names", "", "name peers by the `FILE` wopneg digest wrote (\"<digest>  <origin>\" lines)")
 	fs.StringVar(&c.period, "period", string(Month), "group exchanges by `day`, week or month (UTC)")
-	for _, kind := range []string{"floor", "drop"} {
-		fs.Func(kind, "what raising the floor to (or, for drop, no longer offering) `[PROTOCOL=]VERSION` would refuse; repeatable", func(s string) error {
-			ch, err := ParseChange(kind, s)
+	for _, f := range []struct{ kind, usage string }{
+		{"floor", "show what raising the floor to `[PROTOCOL=]VERSION` would refuse; repeatable"},
+		{"drop", "show what no longer offering `[PROTOCOL=]VERSION` would refuse; repeatable"},
+	} {
+		fs.Func(f.kind, f.usage, func(s string) error {
+			ch, err := ParseChange(f.kind, s)
 			c.changes = append(c.changes, ch)
 			return err
 		})

@@ -48,6 +48,7 @@ func (t *Tally) ReadLines(r io.Reader, source string) error {
 			line++
 			switch {
 			case long || len(pending)+len(chunk) > MaxLine:
+				t.lines++
 				t.bad(source, line, fmt.Sprintf("not JSON: longer than %d bytes", MaxLine), true)
 			case len(pending) > 0:
 				pending = append(pending, chunk...)

@@ -104,7 +104,7 @@ func WriteText(w io.Writer, r Report) error {
 			for i, pr := range c.Periods {
 				parts[i] = periodName(r.Period, pr.Start) + " " + strconv.FormatInt(pr.Refused, 10)
 			}
-			out.printf("  by %s     %s\n", r.Period, strings.Join(parts, ", "))
+			out.printf("  %-12s%s\n", "by "+string(r.Period), strings.Join(parts, ", "))
 		}
 		if len(c.Affected) == 0 {
 			continue
