@@ -67,6 +67,25 @@ func (t *Tally) ReadLines(r io.Reader, source string) error {
 	}
 }
 
+// AddPayload reads data, one negotiation.decided payload as a JSON object
+// (as a database keeps it beside the envelope's columns), with the strict
+// reader, and adds it to t; a payload that does not read is counted as
+// bad, named by source and its row number n.
+func (t *Tally) AddPayload(data []byte, source string, n int64) {
+	t.lines++
+	var p events.NegotiationDecided
+	if err := p.UnmarshalJSON(data); err != nil {
+		notJSON := !jsontext.Value(data).IsValid()
+		what := "not a negotiation.decided payload: "
+		if notJSON {
+			what = "not JSON: "
+		}
+		t.bad(source, n, what+strings.TrimPrefix(err.Error(), "events: "), notJSON)
+		return
+	}
+	t.Add(&p)
+}
+
 // line adds the event on one line (its newline included) to t, or counts
 // the line as bad.
 func (t *Tally) line(data []byte, source string, n int64) {

@@ -229,3 +229,16 @@ func TestIOErrors(t *testing.T) {
 		t.Error("WriteText to a failing writer returned no error")
 	}
 }
+
+func TestAddPayload(t *testing.T) {
+	var tally Tally
+	tally.AddPayload([]byte(`{"protocol":"mcp","outcome":"accepted","version":"2026-07-28","at":"2026-11-30T00:00:00Z"}`), "db", 1)
+	tally.AddPayload([]byte(`{"protocol":"mcp","outcome":"accepted","at":"2026-11-30T00:00:00Z"}`), "db", 2)
+	tally.AddPayload([]byte(`{"protocol":`), "db", 3)
+	r := tally.Report()
+	if r.Lines != 3 || r.Events != 1 || r.Bad.NotJSON != 1 || r.Bad.NotDecided != 1 ||
+		r.Bad.Lines[0].Line != 2 || !strings.HasPrefix(r.Bad.Lines[0].Problem, "not a negotiation.decided payload: ") ||
+		r.Bad.Lines[1].Line != 3 || !strings.HasPrefix(r.Bad.Lines[1].Problem, "not JSON: ") {
+		t.Errorf("report %+v: want rows 2 (no version) and 3 (not JSON) bad", r)
+	}
+}
