@@ -7,7 +7,9 @@ import (
 	"image/color"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -159,8 +161,28 @@ func periodNames(period report.Period, periods []report.PeriodCounts) []string {
 	return names
 }
 
+// countTicks marks whole numbers only: an axis of exchanges has no 2.5.
+type countTicks struct{}
+
+// Ticks returns gonum's default ticks between lo and hi that are whole
+// numbers, labelled without a fraction.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			continue
+		}
+		if t.Label != "" {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // svg draws pl as an SVG element, for inline use.
 func svg(pl *plot.Plot) (template.HTML, error) {
+	pl.Y.Tick.Marker = countTicks{}
 	w, err := pl.WriterTo(chartWidth, chartHeight, "svg")
 	if err != nil {
 		return "", err

@@ -60,3 +60,19 @@ func TestWriteHTMLEmpty(t *testing.T) {
 		t.Errorf("the empty report's page:\n%s", page.String())
 	}
 }
+
+func TestCountTicks(t *testing.T) {
+	for _, hi := range []float64{1, 5, 7, 1234} {
+		for _, tick := range report.CountTicks(0, hi) {
+			if tick.Value != float64(int64(tick.Value)) {
+				t.Errorf("0 to %v: a tick at %v", hi, tick.Value)
+			}
+			if tick.Label != "" && strings.ContainsAny(tick.Label, ".e") {
+				t.Errorf("0 to %v: a tick labelled %q", hi, tick.Label)
+			}
+		}
+		if len(report.CountTicks(0, hi)) == 0 {
+			t.Errorf("0 to %v: no ticks", hi)
+		}
+	}
+}
