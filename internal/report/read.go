@@ -46,14 +46,14 @@ func (t *Tally) ReadLines(r io.Reader, source string) error {
 		}
 		if len(chunk) > 0 || long || len(pending) > 0 {
 			line++
-			switch {
-			case long || len(pending)+len(chunk) > MaxLine:
+			long = long || len(pending)+len(chunk) > MaxLine
+			if long {
 				t.lines++
 				t.bad(source, line, fmt.Sprintf("not JSON: longer than %d bytes", MaxLine), true)
-			case len(pending) > 0:
+			} else if len(pending) > 0 {
 				pending = append(pending, chunk...)
 				t.line(pending, source, line)
-			default:
+			} else {
 				t.line(chunk, source, line)
 			}
 			long, pending = false, pending[:0]

@@ -242,3 +242,35 @@ func TestAddPayload(t *testing.T) {
 		t.Errorf("report %+v: want rows 2 (no version) and 3 (not JSON) bad", r)
 	}
 }
+
+// TestManyAffectedPeers checks that the text report lists the most
+// recently seen MaxShown peers a change refuses and says how many more
+// there are, and that the JSON report has them all.
+func TestManyAffectedPeers(t *testing.T) {
+	tally, err := New(Options{Changes: []Change{{Protocol: facets.ProtocolA2A, Drop: "0.3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range MaxShown + 5 {
+		digest, err := events.PeerDigest("https://peer-" + strings.Repeat("x", i+1) + ".example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tally.Add(&events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "0.3", Floor: "0.3", PeerDigest: digest, At: at.Add(time.Duration(i) * time.Hour)})
+	}
+	r := tally.Report()
+	if got := len(r.Changes[0].Affected); got != MaxShown+5 {
+		t.Fatalf("%d affected peers in the report, want %d", got, MaxShown+5)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "… 5 more peers (--json lists them all)") || strings.Count(text.String(), "2026-11-01T") != MaxShown {
+		t.Errorf("the text report does not list %d peers and say 5 more:\n%s", MaxShown, text.String())
+	}
+	if first := r.Changes[0].Affected[0].LastSeen; !first.Equal(at.Add(time.Duration(MaxShown+4) * time.Hour)) {
+		t.Errorf("the first peer listed was last seen %v, not the most recent", first)
+	}
+}
