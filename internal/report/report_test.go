@@ -274,3 +274,26 @@ func TestManyAffectedPeers(t *testing.T) {
 		t.Errorf("the first peer listed was last seen %v, not the most recent", first)
 	}
 }
+
+// TestMemoryBoundedByPeers checks that reading a record again, once its
+// peers, periods and versions are known, allocates a fixed amount (the
+// read buffer), not an amount that grows with its events.
+func TestMemoryBoundedByPeers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	data, _ := newGenerator(9, 50).write(t, 2000, 0)
+	tally, err := New(Options{Changes: allChanges})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() {
+		if err := tally.ReadLines(bytes.NewReader(data), "record"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	if allocs := testing.AllocsPerRun(5, read); allocs > 10 {
+		t.Errorf("reading 2000 known events again allocates %v times; want the read buffer and little else", allocs)
+	}
+}
