@@ -46,7 +46,7 @@ host: stopped
 	//   2026-12  1          0         1        0           0      -
 	//
 	// floor a2a 1.0: refuses 1 of 2 accepted exchanges (1 were refused already), 1 peers
-	//   a2a 0.3 leaves the v1 tree on 2027-03-12
+	//   a2a 0.3 leaves the v1 tree on 2027-03-12; 1 exchanges of 1 peers settled at it
 	//   by month    2026-11 1
 	//   peer                                                                                          exchanges  last seen
 	//   787e407f94f46ea10dc68df2e15ed45525120aa155f1e706235be3039b259695 https://legacy-peer.example  1          2026-11-03T10:00:00Z

@@ -297,3 +297,21 @@ func TestMemoryBoundedByPeers(t *testing.T) {
 		t.Errorf("reading 2000 known events again allocates %v times; want the read buffer and little else", allocs)
 	}
 }
+
+// TestChangeOfAbsentProtocol checks a change on a protocol the record has
+// no exchange of: it refuses nothing and still names the sunset.
+func TestChangeOfAbsentProtocol(t *testing.T) {
+	tally, err := New(Options{Changes: []Change{{Protocol: facets.ProtocolMCP, Floor: "2026-07-28"}, {Protocol: facets.ProtocolMCP, Drop: "2025-11-25"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally.Add(&events.NegotiationDecided{Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "0.3", Floor: "0.3", At: time.Now()})
+	r := tally.Report()
+	floor, drop := r.Changes[0], r.Changes[1]
+	if floor.Considered != 0 || floor.Refused != 0 || floor.Sunset == nil || *floor.Sunset != (Legacy{Version: "2025-06-18", Leaves: "2027-08-12"}) {
+		t.Errorf("floor mcp 2026-07-28 over an A2A record: %+v (sunset %+v)", floor, floor.Sunset)
+	}
+	if drop.Sunset != nil {
+		t.Errorf("dropping MCP 2025-11-25 names the sunset of %+v, which it keeps", drop.Sunset)
+	}
+}

@@ -538,8 +538,9 @@ type ChangeReport struct {
 	// WithoutPeer the refused exchanges whose record names no peer.
 	Peers       int64 `json:"peers"`
 	WithoutPeer int64 `json:"withoutPeer"`
-	// Sunset is the legacy version the change stops serving, and when it
-	// leaves the v1 tree; nil when the change keeps it.
+	// Sunset is the legacy version the change stops serving, when it
+	// leaves the v1 tree, and the exchanges and peers of the record settled
+	// at it; nil when the change keeps it.
 	Sunset *Legacy `json:"sunset,omitzero"`
 	// Affected are the refused peers, the most recently seen first.
 	Affected []Affected `json:"affected"`
@@ -587,7 +588,10 @@ func (t *Tally) Report() Report {
 			Considered: c.considered, Refused: c.refused, AlreadyRefused: c.alreadyRefused,
 			Peers: int64(len(c.peers)), WithoutPeer: c.withoutPeer, Affected: []Affected{}, Periods: []PeriodRefused{}}
 		if legacy := legacies[c.Protocol]; c.stopsServing(legacy.Version) {
-			cr.Sunset = &Legacy{Version: legacy.Version, Leaves: legacy.Leaves}
+			cr.Sunset = &legacy
+			if pt := t.protocols[c.Protocol]; pt != nil {
+				cr.Sunset.Exchanges, cr.Sunset.Peers = pt.legacy, int64(len(pt.legacyPeers))
+			}
 		}
 		for _, a := range c.peers {
 			cr.Affected = append(cr.Affected, *a)

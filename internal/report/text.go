@@ -97,7 +97,7 @@ func WriteText(w io.Writer, r Report) error {
 		}
 		out.printf("\n")
 		if c.Sunset != nil {
-			out.printf("  %s %s leaves the v1 tree on %s\n", c.Protocol, c.Sunset.Version, c.Sunset.Leaves)
+			out.printf("  %s %s leaves the v1 tree on %s; %d exchanges of %d peers settled at it\n", c.Protocol, c.Sunset.Version, c.Sunset.Leaves, c.Sunset.Exchanges, c.Sunset.Peers)
 		}
 		if len(c.Periods) > 0 {
 			parts := make([]string, len(c.Periods))
