@@ -238,7 +238,7 @@ Legacy {{$p.Legacy.Version}} leaves the v1 tree on {{$p.Legacy.Leaves}}: {{$p.Le
 {{range $i, $c := .Changes}}
 <h2>{{$c.Change}}</h2>
 <p>Refuses {{$c.Refused}} of {{$c.Considered}} accepted exchanges ({{$c.AlreadyRefused}} were refused already): {{$c.Peers}} peers{{if $c.WithoutPeer}} and {{$c.WithoutPeer}} exchanges naming none{{end}}.
-{{with $c.Sunset}}{{$c.Protocol}} {{.Version}} leaves the v1 tree on {{.Leaves}}.{{end}}</p>
+{{with $c.Sunset}}{{$c.Protocol}} {{.Version}} leaves the v1 tree on {{.Leaves}}; {{.Exchanges}} exchanges of {{.Peers}} peers settled at it.{{end}}</p>
 {{index $.ChangeCharts $i}}
 {{if $c.Affected}}<table>
 <tr><th>peer</th><th>exchanges</th><th>last seen</th></tr>
