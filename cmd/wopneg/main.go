@@ -10,6 +10,7 @@
 //	wopneg migrate     rewrite a v1-era discovery document as v2
 //	wopneg digest      print the peer digest and origin of URLs
 //	wopneg conform     run the OpenWOP v2 interop conformance scenarios against a host
+//	wopneg report      count a record of negotiation.decided events; what a new floor would refuse
 //
 // A decide request is
 //
@@ -138,6 +139,33 @@
 // witnessable". --token is the bearer sent to the host (and only to its
 // origin) for the legs that need an authenticated caller. It exits 1 when
 // a row failed, 2 on a usage error or a BASEURL that is not http(s).
+//
+// # report
+//
+//	wopneg report [--json] [--period day|week|month] [--floor [PROTO=]VERSION]...
+//	              [--drop [PROTO=]VERSION]... [--names FILE] [FILE|-]...
+//
+// reads a record of negotiation.decided events as JSON lines — the files
+// named, or stdin — exactly as the JSON-lines sink and the example host
+// write them, run events and host events alike, and prints per protocol
+// and period (UTC month by default) the versions requested and settled,
+// the exchanges, the distinct peers (by digest), the refusals by reason
+// and the downgrades (accepted at a version other than the one
+// requested), with the exchanges still settled at the legacy A2A 0.3 and
+// MCP 2025-06-18 and the day each leaves the v1 tree. Each --floor (raise
+// the floor to VERSION) and --drop (no longer offer VERSION) adds what
+// that change would have refused in the recorded traffic: the accepted
+// exchanges it refuses, decided again with the module's own decision, and
+// each peer's digest with its count and when it was last seen. PROTO is
+// a2a or mcp, and may be left out (A2A versions are major.minor, MCP
+// revisions dates). Peers are shown by digest only; --names FILE adds the
+// names a host computed with wopneg digest ("<digest>  <origin>" lines).
+// --json writes the same as one JSON object. A line that is not JSON, or
+// not a negotiation.decided event, is counted and named with its line
+// number, and reading goes on. It exits 0 when the report was written,
+// 2 on a usage error or a file that cannot be read. PostgreSQL records and
+// the HTML report with charts are the report module's (report/, see
+// docs/report.md).
 package main
 
 import (

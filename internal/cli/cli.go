@@ -37,6 +37,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return digest(args[1:], stdin, stdout, stderr)
 	case "conform":
 		return conformCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -59,6 +61,9 @@ func usage(w io.Writer) {
                      print "<peer digest>  <origin>" per URL (or stdin line)
   wopneg conform [--json] [--token BEARER] [--now DATE] BASEURL
                      run the OpenWOP v2 interop conformance scenarios against a running host
+  wopneg report [--json] [--period day|week|month] [--floor [PROTO=]VERSION]... [--drop [PROTO=]VERSION]...
+                [--names FILE] [FILE|-]...
+                     count a record of negotiation.decided JSON lines; what a floor or drop would refuse
 `)
 }
 

@@ -1,0 +1,4 @@
+package report
+
+// CountTicks is countTicks for the tests.
+var CountTicks = countTicks{}.Ticks
