@@ -17,7 +17,7 @@ import (
 // transport, and how it is held: how its connections are shared or
 // closed, to whom it sends credentials, and the tests that hold both.
 type heldClient struct {
-	// pool is "shared" (made once, inside sync.OnceValue), "closed" (its
+	// pool is "shared" (made once, inside sync.OnceValue or OnceValues), "closed" (its
 	// file closes its idle connections when the work ends), "default"
 	// (an http.Client over http.DefaultTransport) or "constructor" (it
 	// returns what it builds; the places that call it are listed).
@@ -39,9 +39,8 @@ var heldClients = map[string]heldClient{
 	"internal/egress/client.go:NewClient":     {"constructor", "as newClient", []string{"TestCrossOriginRedirectRefused"}},
 	"internal/egress/client.go:NewTransport":  {"constructor", "none of its own", []string{"TestPolicyOnResolvedAddress"}},
 	"internal/egress/client.go:defaultClient": {"shared", "as newClient", []string{"TestDefaultClientIsShared"}},
-	"negotiate/mcphttp/outbound.go:egressClients": {"shared", "as egress.NewClient; the caller's Subject never becomes a header",
-		[]string{"TestNegotiateEgress"}},
-	"negotiate/a2ahttp/outbound.go:init": {"shared", "as egress.NewClient", []string{"TestOutboundEgress"}},
+	"internal/exchange/peer.go:sharedEgress": {"shared", "as egress.NewClient, one per address policy for both protocols' negotiations and Transports; the caller's Subject never becomes a header",
+		[]string{"TestNegotiateEgress", "TestOutboundEgress"}},
 	"negotiate/seams/seams.go:read": {"closed", "none: the seams send no credential and follow no redirect",
 		[]string{"TestNoConnectionLeftOpen", "TestNoRedirect"}},
 	"internal/conform/run.go:Run": {"default", "the bearer only to the host's origin, never after a redirect to another",
@@ -77,7 +76,7 @@ func isIdent(e ast.Expr, name string) bool {
 // place in the repository (the core, otel and the examples, test files
 // aside) that builds an HTTP client or transport is in heldClients, which
 // says how its connections are shared or closed and to whom it sends
-// credentials; a "shared" one is made inside sync.OnceValue, a "closed"
+// credentials; a "shared" one is made inside sync.OnceValue or OnceValues, a "closed"
 // one's file closes its idle connections, a "default" one is an
 // http.Client with no Transport of its own; and every test named there
 // exists.
@@ -182,14 +181,14 @@ func declName(d ast.Decl) string {
 	return ""
 }
 
-// isOnceValue reports whether n is a call of sync.OnceValue.
+// isOnceValue reports whether n is a call of sync.OnceValue or sync.OnceValues.
 func isOnceValue(n ast.Node) bool {
 	call, ok := n.(*ast.CallExpr)
 	if !ok {
 		return false
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	return ok && isIdent(sel.X, "sync") && sel.Sel.Name == "OnceValue"
+	return ok && isIdent(sel.X, "sync") && (sel.Sel.Name == "OnceValue" || sel.Sel.Name == "OnceValues")
 }
 
 // hasField reports whether lit sets the field name.
