@@ -36,7 +36,7 @@ func Defaults(pkg string, s facets.Set, p facets.Protocol, pol policy.Policy, lo
 	now := pol.Time()
 	if adv.RefreshedAt != "" {
 		if err := facets.CheckRefresh(adv, now); err != nil {
-			return nil, fmt.Errorf("%s: %w; write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module", pkg, err)
+			return nil, fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
 		}
 	}
 	n, err := negotiate.Compile(s, pol)
@@ -56,6 +56,23 @@ func Defaults(pkg string, s facets.Set, p facets.Protocol, pol policy.Policy, lo
 		}
 	}
 	return n, nil
+}
+
+// refreshFix is what to do about a refreshedAt outside its window.
+const refreshFix = "write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module"
+
+// Ahead returns an error naming the fix when adv's refreshedAt lies more
+// than a day after now, and nil otherwise. Dating never moves refreshedAt
+// past the day of the check, so such a date was written by hand; a stale
+// one may be the embedded release list's own, which must not stop a host,
+// so Ahead leaves it alone.
+func Ahead(pkg string, adv facets.Advertised, now time.Time) error {
+	err := facets.CheckRefresh(adv, now)
+	var v *facets.Violation
+	if errors.As(err, &v) && v.Rule == "refresh-future" {
+		return fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
+	}
+	return nil
 }
 
 // DefaultSink is the sink of a one-call constructor given none: every

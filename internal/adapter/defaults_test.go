@@ -122,3 +122,24 @@ func TestDefaultSink(t *testing.T) {
 		t.Errorf("slog.Default() got %q, want the decision at Info", got)
 	}
 }
+
+// TestAhead: only a refreshedAt more than a day ahead of the clock is
+// refused, with the fix; a stale one, which the module's own aged list
+// may have given, is not.
+func TestAhead(t *testing.T) {
+	adv := func(day string) facets.Advertised {
+		return facets.Advertised{Protocol: facets.ProtocolMCP, RefreshedAt: day}
+	}
+	now := taken.Add(12 * time.Hour)
+	for day, want := range map[string]string{
+		"2026-11-30": "",
+		"2026-12-01": "x: mcp.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty",
+		"2026-01-01": "",
+		"2026-02-30": "",
+	} {
+		err := adapter.Ahead("x", adv(day), now)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
+			t.Errorf("Ahead(%s) = %v, want %q", day, err, want)
+		}
+	}
+}

@@ -26,6 +26,12 @@ const checkTask = "wopneg-startup-check"
 // serve the preferred version otherwise shows only as refusals on the
 // record, one per client.
 //
+// First, it refuses a refreshedAt more than a day after the policy's
+// clock, naming the fix: no check against upstream has come to that day,
+// so the date was written by hand. (A stale one is left to [Handler],
+// which knows whether the host wrote it: one the module's aged release
+// list gave must not stop a host.)
+//
 // The question is one request, in process, straight to server, at the
 // preferred version (A2A-Version, and the decision in its context, as
 // the middleware would hand it over): a JSON-RPC GetTask (tasks/get at
@@ -41,7 +47,10 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return errors.New("a2ahttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	o, e := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	if err := adapter.Ahead("a2ahttp", m.adv, e.At); err != nil {
+		return err
+	}
 	ctx = adapter.WithOutcome(ctx, facets.ProtocolA2A, &o)
 	method := "GetTask"
 	if strings.HasPrefix(preferred, "0.") {

@@ -80,3 +80,19 @@ func TestHandlerOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusesAFutureRefreshedAt: Check refuses a refreshedAt no
+// check has come to yet, and asks the server nothing.
+func TestCheckRefusesAFutureRefreshedAt(t *testing.T) {
+	set := wideA2A()
+	set.A2A.RefreshedAt = "2026-12-01"
+	m, err := a2ahttp.New(compile(t, set, clock(policy.Policy{})), a2ahttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := &asked{next: answering(200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)}
+	err = m.Check(context.Background(), server)
+	if err == nil || !strings.HasPrefix(err.Error(), "a2ahttp: a2a.refreshedAt: refreshedAt 2026-12-01 is more than one day after now") || server.calls != 0 {
+		t.Errorf("Check = %v after %d calls", err, server.calls)
+	}
+}

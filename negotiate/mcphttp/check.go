@@ -25,6 +25,12 @@ import (
 // server that cannot serve the preferred revision otherwise shows only as
 // refusals on the record, one per client.
 //
+// First, it refuses a refreshedAt more than a day after the policy's
+// clock, naming the fix: no check against upstream has come to that day,
+// so the date was written by hand. (A stale one is left to [Handler],
+// which knows whether the host wrote it: one the module's aged release
+// list gave must not stop a host.)
+//
 // The question is one request, in process, straight to server: a
 // server/discover at the preferred revision when that is 2026-07-28 or
 // later (the answer must list it), an initialize of it otherwise (the
@@ -43,7 +49,10 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return fmt.Errorf("mcphttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	o, e := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	if err := adapter.Ahead("mcphttp", m.adv, e.At); err != nil {
+		return err
+	}
 	ctx = adapter.WithOutcome(ctx, facets.ProtocolMCP, &o)
 	method := methodDiscover
 	params := map[string]any{"_meta": map[string]any{

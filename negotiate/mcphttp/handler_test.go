@@ -173,3 +173,30 @@ func TestHandlerAgedReleaseList(t *testing.T) {
 	}
 	t.Logf("400 days on, the discovery says %s\nand the refresher %s", w.Body, refresherLog.String())
 }
+
+// TestCheckRefusesAFutureRefreshedAt: Check, which a host that uses New
+// calls at start, refuses a refreshedAt no check has come to yet, and
+// asks the server nothing.
+func TestCheckRefusesAFutureRefreshedAt(t *testing.T) {
+	set := wideFacets()
+	set.MCP.RefreshedAt = "2026-12-01"
+	n, err := negotiate.Compile(set, atNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := &asked{next: discovering()}
+	err = m.Check(context.Background(), server)
+	if err == nil || !strings.HasPrefix(err.Error(), "mcphttp: mcp.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day") || len(server.methods) != 0 {
+		t.Errorf("Check = %v after asking %v", err, server.methods)
+	}
+	set.MCP.RefreshedAt = "2026-11-30"
+	n, _ = negotiate.Compile(set, atNow)
+	m, _ = mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+	if err := m.Check(context.Background(), discovering()); err != nil {
+		t.Errorf("a day ahead: %v", err)
+	}
+}
