@@ -165,7 +165,7 @@ func (d *decoder) discovery(doc *Discovery, closed bool, keys *[]string) error {
 		}
 		if !slices.Contains(rootKeys, key) {
 			if closed {
-				d.add(d.path(), "unknown-field", unknownMessage(key, rootKeys))
+				d.add(d.path(), "unknown-field", unknownMessage(key, "a discovery document", rootKeys))
 			}
 			return d.walk()
 		}

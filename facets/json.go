@@ -104,21 +104,12 @@ func readDoc(data []byte, walk func(*decoder) error) ([]Violation, bool) {
 	if !utf8.Valid(data) {
 		return []Violation{{"", "syntax", "the document is not valid UTF-8"}}, false
 	}
-	r := strictjson.NewReader(data, 0)
-	serr := r.Skip()
-	if serr == nil {
-		serr = r.End()
-	}
-	var e *strictjson.Error
-	if serr != nil {
-		msg := "the document is not JSON: " + serr.Error()
-		if errors.As(serr, &e) {
-			msg += fmt.Sprintf(" (at byte %d)", e.Offset)
-		}
-		return []Violation{{"", "syntax", msg}}, false
+	if e := strictjson.Syntax(data); e != nil {
+		return []Violation{{"", "syntax", "the document is " + e.Msg}}, false
 	}
 	// The document is well-formed, so what stopped the walk is the one
 	// thing Skip does not look for: a key repeated in an object.
+	var e *strictjson.Error
 	if !errors.As(err, &e) {
 		e = &strictjson.Error{Msg: err.Error()}
 	}
@@ -190,7 +181,7 @@ func (d *decoder) object(what string, known []string, field func(key string) err
 	}
 	return true, d.r.Object(func(key string) error {
 		if !slices.Contains(known, key) {
-			d.add(d.path(), "unknown-field", unknownMessage(key, known))
+			d.add(d.path(), "unknown-field", unknownMessage(key, what, known))
 			return d.walk()
 		}
 		return field(key)
@@ -209,7 +200,24 @@ var removedKeys = map[string]string{
 	"profiles":            "root profiles were removed by RFC 0175: profiles live in a2a.profiles and mcp.profiles",
 }
 
-func unknownMessage(key string, known []string) string {
+// crossedKeys are the members one facet spells and the other is given,
+// by the object (what) they were given to, with the spelling meant: an
+// edit-distance hint does not reach "revisions" from "versions".
+var crossedKeys = map[string]map[string]string{
+	"the mcp facet": {"versions": "revisions", "minimumVersion": "minimumRevision"},
+	"the a2a facet": {"revisions": "versions", "minimumRevision": "minimumVersion"},
+}
+
+// unknownMessage says what an unknown member key of what (such as "the
+// mcp facet"), whose members are known, is, and what was meant.
+func unknownMessage(key, what string, known []string) string {
+	if meant, ok := crossedKeys[what][key]; ok {
+		return fmt.Sprintf("unknown field %q (did you mean %q?)", key, meant)
+	}
+	if what == "a facet set" && slices.Contains(rootKeys, key) {
+		return fmt.Sprintf("%s is a member of a v2 discovery document, not of a facet set: a facet set holds only \"a2a\" and \"mcp\"; "+
+			"read the whole document with facets.ParseDiscovery (wopneg lint checks one), or give only its a2a and mcp members", key)
+	}
 	if msg, ok := removedKeys[key]; ok {
 		return msg
 	}

@@ -18,14 +18,14 @@ const okA2A = `"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0
 func TestParseDepthBoundedWhileReading(t *testing.T) {
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	// The error names the first container past the bound, and its offset.
-	at := func(path string, offset int) string {
-		return "the document is not JSON: " + path + strings.Repeat("[0]", 64-strings.Count(path, ".")-1) +
-			": nested deeper than 64 levels (at byte " + strconv.Itoa(offset) + ")"
+	at := func(path string, offset, size int) string {
+		return "the document is not JSON: nested deeper than 64 levels at byte " + strconv.Itoa(offset) + " of " + strconv.Itoa(size) +
+			" (in " + path + strings.Repeat("[0]", 64-strings.Count(path, ".")-1) + ")"
 	}
 	for doc, msg := range map[string]string{
-		`{"a2a":{` + okA2A + `,"x":` + deep + `}}`:        at("a2a.x", 168),
-		`{"x":` + deep + `}`:                              at("x", 68),
-		`{"a2a":{` + okA2A + `,"versions":` + deep + `}}`: at("a2a.versions", 175),
+		`{"a2a":{` + okA2A + `,"x":` + deep + `}}`:        at("a2a.x", 168, 10108),
+		`{"x":` + deep + `}`:                              at("x", 68, 10006),
+		`{"a2a":{` + okA2A + `,"versions":` + deep + `}}`: at("a2a.versions", 175, 10115),
 	} {
 		_, err := Parse([]byte(doc))
 		want := []Violation{{"", "syntax", msg}}
@@ -75,11 +75,12 @@ func TestRepeatedKeyStopsReading(t *testing.T) {
 // a stray brace, makes it no JSON.
 func TestParseSyntax(t *testing.T) {
 	for doc, msg := range map[string]string{
-		`{"a2a":{` + okA2A + `}} }`:       "the document is not JSON: data after the JSON value (at byte 104)",
-		`null null`:                       "the document is not JSON: data after the JSON value (at byte 5)",
-		`{"a2a":{` + okA2A + `,}}`:        "the document is not JSON: a2a: invalid character ',' looking for beginning of value (at byte 101)",
+		`{"a2a":{` + okA2A + `}} }`:       "the document is not JSON: data after the JSON value at byte 104 of 105 (at the top level)",
+		`null null`:                       "the document is not JSON: data after the JSON value at byte 5 of 9 (at the top level)",
+		`{"a2a":{` + okA2A + `,}}`:        "the document is not JSON: invalid character ',' looking for beginning of value at byte 101 of 104 (in a2a)",
 		"{\"a2a\":{\"status\":\"\xff\"}}": "the document is not valid UTF-8",
-		``:                                "the document is not JSON: unexpected end of JSON input (at byte 0)",
+		``:                                "the document is empty: no JSON value in 0 bytes",
+		" \n\t ":                          "the document is empty: no JSON value in 4 bytes",
 	} {
 		_, err := Parse([]byte(doc))
 		if got := violationsOf(t, err); !slices.Equal(got, []Violation{{"", "syntax", msg}}) {
@@ -88,5 +89,30 @@ func TestParseSyntax(t *testing.T) {
 	}
 	if s, err := Parse([]byte(" {\"a2a\":{" + okA2A + "}}\n\t ")); err != nil || s.A2A.RefreshedAt != "2026-09-18" {
 		t.Errorf("white space around the value: %+v, %v", s, err)
+	}
+}
+
+// A member given to the wrong object says what was meant: an MCP facet's
+// versions are its revisions, an A2A facet's revisions its versions, and
+// a discovery document's root members given to Parse belong to the
+// document, not to a facet set.
+func TestParseMisplacedMembers(t *testing.T) {
+	for doc, want := range map[string]Violation{
+		`{"mcp":{"versions":["2025-11-25"]}}`:     {"mcp.versions", "unknown-field", `unknown field "versions" (did you mean "revisions"?)`},
+		`{"a2a":{"revisions":["1.0"]}}`:           {"a2a.revisions", "unknown-field", `unknown field "revisions" (did you mean "versions"?)`},
+		`{"mcp":{"minimumVersion":"2025-11-25"}}`: {"mcp.minimumVersion", "unknown-field", `unknown field "minimumVersion" (did you mean "minimumRevision"?)`},
+		`{"protocolVersions":["2.0"]}`:            {"protocolVersions", "unknown-field", `protocolVersions is a member of a v2 discovery document, not of a facet set: a facet set holds only "a2a" and "mcp"; read the whole document with facets.ParseDiscovery (wopneg lint checks one), or give only its a2a and mcp members`},
+		`{"hostEvents":{}}`:                       {"hostEvents", "unknown-field", `hostEvents is a member of a v2 discovery document, not of a facet set: a facet set holds only "a2a" and "mcp"; read the whole document with facets.ParseDiscovery (wopneg lint checks one), or give only its a2a and mcp members`},
+		`{"a2a":{"protocolVersions":["1.0"]}}`:    {"a2a.protocolVersions", "unknown-field", "the v1 list protocolVersions is gone from the families in v2"},
+	} {
+		_, err := Parse([]byte(doc))
+		if got := violationsOf(t, err); !slices.Contains(got, want) {
+			t.Errorf("Parse(%s) = %q, want %q among them", doc, got, want)
+		}
+	}
+	// In a discovery document, protocolVersions is a member like any other.
+	_, err := ParseDiscovery([]byte(`{"protocolVersions":["2.0"],"preferredVersion":"2.0"}`))
+	if err == nil || strings.Contains(err.Error(), "protocolVersions") {
+		t.Errorf("ParseDiscovery = %v, want only that it advertises no facet", err)
 	}
 }

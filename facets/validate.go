@@ -275,13 +275,20 @@ func fieldViolations(p Protocol, s any, record bool) []Violation {
 // describe turns a failed tag into a rule id and a sentence. The JSON
 // decoder uses it too, for strings that are present but empty, so that
 // both report the same thing the same way.
+// allowed says, for a record member that must be given, what it may be.
+var allowed = map[string]string{
+	"status":  ": one of stable, experimental, deprecated",
+	"since":   ": the OpenWOP version that introduced the family, \"major.minor\" (such as \"2.0\")",
+	"witness": ": one of " + strings.Join(witnesses, ", ") + " (a2a and mcp declare seam-gated)",
+}
+
 func describe(tag, field string, value any) (rule, msg string) {
 	s, _ := value.(string)
 	switch tag {
 	case "required":
 		return "required", field + " is required"
 	case "inrecord":
-		return "required", field + " is required in a discovery record"
+		return "required", field + " is required in a discovery record" + allowed[field]
 	case "min":
 		return "min-items", field + " must list at least one entry"
 	case "gte", "lte":

@@ -224,9 +224,9 @@ func TestValidateGoValues(t *testing.T) {
 		t.Errorf("bare facet: %v", err)
 	}
 	want := []Violation{
-		{"a2a.status", "required", "status is required in a discovery record"},
-		{"a2a.since", "required", "since is required in a discovery record"},
-		{"a2a.witness", "required", "witness is required in a discovery record"},
+		{"a2a.status", "required", "status is required in a discovery record: one of stable, experimental, deprecated"},
+		{"a2a.since", "required", `since is required in a discovery record: the OpenWOP version that introduced the family, "major.minor" (such as "2.0")`},
+		{"a2a.witness", "required", "witness is required in a discovery record: one of witnessable-unaided, witnessable-gated, seam-gated, claims-check, negative-existence (a2a and mcp declare seam-gated)"},
 	}
 	if got := violationsOf(t, asError(Set{A2A: bare}.violations(true))); !slices.Equal(got, want) {
 		t.Errorf("bare record:\n got %q\nwant %q", got, want)
@@ -372,7 +372,7 @@ func TestMessages(t *testing.T) {
 		{`{"refreshWindowDays":90}`, `2 violations: advertises neither a2a nor mcp; refreshWindowDays: no field carries the refresh window: it is fixed at 90 days`},
 		{`{"a2a":{"versions":["1.0"],"preferredVersion":"1.0","minimumVersion":"1.0","refreshedAt":"2026-09-18","supported":true,"protocolVersions":["1.0"]},"grpc":{}}`,
 			`3 violations: a2a.supported: the v1 flag supported is gone in v2: advertising the facet is the claim; a2a.protocolVersions: the v1 list protocolVersions is gone from the families in v2; grpc: grpc was removed by RFC 0175: v2 does not advertise transports`},
-		{`{"a2a":`, `the document is not JSON: a2a: unexpected end of JSON input (at byte 7)`},
+		{`{"a2a":`, `the document is not JSON: unexpected end of JSON input at byte 7 of 7 (in a2a)`},
 		{"{\"a2a\":\"\xff\"}", `the document is not valid UTF-8`},
 	} {
 		_, err := Parse([]byte(tc.in))

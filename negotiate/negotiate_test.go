@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -544,7 +545,7 @@ func TestCompileRefusesInvalidFacet(t *testing.T) {
 	for name, set := range map[string]facets.Set{
 		"nothing advertised":   {},
 		"floor above":          a2aSet([]string{"1.0", "1.1"}, "1.0", "1.1"),
-		"no refreshedAt":       {A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}},
+		"refreshedAt no date":  {A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-02-30"}},
 		"preferred not listed": mcpSet([]string{"2026-07-28"}, "2025-06-18", "2026-07-28"),
 		"a2a ok but mcp bad":   {A2A: wideA2A().A2A, MCP: &facets.MCP{Revisions: []string{"2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2026-07-28", RefreshedAt: "2026-02-30"}},
 	} {
@@ -561,12 +562,49 @@ func TestCompileRefusesInvalidFacet(t *testing.T) {
 // Decide checks only what it decides with, so a facet missing its
 // refreshedAt is decided on; Compile validates the whole facet.
 func TestDecideIsLenientWhereCompileIsNot(t *testing.T) {
-	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}}
+	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-02-30"}}
 	if o, _ := negotiate.Decide(nil, set, a2aOffer("", "1.0"), clock()); o.Kind != negotiate.Accepted {
 		t.Fatalf("Decide = %+v", o)
 	}
 	if _, err := negotiate.Compile(set, clock()); err == nil {
-		t.Fatal("Compile accepted a facet without refreshedAt")
+		t.Fatal("Compile accepted a facet whose refreshedAt is no date")
+	}
+}
+
+// TestCompileDatesAnEmptyRefreshedAt: a facet without refreshedAt is
+// dated by the release list embedded in the module, on the policy's
+// clock, and the caller's set is left alone; a facet with one keeps it;
+// a facet whose versions the list does not vouch for is an error naming
+// them.
+func TestCompileDatesAnEmptyRefreshedAt(t *testing.T) {
+	at := func(day string) policy.Policy {
+		d, _ := time.Parse(time.DateOnly, day)
+		return policy.Policy{Now: func() time.Time { return d.Add(time.Hour) }}
+	}
+	set := facets.Set{A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3"},
+		MCP: &facets.MCP{Revisions: []string{"2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2026-07-28", RefreshedAt: "2026-08-01"}}
+	for day, want := range map[string]string{"2026-11-20": "2026-11-20", "2026-11-29": "2026-11-29", "2028-01-04": "2026-11-29"} {
+		n, err := negotiate.Compile(set, at(day))
+		if err != nil {
+			t.Fatalf("on %s: %v", day, err)
+		}
+		if got := n.Facets(); got.A2A.RefreshedAt != want || got.MCP.RefreshedAt != "2026-08-01" {
+			t.Errorf("on %s: a2a dated %q, mcp %q; want %q and the one written", day, got.A2A.RefreshedAt, got.MCP.RefreshedAt, want)
+		}
+	}
+	if set.A2A.RefreshedAt != "" {
+		t.Error("Compile dated the caller's facet")
+	}
+	set.A2A.Versions, set.A2A.PreferredVersion = []string{"0.3", "1.0", "1.1"}, "1.1"
+	_, err := negotiate.Compile(set, at("2026-12-01"))
+	var v *facets.Violation
+	if err == nil || !errors.As(err, &v) || v.Path != "a2a.versions[2]" || v.Rule != "unlisted" ||
+		!strings.HasPrefix(err.Error(), "negotiate: the a2a facet has no refreshedAt, and the release list embedded in the module does not vouch for it: a2a.versions[2]: ") {
+		t.Errorf("Compile = %v", err)
+	}
+	set.A2A.PreferredVersion = "2.0"
+	if _, err := negotiate.Compile(set, at("2026-12-01")); !errors.Is(err, facets.ErrInvalid) {
+		t.Errorf("an invalid undated facet: %v", err)
 	}
 }
 

@@ -1,8 +1,12 @@
 package negotiate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wopneg/wopneg/events"
@@ -28,7 +32,18 @@ type Negotiator struct {
 // Compile validates s in full (see [facets.Set.Validate]) and returns a
 // Negotiator that decides under p. It keeps its own copy of s, so later
 // changes to the caller's facets do not reach it.
+//
+// A facet whose refreshedAt is empty, as a host that has never checked its
+// versions against upstream writes it, is dated first: a check against
+// the release list embedded in the module on p's clock (a zero
+// [facets.Refresher]) gives it the day that list vouches for, and a facet
+// the list does not vouch for is an error naming the versions it lacks.
+// A refreshedAt the host wrote is kept as it is.
 func Compile(s facets.Set, p policy.Policy) (*Negotiator, error) {
+	s, err := dateEmpty(s, p)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -123,4 +138,42 @@ func (c *digestCache) get(peer string) (string, error) {
 	}
 	slot.Store(&digestEntry{peer, d})
 	return d, nil
+}
+
+// dateEmpty returns s with the refreshedAt of every facet that has none
+// set by a check against the release list embedded in the module, on p's
+// clock; s itself when every facet has one.
+func dateEmpty(s facets.Set, p policy.Policy) (facets.Set, error) {
+	var empty []facets.Protocol
+	for _, proto := range s.Protocols() {
+		if adv, _ := s.Lookup(proto); adv.RefreshedAt == "" {
+			empty = append(empty, proto)
+		}
+	}
+	if len(empty) == 0 {
+		return s, nil
+	}
+	rep, err := (&facets.Refresher{Now: p.Now}).Check(context.Background(), s)
+	if err != nil {
+		return s, err
+	}
+	s = s.Clone()
+	for _, proto := range empty {
+		dated, _ := rep.Set.Lookup(proto)
+		if !slices.Contains(rep.Refreshed, proto) {
+			var lacks []error
+			for i := range rep.Findings {
+				if f := &rep.Findings[i]; f.Rule == "unlisted" && strings.HasPrefix(f.Path, string(proto)+".") {
+					lacks = append(lacks, f)
+				}
+			}
+			return s, fmt.Errorf("negotiate: the %s facet has no refreshedAt, and the release list embedded in the module does not vouch for it: %w", proto, errors.Join(lacks...))
+		}
+		if proto == facets.ProtocolA2A {
+			s.A2A.RefreshedAt = dated.RefreshedAt
+		} else {
+			s.MCP.RefreshedAt = dated.RefreshedAt
+		}
+	}
+	return s, nil
 }

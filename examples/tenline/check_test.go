@@ -70,7 +70,7 @@ func TestCheckGoSDK(t *testing.T) {
 			if got := audit.Events(); len(got) != 0 {
 				t.Errorf("the check recorded %v, want nothing", got)
 			}
-			h, err := mcphttp.Handler(&f, nil, goSDK(c.stateless))
+			h, err := mcphttp.Handler(&f, nil, goSDK(c.stateless), mcphttp.HandlerOptions{Policy: policy.Policy{Now: clock}})
 			if (h == nil) != (c.want != "") || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
 				t.Errorf("Handler = %v, %v; want it to start only when Check passes", h, err)
 			}

@@ -335,7 +335,7 @@ func TestDecideStrictJSON(t *testing.T) {
 		{"malformed now", `{"offer": {}, "facet": ` + wideFacet + `, "now": "29/11/2026"}`, "now"},
 		{"peer without origin", `{"offer": {"peer": "ftp://peer.example"}, ` + rest + `}`, "offer.peer"},
 		{"relative peer", `{"offer": {"peer": "/peer"}, ` + rest + `}`, "/peer"},
-		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "policy.denyDowngradeTo" + strings.Repeat("[0]", 62) + ": nested deeper than 64 levels"},
+		{"too deep", `{"policy": {"denyDowngradeTo": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}, "offer": {}, ` + rest + `}`, "nested deeper than 64 levels at byte 93 of 412 (in policy.denyDowngradeTo" + strings.Repeat("[0]", 62) + ")"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,13 @@ type readmeBlock struct{ lang, text string }
 
 func readmeBlocks(t *testing.T) (string, []readmeBlock) {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	return docBlocks(t, "../../README.md")
+}
+
+// docBlocks returns the text of a Markdown document and its fenced blocks.
+func docBlocks(t *testing.T, path string) (string, []readmeBlock) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,17 +44,34 @@ func shownOutput(t *testing.T, blocks []readmeBlock, command string) string {
 }
 
 // TestReadme is the regression test of issue 9 item 9 (with item 8's
-// decide example): a newcomer's first commands work from a clone, the
-// README says how to use the unpublished module (a replace or go work)
-// and the go get line for later, and what it shows demo, decide, lint and
+// decide example): a newcomer's first commands work from a clone and are
+// the README's first block, the README says how to use the unpublished
+// module (a replace or go work, the otel module's replace) and the go get
+// line for later, and what docs/cli.md shows demo, decide, lint and
 // migrate printing is what they print, as `go run` shows it.
 func TestReadme(t *testing.T) {
 	text, blocks := readmeBlocks(t)
 
+	// The first block is the two commands a newcomer needs: the demo, and
+	// the test command CI runs, as .ci/run runs it.
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const testCommand = "go test -race -count=1 ./..."
 	first := blocks[0]
-	if first.lang != "sh" || !strings.Contains(first.text, "go run ./cmd/wopneg demo") || !strings.Contains(first.text, "go test ./...") {
+	if first.lang != "sh" || !strings.Contains(first.text, "go run ./cmd/wopneg demo") || !strings.Contains(first.text, testCommand) {
 		t.Errorf("the README's first block is not the two commands:\n%s", first.text)
 	}
+	if !strings.Contains(string(ci), "\n"+testCommand+"\n") {
+		t.Errorf(".ci/run does not run %q, which the README says it does", testCommand)
+	}
+	if lines := strings.Split(text, "\n"); len(lines) > 300 || !strings.Contains(strings.Join(lines[:60], "\n"), "func host() http.Handler {") {
+		t.Errorf("the README has %d lines (want at most 300), and its first 60 must hold the ten-line host", len(lines))
+	}
+
+	// What the commands print is shown in docs/cli.md.
+	_, blocks = docBlocks(t, "../../docs/cli.md")
 	at := strings.Index(text, "## Using it from your module")
 	if at < 0 {
 		t.Fatal("the README has no section on using the module from a clone")
@@ -58,6 +81,7 @@ func TestReadme(t *testing.T) {
 		"go mod edit -replace github.com/wopneg/wopneg=../wopneg\n",
 		"go work init . ../wopneg\n",
 		"go get github.com/wopneg/wopneg@latest\n",
+		"go mod edit -replace github.com/wopneg/wopneg/otel=../wopneg/otel\n",
 	} {
 		if !strings.Contains(onboarding, want) {
 			t.Errorf("the README's onboarding lacks %q", want)

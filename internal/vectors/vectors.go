@@ -608,6 +608,11 @@ func DecodeRequest(data []byte) (Request, error) {
 // not be read is not also reported as missing, and an offer is not said
 // to name a protocol the facet lacks when the facet itself is at fault).
 func ParseRequest(data []byte) (Request, error) {
+	if e := strictjson.Syntax(data); e != nil {
+		// What a request that does not parse would say past the break
+		// is findings about a document nobody wrote.
+		return Request{}, RequestError{{Message: "the request is " + e.Msg, Err: e}}
+	}
 	facetRead := false
 	r, problems, keys, complete := readRequest(data, func(raw []byte, set *facets.Set) error {
 		facetRead = true

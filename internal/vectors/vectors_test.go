@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -585,9 +586,11 @@ func TestParseRequest(t *testing.T) {
 			[]string{`the key "offer" appears twice`, "offer.requested: want a string, got a number"}},
 		{"a repeated key inside a member", `{` + facet + `, "offer": {"requested": "1.0", "requested": "1.0"}, "now": "2026-11-29"}`,
 			[]string{`offer: the key "requested" appears twice`}},
-		{"truncated: nothing after the break is missing", `{"offer": {"requested": 1}, "now": `, []string{"offer.requested: want a string, got a number", "now: unexpected end of JSON input"}},
+		{"truncated: only where it broke", `{"offer": {"requested": 1}, "now": `, []string{"the request is not JSON: unexpected end of JSON input at byte 35 of 35 (in now)"}},
+		{"a syntax error at the top level", `{"offer": {}, }`, []string{"the request is not JSON: invalid character ',' looking for beginning of value at byte 12 of 15 (at the top level)"}},
+		{"blank", " \n ", []string{"the request is empty: no JSON value in 3 bytes"}},
 		{"not an object", `[]`, []string{"want an object, got an array"}},
-		{"a second value", `{` + facet + `, "now": "2026-11-29"} {}`, []string{"data after the JSON value"}},
+		{"a second value", `{` + facet + `, "now": "2026-11-29"} {}`, []string{"the request is not JSON: data after the JSON value at byte " + strconv.Itoa(len(facet)+24) + " of " + strconv.Itoa(len(facet)+26) + " (at the top level)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := vectors.ParseRequest([]byte(tc.data))

@@ -12,6 +12,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // checkTask is the id of the task the start-up check asks for: one no
@@ -25,6 +26,12 @@ const checkTask = "wopneg-startup-check"
 // when the host starts, before any client arrives: a handler that cannot
 // serve the preferred version otherwise shows only as refusals on the
 // record, one per client.
+//
+// First, it refuses a refreshedAt more than a day after the policy's
+// clock, naming the fix: no check against upstream has come to that day,
+// so the date was written by hand. (A stale one is left to [Handler],
+// which knows whether the host wrote it: one the module's aged release
+// list gave must not stop a host.)
 //
 // The question is one request, in process, straight to server, at the
 // preferred version (A2A-Version, and the decision in its context, as
@@ -41,7 +48,10 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return errors.New("a2ahttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	o, e := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	if err := exchange.Ahead("a2ahttp", m.adv, e.At); err != nil {
+		return err
+	}
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &o)
 	method := "GetTask"
 	if strings.HasPrefix(preferred, "0.") {
@@ -73,24 +83,53 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)
 }
 
-// Handler is the whole wiring of a host that takes the defaults, in one
-// call: it compiles f under the zero policy (refreshedAt, when f has
-// none, dated by the zero facets.Refresher against the release list
-// embedded in the module), records every decision through slog.Default()
-// at Info (events.NewSlogSink), takes the caller's Subject from caller (nil:
+// Handler is the whole wiring of a host, in one call: it compiles f,
+// records every decision, takes the caller's Subject from caller (nil:
 // every caller is anonymous), checks server with [Middleware.Check], and
-// returns server behind the negotiation, on the JSON-RPC binding, with
-// the agent card at /.well-known/agent-card.json served by server too
-// (mount a2asrv.NewStaticAgentCardHandler there, listing f's versions).
+// returns server behind the negotiation, on the JSON-RPC binding unless
+// Options.HTTPJSON says otherwise, with the agent card at
+// /.well-known/agent-card.json served by server too (mount
+// a2asrv.NewStaticAgentCardHandler there, listing f's versions).
 // Any failure is an error, so a host that cannot serve what f advertises
-// does not start. A host with an audit store, a policy, HTTP+JSON or a
-// card per version uses [New].
-func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler) (http.Handler, error) {
-	n, sink, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A)
+// does not start.
+//
+// f's refreshedAt, when the host wrote one, must lie in its refresh
+// window (at most 90 days old, at most a day ahead, RFC 0175 §D.4) on the
+// policy's clock, or the error names the fix; left empty, it is dated
+// from the release list embedded in the module (see negotiate.Compile),
+// and the host starts even when that list has aged past the window, with
+// a warning on the error log that its discovery is non-conformant.
+//
+// opts, at most one, takes the host past the defaults: its Options are
+// [New]'s (its own audit sink, Observe for OpenTelemetry, bounds, an error
+// log), and its Policy the one f is compiled under (RequireAudit, who
+// counts as authenticated, the clock). What it leaves out is the default:
+// the zero policy (the reference rules), every decision recorded through
+// slog.Default() at Info (events.NewSlogSink), and New's own defaults.
+// The caller is given once: caller, or Options.Subject.
+func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler, opts ...HandlerOptions) (http.Handler, error) {
+	var o HandlerOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		return nil, fmt.Errorf("a2ahttp: Handler takes at most one HandlerOptions, got %d", len(opts))
+	}
+	if caller != nil && o.Subject != nil {
+		return nil, errors.New("a2ahttp: the caller is given twice, as Handler's caller and as Options.Subject; give one")
+	}
+	if o.Subject == nil {
+		o.Subject = caller
+	}
+	if o.Sink == nil {
+		o.Sink = exchange.DefaultSink()
+	}
+	n, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy, o.ErrorLog)
 	if err != nil {
 		return nil, err
 	}
-	m, err := New(n, Options{Sink: sink, Subject: caller})
+	m, err := New(n, o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +137,15 @@ func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, serve
 		return nil, err
 	}
 	return m.Wrap(server), nil
+}
+
+// HandlerOptions is what [Handler] takes past the defaults. The zero
+// HandlerOptions is the defaults.
+type HandlerOptions struct {
+	// Options configures the middleware as for [New]; a nil Sink records
+	// every decision through slog.Default() at Info.
+	Options
+	// Policy is the policy f is compiled under; the zero Policy is the
+	// reference rules.
+	Policy policy.Policy
 }

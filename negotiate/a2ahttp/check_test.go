@@ -114,16 +114,16 @@ func TestHandler(t *testing.T) {
 		t.Errorf("Handler(nil facet) = %v, %v", h, err)
 	}
 	refusing := answering(200, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32009,"message":"no"}}`)
-	if h, err := a2ahttp.Handler(f, subjectOf, refusing); err == nil || h != nil || !strings.Contains(err.Error(), "does not serve the preferred version 1.2") {
+	if h, err := a2ahttp.Handler(f, subjectOf, refusing, a2ahttp.HandlerOptions{Policy: clock(policy.Policy{})}); err == nil || h != nil || !strings.Contains(err.Error(), "does not serve the preferred version 1.2") {
 		t.Errorf("Handler(refusing server) = %v, %v; want the check's error", h, err)
 	}
 	bad := *f
 	bad.PreferredVersion = "2.0"
-	if h, err := a2ahttp.Handler(&bad, subjectOf, http.NotFoundHandler()); err == nil || h != nil || !strings.HasPrefix(err.Error(), "a2ahttp: ") {
+	if h, err := a2ahttp.Handler(&bad, subjectOf, http.NotFoundHandler(), a2ahttp.HandlerOptions{Policy: clock(policy.Policy{})}); err == nil || h != nil || !strings.HasPrefix(err.Error(), "a2ahttp: ") {
 		t.Errorf("Handler(invalid facet) = %v, %v", h, err)
 	}
 	server := &asked{next: answering(200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)}
-	h, err := a2ahttp.Handler(f, subjectOf, server)
+	h, err := a2ahttp.Handler(f, subjectOf, server, a2ahttp.HandlerOptions{Policy: clock(policy.Policy{})})
 	if err != nil {
 		t.Fatal(err)
 	}

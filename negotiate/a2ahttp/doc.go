@@ -79,9 +79,10 @@
 // [Middleware.Check] asks the handler the host is about to wrap, in
 // process and around the middleware (nothing is recorded), whether it
 // serves the preferred version, and names the fix when it does not:
-// a handler that answers the preferred version with VersionNotSupported fails it. [Handler] is the wiring of a host that takes the defaults (the
-// zero policy, slog.Default() as the record, refreshedAt dated by the
-// module's release list), the check included, in one call: a host that
+// a handler that answers the preferred version with VersionNotSupported fails it. [Handler] is the wiring of a host in one call, the check included:
+// the defaults (the zero policy, slog.Default() as the record, refreshedAt
+// dated by the module's release list), or, with [HandlerOptions], the
+// host's own sink, Observe, bounds and policy; a host that
 // cannot serve what its facet advertises does not start. Options.Observe
 // hands the host a [negotiate.Exchange] for each request decided (its
 // method, the outcome as answered, the JSON-RPC code of the answer),

@@ -146,16 +146,16 @@ func TestHandler(t *testing.T) {
 	if h, err := mcphttp.Handler(nil, subjectOf, http.NotFoundHandler()); err == nil || h != nil || err.Error() != "mcphttp: the mcp facet is nil" {
 		t.Errorf("Handler(nil facet) = %v, %v", h, err)
 	}
-	if h, err := mcphttp.Handler(f, subjectOf, scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverLegacy}}); err == nil || h != nil || !strings.Contains(err.Error(), "Stateless: true") {
+	if h, err := mcphttp.Handler(f, subjectOf, scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverLegacy}}, mcphttp.HandlerOptions{Policy: atNow}); err == nil || h != nil || !strings.Contains(err.Error(), "Stateless: true") {
 		t.Errorf("Handler(stateful server) = %v, %v; want the check's error", h, err)
 	}
 	bad := *f
 	bad.PreferredVersion = "2024-11-05"
-	if h, err := mcphttp.Handler(&bad, subjectOf, http.NotFoundHandler()); err == nil || h != nil || !strings.HasPrefix(err.Error(), "mcphttp: ") {
+	if h, err := mcphttp.Handler(&bad, subjectOf, http.NotFoundHandler(), mcphttp.HandlerOptions{Policy: atNow}); err == nil || h != nil || !strings.HasPrefix(err.Error(), "mcphttp: ") {
 		t.Errorf("Handler(invalid facet) = %v, %v", h, err)
 	}
 	server := &asked{next: scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverAll}}}
-	h, err := mcphttp.Handler(f, subjectOf, server)
+	h, err := mcphttp.Handler(f, subjectOf, server, mcphttp.HandlerOptions{Policy: atNow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,11 @@
 //   - [RunWire] drives the host's own http.Handler — its authentication,
 //     router and SDK in front, the module's middleware inside — with the
 //     A2A and MCP requests of the wire vectors, and checks the answer on
-//     the wire (HTTP status, JSON-RPC error code, version header) and the
-//     negotiation.decided event the host recorded; [WireOptions] says
-//     which protocols the host serves, at which paths, and the bearer
-//     token it accepts;
+//     the wire (HTTP status, JSON-RPC error code, version header), that
+//     every request it accepts is served, and the negotiation.decided
+//     event the host recorded; [WireOptions] says which protocols the
+//     host serves, at which paths, the bearer token it accepts, and the
+//     facets it advertises, from which the vectors are then derived;
 //   - [Run] runs the decision vectors (tables A and C of the conformance
 //     digest, every rule of the decision from both sides of its boundary,
 //     counter-offers, the refresh SLA, peer origin digests and Subjects)

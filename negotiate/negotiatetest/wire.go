@@ -58,6 +58,17 @@ type WireOptions struct {
 	// "Authorization: Bearer <Bearer>"; empty means "negotiatetest". It
 	// must be visible ASCII without spaces.
 	Bearer string
+	// Facets is the facet set the host advertises, as it advertises it.
+	// Empty, the kit runs its shipped vectors, building the host from
+	// facets of its own (A2A 0.3 and 1.0, MCP 2025-06-18 to 2026-07-28,
+	// and 2025-03-26 for the batch vectors). Set, it says which protocols
+	// the host serves (Endpoints, when given, must name the same ones),
+	// every vector is derived from it (see [RunWire]) and the host is
+	// built from it: a host that cannot serve another facet, such as an
+	// A2A 1.0 host without 0.3, is checked on what it advertises. Its
+	// refreshedAt is replaced by the day of the kit's clock, so a facet
+	// that leaves it empty, as a host may, is taken as it is.
+	Facets facets.Set
 }
 
 // RunWire checks a host's own HTTP handler against the wire vectors: A2A
@@ -70,6 +81,16 @@ type WireOptions struct {
 // reads it as 0.3, A2A §3.6.2; MCP as 2025-03-26); on MCP also a header
 // that disagrees with the body and JSON-RPC batches, which only 2025-03-26
 // has.
+//
+// Given the host's own facets (WireOptions.Facets), the kit derives the
+// vectors from them: the preferred version; the newest version offered
+// below it and at or above the floor, asked for authenticated and
+// anonymously (no such vectors when there is none); the newest release
+// below the floor (none when the floor is the first release); a version
+// newer than any offered; no version header; on A2A a malformed version;
+// on MCP the header-body mismatch when the preferred revision is
+// 2026-07-28 or later, and the batches at the revisions the facet serves.
+// What each must get is what the rules decide for the facet.
 //
 // opts, at most one, says which protocols the host serves, at which
 // paths, and the bearer token it accepts (see [WireOptions]); without it
@@ -101,10 +122,14 @@ type WireOptions struct {
 //   - the HTTP status;
 //   - the version header the vector names (A2A-Version on A2A), exactly;
 //   - the JSON-RPC error code of a refusal (-32009 on A2A; -32022,
-//     -32020 or -32600 on MCP); an acceptance must carry none of these
-//     (an answer the kit reads as JSON, or as an event stream of JSON);
+//     -32020 or -32600 on MCP); an acceptance must be served: its answer
+//     (read as JSON, or as an event stream of JSON) must hold a JSON-RPC
+//     result and no error at all, so a host whose record accepts a
+//     version its server answers -32601 (method not found) to fails;
 //   - exactly one event recorded, whose protocol, outcome, version,
 //     requested version, reason and floor are the vector's.
+//
+// Every failure names the rule the host broke.
 //
 // With a *testing.T every vector is a subtest named after it; with any
 // other testing.TB the vectors run in turn and every failure is reported
@@ -117,7 +142,7 @@ func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink even
 		t.Errorf("negotiatetest: %v", err)
 		return
 	}
-	vs, err := loadWire(wireSource, "wire")
+	vs, err := h.vectors()
 	if err != nil {
 		t.Errorf("negotiatetest: loading the wire vectors: %v", err)
 		return
@@ -147,6 +172,23 @@ func RunWire(t testing.TB, build func(set facets.Set, p policy.Policy, sink even
 type wireHost struct {
 	paths         map[facets.Protocol]string
 	authorization string
+	// set is the host's own facets, dated, or the zero Set.
+	set facets.Set
+}
+
+// vectors returns the vectors to run: derived from the host's own
+// facets, or the shipped ones.
+func (h wireHost) vectors() ([]wireVector, error) {
+	ps := h.set.Protocols()
+	if len(ps) == 0 {
+		return loadWire(wireSource, "wire")
+	}
+	var vs []wireVector
+	for _, p := range ps {
+		adv, _ := h.set.Lookup(p)
+		vs = append(vs, deriveWire(h.set, adv)...)
+	}
+	return vs, nil
 }
 
 // hostOf reads RunWire's options, refusing what it cannot use.
@@ -163,6 +205,9 @@ func hostOf(opts []WireOptions) (wireHost, error) {
 		return wireHost{}, fmt.Errorf("WireOptions.Bearer %q: want visible ASCII without spaces", o.Bearer)
 	}
 	h := wireHost{paths: map[facets.Protocol]string{}, authorization: "Bearer " + cmp.Or(o.Bearer, wireToken)}
+	if served := o.Facets.Protocols(); len(served) > 0 {
+		return h.own(o)
+	}
 	if o.Endpoints == nil {
 		maps.Copy(h.paths, endpoints)
 		return h, nil
@@ -179,6 +224,34 @@ func hostOf(opts []WireOptions) (wireHost, error) {
 	}
 	if len(h.paths) == 0 {
 		return wireHost{}, errors.New("WireOptions.Endpoints names no protocol, so no vector would run")
+	}
+	return h, nil
+}
+
+// own completes h for a host that gave its own facets: they must be
+// valid but for refreshedAt, and the protocols they advertise are the
+// ones it serves, at Endpoints' paths or the defaults.
+func (h wireHost) own(o WireOptions) (wireHost, error) {
+	h.set = dateFacets(o.Facets)
+	if err := h.set.Validate(); err != nil {
+		return wireHost{}, fmt.Errorf("WireOptions.Facets: %w", err)
+	}
+	served := h.set.Protocols()
+	for p := range o.Endpoints {
+		if !slices.Contains(served, p) {
+			return wireHost{}, fmt.Errorf("WireOptions.Endpoints serves %q, which WireOptions.Facets does not advertise", p)
+		}
+	}
+	for _, p := range served {
+		path, listed := o.Endpoints[p]
+		if o.Endpoints != nil && !listed {
+			return wireHost{}, fmt.Errorf("WireOptions.Facets advertises %s, which WireOptions.Endpoints does not serve", p)
+		}
+		path = cmp.Or(path, endpoints[p])
+		if !strings.HasPrefix(path, "/") {
+			return wireHost{}, fmt.Errorf("WireOptions.Endpoints[%s]: path %q does not start with \"/\"", p, path)
+		}
+		h.paths[p] = path
 	}
 	return h, nil
 }
@@ -325,9 +398,11 @@ func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (h
 		c.failf("the host serves nothing at %s: route %s there, or say in WireOptions.Endpoints where the host serves it, or that it does not", path, v.Protocol)
 	}
 	for k, val := range want.Header {
-		c.eq("header "+k, strings.Join(w.Header().Values(k), ", "), val)
+		if got := strings.Join(w.Header().Values(k), ", "); got != val {
+			c.failf("header %s = %q, want %q: the answer names the version decided, and no other", k, got, val)
+		}
 	}
-	codes := rpcErrorCodes(w.Body.Bytes())
+	codes, results := rpcReplies(w.Body.Bytes())
 	if want.Error != 0 {
 		if !slices.Contains(codes, want.Error) {
 			c.failf("JSON-RPC error codes %v, want %d", codes, want.Error)
@@ -337,6 +412,10 @@ func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (h
 			if slices.Contains(refusalCodes[v.Protocol], code) {
 				c.failf("accepted, but the answer carries the refusal code %d", code)
 			}
+		}
+		if e := want.Event; e != nil && (len(codes) > 0 || results == 0) {
+			c.failf("not served: %s at %s must be answered with a JSON-RPC result, and the server behind the middleware answered %s; a host serves every version its record accepts: serve %s, or leave it out of the facet",
+				v.Protocol, e.Version, served(codes), e.Version)
 		}
 	}
 	v.checkEvent(c, rec.Events())
@@ -349,7 +428,7 @@ func (v *wireVector) check(build func(facets.Set, policy.Policy, events.Sink) (h
 // checkEvent checks that exactly the vector's event was recorded.
 func (v *wireVector) checkEvent(c *wireChecker, recorded []events.Event) {
 	if len(recorded) != 1 {
-		c.failf("recorded %d events, want exactly one", len(recorded))
+		c.failf("recorded %d events, want exactly one: every exchange is recorded once, with the decision made for it", len(recorded))
 		if len(recorded) == 0 {
 			return
 		}
@@ -377,23 +456,37 @@ func (c *wireChecker) failf(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Errorf(format, args...))
 }
 
-// rpcErrorCodes returns the error codes of the JSON-RPC responses in an
-// answer: a JSON object or batch array, or an event stream whose data
-// lines hold them. What it cannot read holds no code.
-func rpcErrorCodes(body []byte) []int {
+// rpcReplies returns the error codes of the JSON-RPC responses in an
+// answer, and how many carry a result: a JSON object or batch array, or
+// an event stream whose data lines hold them. What it cannot read holds
+// neither.
+func rpcReplies(body []byte) (codes []int, results int) {
 	body = body[:min(len(body), maxWireAnswer)]
-	var codes []int
 	for _, msg := range rpcMessages(body) {
 		var m struct {
-			Error *struct {
+			Result jsontext.Value `json:"result"`
+			Error  *struct {
 				Code int `json:"code"`
 			} `json:"error"`
 		}
-		if json.Unmarshal(msg, &m) == nil && m.Error != nil {
+		if json.Unmarshal(msg, &m) != nil {
+			continue
+		}
+		if m.Error != nil {
 			codes = append(codes, m.Error.Code)
+		} else if m.Result != nil {
+			results++
 		}
 	}
-	return codes
+	return codes, results
+}
+
+// served says what an answer that is no success held.
+func served(codes []int) string {
+	if len(codes) == 0 {
+		return "no JSON-RPC result"
+	}
+	return fmt.Sprintf("JSON-RPC error %v", codes)
 }
 
 // rpcMessages splits an answer into JSON-RPC messages: the members of a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -196,13 +197,16 @@ func TestWireCheck(t *testing.T) {
 		errs  []string // each must be in the report; none means it passes
 	}{
 		{"accepted", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"result":{}}`, v10, good), nil},
-		{"accepted, an application error", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}`, v10, good), nil},
+		{"accepted, method not found", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}`, v10, good),
+			[]string{"not served: a2a at 1.0 must be answered with a JSON-RPC result, and the server behind the middleware answered JSON-RPC error [-32601]; a host serves every version its record accepts"}},
+		{"accepted, no result", accepted, answering(200, `{"jsonrpc":"2.0","id":1}`, v10, good),
+			[]string{"answered no JSON-RPC result; a host serves every version its record accepts: serve 1.0, or leave it out of the facet"}},
 		{"accepted, a refusal code", accepted, answering(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009}}`, v10, good),
 			[]string{"accepted, but the answer carries the refusal code -32009"}},
-		{"accepted, wrong status", accepted, answering(201, `{}`, v10, good), []string{"status = 201, want 200", "answer: 201 {}"}},
-		{"accepted, no version header", accepted, answering(200, `{}`, nil, good), []string{`header A2A-Version = "", want "1.0"`}},
+		{"accepted, wrong status", accepted, answering(201, `{"result":{}}`, v10, good), []string{"status = 201, want 200", `answer: 201 {"result":{}}`}},
+		{"accepted, no version header", accepted, answering(200, `{}`, nil, good), []string{`header A2A-Version = "", want "1.0": the answer names the version decided`}},
 		{"accepted, two version headers", accepted, answering(200, `{}`, http.Header{"A2A-Version": {"1.0", "0.3"}}, good), []string{`header A2A-Version = "1.0, 0.3"`}},
-		{"accepted, nothing recorded", accepted, answering(200, `{}`, v10), []string{"recorded 0 events, want exactly one"}},
+		{"accepted, nothing recorded", accepted, answering(200, `{}`, v10), []string{"recorded 0 events, want exactly one: every exchange is recorded once"}},
 		{"accepted, recorded twice", accepted, answering(200, `{}`, v10, good, good), []string{"recorded 2 events, want exactly one"}},
 		{"accepted, the refusal recorded", accepted, answering(200, `{}`, v10, goodRefusal),
 			[]string{`event.outcome = "refused", want "accepted"`, `event.version = "", want "1.0"`, `event.requested = "0.2", want "1.0"`, `event.reason = "below-floor", want "ok"`}},
@@ -333,6 +337,12 @@ func TestHostOfRefuses(t *testing.T) {
 		{"a bearer with a newline", []WireOptions{{Bearer: "a\nb"}}, "visible ASCII"},
 		{"a bearer beyond ASCII", []WireOptions{{Bearer: "é"}}, "visible ASCII"},
 		{"a bearer with DEL", []WireOptions{{Bearer: "a\x7f"}}, "visible ASCII"},
+		{"an invalid facet", []WireOptions{{Facets: facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "2.0", MinimumVersion: "1.0"}}}}, "WireOptions.Facets: "},
+		{"a served protocol not advertised", []WireOptions{{Facets: oneDotZero, Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: "/a", facets.ProtocolMCP: "/m"}}},
+			`WireOptions.Endpoints serves "mcp", which WireOptions.Facets does not advertise`},
+		{"an advertised protocol not served", []WireOptions{{Facets: facets.Set{A2A: oneDotZero.A2A, MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25"}},
+			Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: "/a"}}}, "WireOptions.Facets advertises mcp, which WireOptions.Endpoints does not serve"},
+		{"a relative path, own facets", []WireOptions{{Facets: oneDotZero, Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: "a"}}}, `Endpoints[a2a]: path "a" does not start with "/"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := hostOf(tc.opts); err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -350,6 +360,36 @@ func TestHostOfRefuses(t *testing.T) {
 	}
 	if _, err := hostOf([]WireOptions{{Bearer: "~!az09"}}); err != nil {
 		t.Errorf("a bearer of visible ASCII was refused: %v", err)
+	}
+}
+
+// oneDotZero is an A2A host's own facet, written without refreshedAt.
+var oneDotZero = facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}}
+
+// A host's own facets say what it serves, at the default paths or at
+// Endpoints', dated by the kit's clock; the caller's set is left alone.
+func TestHostOfOwnFacets(t *testing.T) {
+	h, err := hostOf([]WireOptions{{Facets: oneDotZero}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(h.paths, map[facets.Protocol]string{facets.ProtocolA2A: "/a2a"}) || h.set.A2A.RefreshedAt != "2026-11-29" || h.set.MCP != nil {
+		t.Errorf("host %+v, facet %+v", h.paths, h.set.A2A)
+	}
+	if oneDotZero.A2A.RefreshedAt != "" {
+		t.Error("the kit dated the host's own facet")
+	}
+	h, err = hostOf([]WireOptions{{Facets: oneDotZero, Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: "/v1/a2a"}}})
+	if err != nil || !maps.Equal(h.paths, map[facets.Protocol]string{facets.ProtocolA2A: "/v1/a2a"}) {
+		t.Errorf("host %+v, %v", h.paths, err)
+	}
+	h, err = hostOf([]WireOptions{{Facets: oneDotZero, Endpoints: map[facets.Protocol]string{facets.ProtocolA2A: ""}}})
+	if err != nil || !maps.Equal(h.paths, map[facets.Protocol]string{facets.ProtocolA2A: "/a2a"}) {
+		t.Errorf("host %+v, %v", h.paths, err)
+	}
+	vs, err := h.vectors()
+	if err != nil || len(vs) != 6 || vs[0].set.A2A.RefreshedAt != "2026-11-29" {
+		t.Errorf("%d vectors, %v", len(vs), err)
 	}
 }
 
@@ -373,34 +413,39 @@ func TestWireCheckNotFound(t *testing.T) {
 	}
 }
 
-func TestRPCErrorCodes(t *testing.T) {
+func TestRPCReplies(t *testing.T) {
 	for _, tc := range []struct {
-		body string
-		want []int
+		body    string
+		want    []int
+		results int
 	}{
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}`, []int{-32022}},
-		{` {"jsonrpc":"2.0","id":1,"result":{}} `, nil},
-		{`[{"error":{"code":-32020}},{"result":1},{"error":{"code":-32600}}]`, []int{-32020, -32600}},
-		{"event: message\ndata: {\"error\":{\"code\":-32022}}\n\ndata:[{\"error\":{\"code\":1}}]\n", []int{-32022, 1}},
-		{"data: not json\n", nil},
-		{`{"error":"text"}`, nil},
-		{`"a string"`, nil},
-		{``, nil},
-		{`{"error":{"code":-32022}` + strings.Repeat(" ", maxWireAnswer) + `}`, nil}, // cut at the bound: not JSON
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}`, []int{-32022}, 0},
+		{` {"jsonrpc":"2.0","id":1,"result":{}} `, nil, 1},
+		{`{"jsonrpc":"2.0","id":1,"result":null}`, nil, 1},
+		{`{"jsonrpc":"2.0","id":1}`, nil, 0},
+		{`[{"error":{"code":-32020}},{"result":1},{"error":{"code":-32600}}]`, []int{-32020, -32600}, 1},
+		{`[{"result":1},{"result":2}]`, nil, 2},
+		{"event: message\ndata: {\"error\":{\"code\":-32022}}\n\ndata:[{\"error\":{\"code\":1}}]\n", []int{-32022, 1}, 0},
+		{"event: message\ndata: {\"result\":{}}\n\n", nil, 1},
+		{"data: not json\n", nil, 0},
+		{`{"error":"text"}`, nil, 0},
+		{`"a string"`, nil, 0},
+		{``, nil, 0},
+		{`{"result":{},"error":{"code":-32022}` + strings.Repeat(" ", maxWireAnswer) + `}`, nil, 0}, // cut at the bound: not JSON
 	} {
-		if got := rpcErrorCodes([]byte(tc.body)); !slices.Equal(got, tc.want) {
-			t.Errorf("rpcErrorCodes(%.60q) = %v, want %v", tc.body, got, tc.want)
+		if got, results := rpcReplies([]byte(tc.body)); !slices.Equal(got, tc.want) || results != tc.results {
+			t.Errorf("rpcReplies(%.60q) = %v, %d; want %v, %d", tc.body, got, results, tc.want, tc.results)
 		}
 	}
 }
 
-func FuzzRPCErrorCodes(f *testing.F) {
+func FuzzRPCReplies(f *testing.F) {
 	for _, s := range []string{`{"error":{"code":-32009}}`, "data: {\"error\":{\"code\":1}}\n", `[{"error":{"code":2}}]`, "data: data: x"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		codes := rpcErrorCodes(body)
-		if len(codes) > len(body) {
+		codes, results := rpcReplies(body)
+		if len(codes)+results > len(body) {
 			t.Errorf("%d codes from %d bytes", len(codes), len(body))
 		}
 	})

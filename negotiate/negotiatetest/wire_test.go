@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -43,6 +45,19 @@ func bearerAuth(token string) func(r *http.Request) *negotiate.Subject {
 var rpcServer = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+})
+
+// oneDotZeroServer stands for a2a-go v2's JSON-RPC handler alone, which
+// serves A2A 1.0: it answers 0.3's message/send as a method it does not
+// know (-32601), and everything else (MCP's requests too) with a result.
+var oneDotZeroServer = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	if bytes.Contains(body, []byte(`"message/send"`)) {
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"wire-1","error":{"code":-32601,"message":"method not found"}}`)
+		return
+	}
 	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
 })
 
@@ -95,28 +110,53 @@ func (h host) build(set facets.Set, p policy.Policy, sink events.Sink) (http.Han
 		return nil, err
 	}
 	var server http.Handler = rpcServer
-	if h.flaw == "version header overwritten" && set.A2A != nil {
+	switch {
+	case h.flaw == "version header overwritten" && set.A2A != nil:
 		server = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("A2A-Version", set.A2A.PreferredVersion)
 			rpcServer.ServeHTTP(w, r)
 		})
+	case h.flaw == "serves 1.0 only":
+		server = oneDotZeroServer
 	}
 	mux := http.NewServeMux()
-	if h.serves != facets.ProtocolMCP {
+	if h.serves != facets.ProtocolMCP && set.A2A != nil {
 		a, err := a2ahttp.New(n, a2ahttp.Options{Sink: sink, Subject: auth})
 		if err != nil {
 			return nil, err
 		}
-		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolA2A], "/a2a"), a.Wrap(server))
+		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolA2A], "/a2a"), h.recordsFirst(set, facets.ProtocolA2A, sink, a.Wrap(server)))
 	}
-	if h.serves != facets.ProtocolA2A {
+	if h.serves != facets.ProtocolA2A && set.MCP != nil {
 		m, err := mcphttp.New(n, mcphttp.Options{Sink: sink, Subject: auth})
 		if err != nil {
 			return nil, err
 		}
-		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolMCP], "/mcp"), m.Wrap(server))
+		mux.Handle(cmp.Or(h.options().Endpoints[facets.ProtocolMCP], "/mcp"), h.recordsFirst(set, facets.ProtocolMCP, sink, m.Wrap(server)))
 	}
 	return h.front(mux), nil
+}
+
+// recordsFirst is, for the flaw "records before deciding", the host's
+// own layer that records every request of protocol p as served at the
+// preferred version before the middleware decides; otherwise next.
+func (h host) recordsFirst(set facets.Set, p facets.Protocol, sink events.Sink, next http.Handler) http.Handler {
+	if h.flaw != "records before deciding" {
+		return next
+	}
+	adv, _ := set.Lookup(p)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e, err := events.NewHostEvent("", events.NegotiationDecided{Protocol: p, Outcome: "accepted", Version: adv.Preferred,
+			Requested: adv.Preferred, Reason: events.ReasonOK, Floor: adv.Floor, At: time.Now()})
+		if err == nil {
+			err = sink.Emit(r.Context(), e)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // front is what the flawed host puts in front of the middleware.
@@ -303,5 +343,142 @@ func BenchmarkRunWire(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		negotiatetest.RunWire(b, host{}.build)
+	}
+}
+
+// theHostFacets are the facets the shipped vectors build the host from.
+var theHostFacets = facets.Set{
+	A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3"},
+	MCP: &facets.MCP{Revisions: []string{"2025-06-18", "2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"},
+}
+
+// ownFacets are facets hosts advertise, as they write them (refreshedAt
+// empty or stale: the kit dates them), for the kit to derive its
+// vectors from.
+var ownFacets = map[string]facets.Set{
+	"the shipped host's":        theHostFacets,
+	"a2a 1.0 only":              {A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}},
+	"a2a 0.3 preferred":         {A2A: &facets.A2A{Versions: []string{"0.2", "0.3"}, PreferredVersion: "0.3", MinimumVersion: "0.2", RefreshedAt: "2020-01-01"}},
+	"a2a 0.3 to 1.0, floor 1.0": {A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}},
+	"mcp legacy":                {MCP: &facets.MCP{Revisions: []string{"2025-03-26", "2025-06-18", "2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-03-26"}},
+	"mcp 2025-11-25 only":       {MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25"}},
+	"mcp 2024-11-05 floor":      {MCP: &facets.MCP{Revisions: []string{"2024-11-05", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2024-11-05"}},
+	"both, a2a 1.0 only": {A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"},
+		MCP: &facets.MCP{Revisions: []string{"2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2026-07-28"}},
+}
+
+// ownFacetVectors is how many vectors the kit derives from each of
+// ownFacets: one per rule the facet gives a version to.
+var ownFacetVectors = map[string]int{"the shipped host's": 17, "a2a 1.0 only": 6, "a2a 0.3 preferred": 8,
+	"a2a 0.3 to 1.0, floor 1.0": 6, "mcp legacy": 9, "mcp 2025-11-25 only": 6, "mcp 2024-11-05 floor": 7, "both, a2a 1.0 only": 12}
+
+// TestRunWireOwnFacets: the module's adapters pass the vectors derived
+// from every facet a host may advertise, and the kit builds the host from
+// that facet, dated, and runs the vectors it derives: a vector per rule
+// the facet gives a version to.
+func TestRunWireOwnFacets(t *testing.T) {
+	for name, set := range ownFacets {
+		t.Run(name, func(t *testing.T) {
+			tb := &recordingTB{}
+			var built int
+			negotiatetest.RunWire(tb, func(got facets.Set, p policy.Policy, sink events.Sink) (http.Handler, error) {
+				built++
+				for _, proto := range []facets.Protocol{facets.ProtocolA2A, facets.ProtocolMCP} {
+					g, ok := got.Lookup(proto)
+					w, want := set.Lookup(proto)
+					if ok != want || ok && (!slices.Equal(g.Versions, w.Versions) || g.Preferred != w.Preferred || g.Floor != w.Floor || g.RefreshedAt != "2026-11-29") {
+						t.Errorf("built from %+v, want %+v refreshed on the kit's day", g, w)
+					}
+				}
+				return host{}.build(got, p, sink)
+			}, negotiatetest.WireOptions{Facets: set})
+			if len(tb.errs) != 0 {
+				t.Errorf("the adapters failed the vectors of their own facets: %q", tb.errs)
+			}
+			if want := ownFacetVectors[name]; built != want {
+				t.Errorf("the kit ran %d vectors, want %d", built, want)
+			}
+		})
+	}
+}
+
+// brokenHosts are hosts that break one rule each, with the vectors the
+// kit must fail them on and what the failure must say: the rule broken.
+var brokenHosts = []struct {
+	flaw     string
+	opts     negotiatetest.WireOptions
+	mustFail map[string]string
+}{
+	{"serves 1.0 only", negotiatetest.WireOptions{}, map[string]string{
+		"a2a/authenticated-downgrade":        "not served: a2a at 0.3 must be answered with a JSON-RPC result, and the server behind the middleware answered JSON-RPC error [-32601]; a host serves every version its record accepts",
+		"a2a/no-header-authenticated-is-0.3": "a host serves every version its record accepts: serve 0.3, or leave it out of the facet",
+	}},
+	{"serves 1.0 only", negotiatetest.WireOptions{Facets: theHostFacets}, map[string]string{
+		"a2a/authenticated-downgrade": "a host serves every version its record accepts",
+		"a2a/no-header-authenticated": "a host serves every version its record accepts",
+	}},
+	{"records before deciding", negotiatetest.WireOptions{}, map[string]string{
+		"a2a/below-floor-refused": "recorded 2 events, want exactly one: every exchange is recorded once, with the decision made for it",
+		"mcp/unsupported-refused": "recorded 2 events, want exactly one",
+		"a2a/preferred-accepted":  "recorded 2 events",
+	}},
+	{"version header overwritten", negotiatetest.WireOptions{}, map[string]string{
+		"a2a/authenticated-downgrade": `header A2A-Version = "1.0", want "0.3": the answer names the version decided, and no other`,
+	}},
+	{"version header overwritten", negotiatetest.WireOptions{Facets: theHostFacets}, map[string]string{
+		"a2a/no-header-authenticated": `header A2A-Version = "1.0", want "0.3": the answer names the version decided`,
+	}},
+	{"nothing recorded", negotiatetest.WireOptions{Facets: ownFacets["a2a 1.0 only"]}, map[string]string{
+		"a2a/preferred-accepted":  "recorded 0 events, want exactly one: every exchange is recorded once",
+		"a2a/below-floor-refused": "recorded 0 events",
+	}},
+	{"anonymous callers authenticated", negotiatetest.WireOptions{}, map[string]string{
+		"a2a/unauthenticated-downgrade-refused": "rule 5 (RFC 0175 §D.1): no downgrade for an anonymous caller",
+		"mcp/unauthenticated-downgrade-refused": `event.reason = "ok", want "unauthenticated"`,
+	}},
+	{"anonymous callers authenticated", negotiatetest.WireOptions{Facets: theHostFacets}, map[string]string{
+		"a2a/unauthenticated-downgrade-refused": "rule 5 (RFC 0175 §D.1): no downgrade for an anonymous caller",
+		"a2a/no-header-anonymous":               `event.outcome = "accepted", want "refused"`,
+	}},
+}
+
+// TestRunWireFailsBrokenHosts: the kit fails each broken host on the
+// vectors of the rule it breaks, with a message that names the rule, on
+// the shipped vectors and on those derived from the host's facets.
+func TestRunWireFailsBrokenHosts(t *testing.T) {
+	for _, b := range brokenHosts {
+		t.Run(b.flaw+"/"+strconv.Itoa(len(b.opts.Facets.Protocols())), func(t *testing.T) {
+			tb := &recordingTB{}
+			negotiatetest.RunWire(tb, host{flaw: b.flaw}.build, b.opts)
+			for name, says := range b.mustFail {
+				var report string
+				for _, e := range tb.errs {
+					if strings.HasPrefix(e, name+" ") {
+						report = e
+					}
+				}
+				if report == "" || !strings.Contains(report, says) {
+					t.Errorf("on %s the kit reported %q, want a failure saying %q", name, report, says)
+				}
+			}
+		})
+	}
+}
+
+// TestRunWireOneDotZeroHost: a host whose A2A server serves 1.0 alone
+// passes the vectors derived from the facet it advertises, 1.0 only, and
+// fails those of a facet offering 0.3 too, which it cannot serve.
+func TestRunWireOneDotZeroHost(t *testing.T) {
+	h := host{flaw: "serves 1.0 only"}
+	negotiatetest.RunWire(t, h.build, negotiatetest.WireOptions{Facets: ownFacets["both, a2a 1.0 only"]})
+	tb := &recordingTB{}
+	negotiatetest.RunWire(tb, h.build, negotiatetest.WireOptions{Facets: ownFacets["a2a 0.3 to 1.0, floor 1.0"]})
+	if len(tb.errs) != 0 {
+		t.Errorf("a 1.0 host whose facet serves 0.3 to nobody failed: %q", tb.errs)
+	}
+	tb = &recordingTB{}
+	negotiatetest.RunWire(tb, h.build, negotiatetest.WireOptions{Facets: theHostFacets})
+	if len(tb.errs) == 0 {
+		t.Error("the kit passed a 1.0 host whose facet offers 0.3 above the floor")
 	}
 }

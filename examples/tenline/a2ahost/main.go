@@ -20,20 +20,28 @@ func main() {
 	log.Fatal(http.ListenAndServe("localhost:8080", host("http://localhost:8080")))
 }
 
+// facet is what the agent advertises: A2A 1.0, the version a2a-go v2
+// serves.
+var facet = &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"} // wopneg
+
 func host(base string) http.Handler {
-	facet := &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"} // wopneg
+	handler, err := a2ahttp.Handler(facet, caller, agentServer(base)) // wopneg
+	if err != nil {                                                   // wopneg
+		log.Fatal(err) // wopneg
+	} // wopneg
+	return handler
+}
+
+// agentServer is the a2a-go v2 agent: its card, and its JSON-RPC handler
+// at /.
+func agentServer(base string) http.Handler {
 	card := &a2a.AgentCard{Name: "a2ahost", Description: "Says hello.", Version: "1.0.0",
 		SupportedInterfaces: []*a2a.AgentInterface{{URL: base + "/", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
 		DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}}
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(agent{})))
-	handler, err := a2ahttp.Handler(facet, caller, mux) // wopneg
-
-	if err != nil { // wopneg
-		log.Fatal(err) // wopneg
-	} // wopneg
-	return handler
+	return mux
 }
 
 // caller says who is calling: whoever shows the demo token is a signed-in

@@ -1,5 +1,4 @@
-// Command mcphost is a go-sdk MCP server behind wopneg. Its wopneg lines
-// end in "// wopneg"; README.md shows this file, and a test counts them.
+// Command mcphost is a go-sdk MCP server behind wopneg; README.md shows it, a test counts it.
 package main
 
 import (
@@ -19,14 +18,12 @@ func main() {
 }
 
 func host() http.Handler {
-	facet := &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"} // wopneg
-	server := mcp.NewServer(&mcp.Implementation{Name: "mcphost", Version: "1.0.0"}, &mcp.ServerOptions{
-		SupportedProtocolVersions: facet.Revisions, // wopneg
-	})
+	facet := &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"}            // wopneg
+	server := mcp.NewServer(&mcp.Implementation{Name: "mcphost", Version: "1.0.0"}, &mcp.ServerOptions{SupportedProtocolVersions: facet.Revisions}) // wopneg
 	mcp.AddTool(server, &mcp.Tool{Name: "hello", Description: "Says hello."}, hello)
-	handler, err := mcphttp.Handler(facet, caller, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})) // wopneg
-
-	if err != nil { // wopneg
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	handler, err := mcphttp.Handler(facet, caller, sdk) // wopneg
+	if err != nil {                                     // wopneg
 		log.Fatal(err) // wopneg
 	} // wopneg
 	mux := http.NewServeMux()
@@ -34,8 +31,7 @@ func host() http.Handler {
 	return mux
 }
 
-// caller says who is calling: whoever shows the demo token is a signed-in
-// user, anyone else is anonymous.
+// caller is the demo token's signed-in user, or nil: anonymous.
 func caller(r *http.Request) *negotiate.Subject {
 	if r.Header.Get("Authorization") != "Bearer demo" {
 		return nil
