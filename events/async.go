@@ -589,13 +589,12 @@ func (a *Async) recordBatches() {
 	for a.taken < len(a.hand) {
 		end := min(len(a.hand), a.taken+a.batch)
 		err := emitBatchSafely(a.batcher, a.hand[a.taken:end])
-		switch {
-		case err == nil:
+		if err == nil {
 			a.recN += uint64(end - a.taken)
 			a.taken, a.pause = end, 0
-		case !errors.Is(err, ErrUnavailable):
+		} else if !errors.Is(err, ErrUnavailable) {
 			a.recordEach(end)
-		case !a.retry(err):
+		} else if !a.retry(err) {
 			for a.taken < end {
 				a.taken++
 				a.fail(a.taken-1, err)

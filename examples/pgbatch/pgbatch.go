@@ -83,6 +83,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -231,15 +232,16 @@ func unavailable(err error) bool {
 	if !errors.As(err, &pg) {
 		return true
 	}
-	if len(pg.Code) < 2 {
-		return false
-	}
-	switch pg.Code[:2] {
-	case "08", "40", "53", "57", "58":
-		return true
+	for _, class := range unavailableClasses {
+		if strings.HasPrefix(pg.Code, class) {
+			return true
+		}
 	}
 	return false
 }
+
+// unavailableClasses are the SQLSTATE classes of unavailable.
+var unavailableClasses = []string{"08", "40", "53", "57", "58"}
 
 // marked wraps err in events.ErrUnavailable when it is unavailable and not
 // the end of ctx, the caller's own doing.

@@ -82,6 +82,7 @@ func TestTimeout(t *testing.T) {
 func TestBearerStaysOnItsOrigin(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]string{}
+	loops := 0
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen["other"+r.URL.Path] = r.Header.Get("Authorization")
@@ -104,6 +105,9 @@ func TestBearerStaysOnItsOrigin(t *testing.T) {
 		case "/same":
 			http.Redirect(w, r, "/landed", http.StatusFound)
 		case "/loop":
+			mu.Lock()
+			loops++
+			mu.Unlock()
 			http.Redirect(w, r, "/loop", http.StatusFound)
 		default:
 			writeJSON(w, http.StatusOK, map[string]any{})
@@ -134,6 +138,11 @@ func TestBearerStaysOnItsOrigin(t *testing.T) {
 	if a := c.do(ctx, http.MethodGet, "/loop", nil, nil); !errors.Is(a.Err, errTooManyRedirects) {
 		t.Errorf("a redirect loop: %v, want errTooManyRedirects", a.Err)
 	}
+	mu.Lock()
+	if loops != maxRedirects {
+		t.Errorf("a redirect loop was requested %d times, want %d, as net/http's default", loops, maxRedirects)
+	}
+	mu.Unlock()
 	refuse := errors.New("no redirect")
 	c.hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return refuse }}
 	if a := c.do(ctx, http.MethodGet, "/same", nil, nil); !errors.Is(a.Err, refuse) {
