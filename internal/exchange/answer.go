@@ -156,9 +156,8 @@ func (a *Answer) End() Verdict {
 		return Unreadable
 	}
 	if a.sse {
-		if a.coding != identity {
-			a.scan, a.started = EventScanner{}, false
-		}
+		// An identity-coded stream goes on from the events Write read; an
+		// encoded one was never scanned, and is read from its start.
 		return a.events(plain)
 	}
 	plain, _ = skipBOM(plain)

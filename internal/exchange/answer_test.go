@@ -86,6 +86,9 @@ func TestAnswer(t *testing.T) {
 		{"a stream that ends undecided", sse, "", []string{"data: a\n\n", "data: NO"}, 100, false, Undecided, -1, "a"},
 		{"a gzip stream, read at its end", sse, "gzip", []string{gz("data: a\n\ndata: NO\n\n")}, 100, false, Refused, -1, "NO"},
 		{"nothing at all", js, "", nil, 100, false, Undecided, -1, ""},
+		{"exactly the bound", js, "", []string{strings.Repeat(" ", 100)}, 100, false, Undecided, -1, strings.Repeat(" ", 100)},
+		{"gzip decoding to exactly the bound", js, "gzip", []string{gz(strings.Repeat(" ", 100))}, 100, false, Undecided, -1, strings.Repeat(" ", 100)},
+		{"a BOM alone", js, "", []string{"\xEF\xBB\xBF"}, 100, false, Undecided, -1, ""},
 		{"a lone partial BOM", js, "", []string{"\xEF\xBB"}, 100, true, Undecided, -1, "\xEF\xBB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,6 +199,7 @@ func TestRead(t *testing.T) {
 		{"a stream up to its deciding event", "text/event-stream", []string{"data: a\n\n", "data: NO\n\n", "data: more\n\n"}, io.EOF, 100, Refused, nil, "data: a\n\ndata: NO\n\n"},
 		{"a stream that ends undecided", "text/event-stream", []string{"data: a\n\n"}, io.EOF, 100, Undecided, io.EOF, "data: a\n\n"},
 		{"a hang-up", "application/json", []string{`{"x":`}, hangUp, 100, Undecided, hangUp, `{"x":`},
+		{"one byte past the bound, in pieces", "application/json", []string{`{"x":`, `"` + strings.Repeat("y", 200) + `"}`}, io.EOF, 10, Unreadable, nil, `{"x":"yyyyy`},
 		{"one byte past the bound", "application/json", []string{`{"x":"` + strings.Repeat("y", 200) + `"}`}, io.EOF, 10, Unreadable, nil, `{"x":"yyyyy`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
