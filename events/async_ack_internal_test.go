@@ -269,8 +269,10 @@ func TestAsyncGivesUpOnAnUnavailableStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				u := &unavailable{down: 1 << 30}
+				var handed []string
+				tc.opts.OnError = func(e Event, _ error) { handed = append(handed, e.ID) }
 				a := NewAsync(u, tc.opts)
-				emitN(t, a, context.Background(), 2)
+				ids := emitN(t, a, context.Background(), 2)
 				if tc.opts.Backoff < 0 {
 					synctest.Wait()
 					if st := a.Stats(); st.Failed != 2 || st.Retries != 0 {
@@ -286,6 +288,9 @@ func TestAsyncGivesUpOnAnUnavailableStore(t *testing.T) {
 				}
 				if st := a.Stats(); st.Failed != 2 || st.Recorded != 0 {
 					t.Errorf("Stats = %+v, want both failed", st)
+				}
+				if !slices.Equal(handed, ids) {
+					t.Errorf("OnError got %v, want %v", handed, ids)
 				}
 				if tc.opts.Backoff >= 0 && len(u.batches) != 0 {
 					t.Errorf("the batch was split into %v: an unavailable store fails it whole", u.batches)
@@ -443,6 +448,35 @@ func TestAsyncAcknowledgedEmitsLearnTheGoroutineEnded(t *testing.T) {
 		_ = a.Close()
 		if st := a.Stats(); st.Failed != 2 || st.PendingBytes != 0 {
 			t.Errorf("Stats = %+v, want both failed, nothing held", st)
+		}
+	})
+}
+
+// A retry's log line counts what is pending: accepted, less recorded and
+// failed.
+func TestAsyncLogsWhatIsPendingWhenItRetries(t *testing.T) {
+	defer verifyNoLeak(t)
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		sink := SinkFunc(func(context.Context, Event) error {
+			calls++
+			switch calls {
+			case 2:
+				return errors.New("refused")
+			case 3:
+				return fmt.Errorf("down: %w", ErrUnavailable)
+			}
+			return nil
+		})
+		var log bytes.Buffer
+		a := NewAsync(sink, AsyncOptions{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		for range 3 { // recorded, failed, then tried again once
+			emitN(t, a, context.Background(), 1)
+			synctest.Wait()
+		}
+		_ = a.Close()
+		if !strings.Contains(log.String(), "retries=1 pending=1 ") {
+			t.Errorf("logged %q, want the retry with 1 event pending of 3 accepted, 1 recorded, 1 failed", log.String())
 		}
 	})
 }
