@@ -196,7 +196,7 @@ func TestAsyncRidesOutAnUnavailableStore(t *testing.T) {
 					sink = singles{u}
 				}
 				var log bytes.Buffer
-				a := NewAsync(sink, AsyncOptions{Backoff: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&log, nil)), LogEvery: 100 * time.Millisecond})
+				a := NewAsync(sink, AsyncOptions{Backoff: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&log, nil)), LogEvery: 70 * time.Millisecond})
 				ids := emitN(t, a, context.Background(), 3)
 				if err := a.Close(); err != nil {
 					t.Fatalf("Close = %v, want every event written once the store is back", err)
@@ -218,10 +218,18 @@ func TestAsyncRidesOutAnUnavailableStore(t *testing.T) {
 				if st := a.Stats(); st.Retries != 7 || st.Recorded != 3 || st.Failed != 0 {
 					t.Errorf("Stats = %+v, want 7 retries and all 3 recorded", st)
 				}
-				// At 0 ms (1 retry) and 120 ms (4 more), and the last 2 at Close.
+				// Retries at 0, 10, 30, 70, 120, 170 and 220 ms, logged at 0
+				// (1), at 70 (3: LogEvery has passed, to the nanosecond), at
+				// 170 (2), and the last at Close.
 				lines := strings.Split(strings.TrimSpace(log.String()), "\n")
-				if len(lines) != 3 || !strings.Contains(lines[0], "retries=1 ") || !strings.Contains(lines[1], "retries=4 ") || !strings.Contains(lines[2], "retries=2") {
-					t.Errorf("logged %q, want the retries counted in three lines", lines)
+				wantLines := []string{"retries=1 ", "retries=3 ", "retries=2 ", "retries=1"}
+				if len(lines) != len(wantLines) {
+					t.Fatalf("logged %q, want the retries counted in %d lines", lines, len(wantLines))
+				}
+				for i := range wantLines {
+					if !strings.Contains(lines[i], wantLines[i]) {
+						t.Errorf("line %d = %q, want %q", i, lines[i], wantLines[i])
+					}
 				}
 			})
 		})
