@@ -196,7 +196,7 @@ func TestAsyncRidesOutAnUnavailableStore(t *testing.T) {
 					sink = singles{u}
 				}
 				var log bytes.Buffer
-				a := NewAsync(sink, AsyncOptions{Backoff: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&log, nil)), LogEvery: 100 * time.Millisecond})
+				a := NewAsync(sink, AsyncOptions{Backoff: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&log, nil)), LogEvery: 70 * time.Millisecond})
 				ids := emitN(t, a, context.Background(), 3)
 				if err := a.Close(); err != nil {
 					t.Fatalf("Close = %v, want every event written once the store is back", err)
@@ -218,10 +218,18 @@ func TestAsyncRidesOutAnUnavailableStore(t *testing.T) {
 				if st := a.Stats(); st.Retries != 7 || st.Recorded != 3 || st.Failed != 0 {
 					t.Errorf("Stats = %+v, want 7 retries and all 3 recorded", st)
 				}
-				// At 0 ms (1 retry) and 120 ms (4 more), and the last 2 at Close.
+				// Retries at 0, 10, 30, 70, 120, 170 and 220 ms, logged at 0
+				// (1), at 70 (3: LogEvery has passed, to the nanosecond), at
+				// 170 (2), and the last at Close.
 				lines := strings.Split(strings.TrimSpace(log.String()), "\n")
-				if len(lines) != 3 || !strings.Contains(lines[0], "retries=1 ") || !strings.Contains(lines[1], "retries=4 ") || !strings.Contains(lines[2], "retries=2") {
-					t.Errorf("logged %q, want the retries counted in three lines", lines)
+				wantLines := []string{"retries=1 ", "retries=3 ", "retries=2 ", "retries=1"}
+				if len(lines) != len(wantLines) {
+					t.Fatalf("logged %q, want the retries counted in %d lines", lines, len(wantLines))
+				}
+				for i := range wantLines {
+					if !strings.Contains(lines[i], wantLines[i]) {
+						t.Errorf("line %d = %q, want %q", i, lines[i], wantLines[i])
+					}
 				}
 			})
 		})
@@ -269,8 +277,10 @@ func TestAsyncGivesUpOnAnUnavailableStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				u := &unavailable{down: 1 << 30}
+				var handed []string
+				tc.opts.OnError = func(e Event, _ error) { handed = append(handed, e.ID) }
 				a := NewAsync(u, tc.opts)
-				emitN(t, a, context.Background(), 2)
+				ids := emitN(t, a, context.Background(), 2)
 				if tc.opts.Backoff < 0 {
 					synctest.Wait()
 					if st := a.Stats(); st.Failed != 2 || st.Retries != 0 {
@@ -286,6 +296,9 @@ func TestAsyncGivesUpOnAnUnavailableStore(t *testing.T) {
 				}
 				if st := a.Stats(); st.Failed != 2 || st.Recorded != 0 {
 					t.Errorf("Stats = %+v, want both failed", st)
+				}
+				if !slices.Equal(handed, ids) {
+					t.Errorf("OnError got %v, want %v", handed, ids)
 				}
 				if tc.opts.Backoff >= 0 && len(u.batches) != 0 {
 					t.Errorf("the batch was split into %v: an unavailable store fails it whole", u.batches)
@@ -443,6 +456,35 @@ func TestAsyncAcknowledgedEmitsLearnTheGoroutineEnded(t *testing.T) {
 		_ = a.Close()
 		if st := a.Stats(); st.Failed != 2 || st.PendingBytes != 0 {
 			t.Errorf("Stats = %+v, want both failed, nothing held", st)
+		}
+	})
+}
+
+// A retry's log line counts what is pending: accepted, less recorded and
+// failed.
+func TestAsyncLogsWhatIsPendingWhenItRetries(t *testing.T) {
+	defer verifyNoLeak(t)
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		sink := SinkFunc(func(context.Context, Event) error {
+			calls++
+			switch calls {
+			case 2:
+				return errors.New("refused")
+			case 3:
+				return fmt.Errorf("down: %w", ErrUnavailable)
+			}
+			return nil
+		})
+		var log bytes.Buffer
+		a := NewAsync(sink, AsyncOptions{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		for range 3 { // recorded, failed, then tried again once
+			emitN(t, a, context.Background(), 1)
+			synctest.Wait()
+		}
+		_ = a.Close()
+		if !strings.Contains(log.String(), "retries=1 pending=1 ") {
+			t.Errorf("logged %q, want the retry with 1 event pending of 3 accepted, 1 recorded, 1 failed", log.String())
 		}
 	})
 }
