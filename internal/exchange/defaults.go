@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/wopneg/wopneg/events"
@@ -73,6 +74,22 @@ func Ahead(pkg string, adv facets.Advertised, now time.Time) error {
 		return fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
 	}
 	return nil
+}
+
+// Caller is the caller function of a one-call constructor that was given
+// options options (at most one set) and the caller both as its own
+// argument and as the options' Subject: the one that was given, since
+// giving both is ambiguous and giving more than one set of options is too.
+func Caller(pkg string, options int, caller, subject func(*http.Request) *negotiate.Subject) (func(*http.Request) *negotiate.Subject, error) {
+	switch {
+	case options > 1:
+		return nil, fmt.Errorf("%s: Handler takes at most one HandlerOptions, got %d", pkg, options)
+	case caller != nil && subject != nil:
+		return nil, errors.New(pkg + ": the caller is given twice, as Handler's caller and as Options.Subject; give one")
+	case subject != nil:
+		return subject, nil
+	}
+	return caller, nil
 }
 
 // DefaultSink is the sink of a one-call constructor given none: every

@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"bytes"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,28 @@ func TestAhead(t *testing.T) {
 		err := exchange.Ahead("x", adv(day), now)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
 			t.Errorf("Ahead(%s) = %v, want %q", day, err, want)
+		}
+	}
+}
+
+// TestCaller: a one-call constructor's caller is the one given, once,
+// with at most one set of options.
+func TestCaller(t *testing.T) {
+	mine := func(*http.Request) *negotiate.Subject { return nil }
+	if got, err := exchange.Caller("x", 0, nil, nil); got != nil || err != nil {
+		t.Errorf("none: %v", err)
+	}
+	for _, c := range []struct {
+		options         int
+		caller, subject func(*http.Request) *negotiate.Subject
+	}{{0, mine, nil}, {1, mine, nil}, {1, nil, mine}} {
+		if got, err := exchange.Caller("x", c.options, c.caller, c.subject); got == nil || err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	for options, want := range map[int]string{2: "x: Handler takes at most one HandlerOptions, got 2", 1: "x: the caller is given twice, as Handler's caller and as Options.Subject; give one"} {
+		if _, err := exchange.Caller("x", options, mine, mine); err == nil || err.Error() != want {
+			t.Errorf("%d options, the caller twice: %v, want %q", options, err, want)
 		}
 	}
 }

@@ -109,18 +109,12 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 // The caller is given once: caller, or Options.Subject.
 func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, server http.Handler, opts ...HandlerOptions) (http.Handler, error) {
 	var o HandlerOptions
-	switch len(opts) {
-	case 0:
-	case 1:
+	if len(opts) > 0 {
 		o = opts[0]
-	default:
-		return nil, fmt.Errorf("a2ahttp: Handler takes at most one HandlerOptions, got %d", len(opts))
 	}
-	if caller != nil && o.Subject != nil {
-		return nil, errors.New("a2ahttp: the caller is given twice, as Handler's caller and as Options.Subject; give one")
-	}
-	if o.Subject == nil {
-		o.Subject = caller
+	var err error
+	if o.Subject, err = exchange.Caller("a2ahttp", len(opts), caller, o.Subject); err != nil {
+		return nil, err
 	}
 	if o.Sink == nil {
 		o.Sink = exchange.DefaultSink()
