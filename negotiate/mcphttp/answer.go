@@ -132,6 +132,9 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 		a.code = int(rep.code)
 		return exchange.Refused
 	}
+	if !a.Stream() && !exchange.MayHoldCode(msg, rpcerr.RPCMCPUnsupportedProtocolVersion) {
+		return exchange.Served // no spelling of the refusal's code: read no further
+	}
 	responses, refused := readAnswer(msg)
 	if refused {
 		a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
