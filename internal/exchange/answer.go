@@ -112,6 +112,17 @@ func (a *Answer) Held() []byte { return a.raw }
 // Unreadable; Undecided otherwise.
 func (a *Answer) Write(p []byte) Verdict {
 	a.raw = append(a.raw, p...)
+	return a.wrote()
+}
+
+// WriteString adds s to the answer as Write adds its bytes.
+func (a *Answer) WriteString(s string) Verdict {
+	a.raw = append(a.raw, s...)
+	return a.wrote()
+}
+
+// wrote is what the answer shows once a write added to it.
+func (a *Answer) wrote() Verdict {
 	if int64(len(a.raw)) > a.limit {
 		// What was written by the write that passed the bound may
 		// decide already (a result member first, or the refusal it
