@@ -125,13 +125,7 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 // and readies the head; when a required record failed or the answer could
 // not be read, it answers in the server's place.
 func (a *answerWatch) Settle(hold *exchange.Hold, v verdict) bool {
-	o := a.outcome
-	switch {
-	case v != served:
-		o, _ = a.m.rec.Contradicted(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
-	case !a.recorded:
-		o, _ = a.m.rec.Record(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
-	}
+	o := a.m.rec.Settled(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload, v, a.recorded)
 	head := hold.Header()
 	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
 		msg := overflowMessage
