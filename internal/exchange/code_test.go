@@ -35,7 +35,7 @@ func TestMayHoldCode(t *testing.T) {
 		{`{"result":{}}`, -32022, false},
 		{``, -32022, false},
 		{`3202`, -32022, false}, // the digits run out
-		{`32022`, -32022, true},  // from the first byte
+		{`32022`, -32022, true}, // from the first byte
 		{`3.2022e4`, -32022, true},
 	} {
 		if got := MayHoldCode([]byte(c.answer), c.code); got != c.want {
