@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -161,5 +162,101 @@ func TestHoldWriteThatReplaces(t *testing.T) {
 				t.Errorf("%s after %q settled the answer: %v, want %v", name, c.event, err, c.want)
 			}
 		}
+	}
+}
+
+// spy is a ResponseWriter that logs what reaches it, in order.
+type spy struct {
+	httptest.ResponseRecorder
+	log []string
+}
+
+func (s *spy) WriteHeader(status int) {
+	s.log = append(s.log, http.StatusText(status))
+	s.ResponseRecorder.WriteHeader(status)
+}
+
+func (s *spy) Write(p []byte) (int, error) {
+	s.log = append(s.log, "write "+string(p))
+	return s.ResponseRecorder.Write(p)
+}
+
+func (s *spy) Flush() { s.log = append(s.log, "flush") }
+
+// TestHoldPassesWhatItNeedNotHold: an informational status goes to the
+// client when it is written, the final status is still held and sent;
+// a flush of a plain answer that already shows its verdict sends it then,
+// and one that does not yet sends nothing.
+func TestHoldPassesWhatItNeedNotHold(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		handler func(w http.ResponseWriter, seen func() string)
+		want    string
+	}{
+		{"an informational status, then the final one", func(w http.ResponseWriter, seen func() string) {
+			w.WriteHeader(http.StatusEarlyHints)
+			if seen() != "Early Hints" {
+				t.Errorf("after the 103: %q", seen())
+			}
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte(`{"OK":1}`))
+		}, "Early Hints, Accepted, write {\"OK\":1}"},
+		{"a flush that shows the verdict", func(w http.ResponseWriter, seen func() string) {
+			_, _ = w.Write([]byte(`{"OK"`))
+			w.(http.Flusher).Flush()
+			if seen() != "write {\"OK\", flush" { // the 200 is implicit, as it was written
+				t.Errorf("after the flush: %q", seen())
+			}
+			_, _ = w.Write([]byte(`:1}`))
+		}, "write {\"OK\", flush, write :1}"},
+		{"a flush that does not", func(w http.ResponseWriter, seen func() string) {
+			_, _ = w.Write([]byte(`{"a"`))
+			w.(http.Flusher).Flush()
+			if seen() != "" {
+				t.Errorf("after the flush: %q", seen())
+			}
+			_, _ = w.Write([]byte(`:1}`))
+		}, "write {\"a\":1}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &spy{ResponseRecorder: *httptest.NewRecorder()}
+			var h Hold
+			h.Start(s, &side{holds: true}, 1<<10)
+			c.handler(&h, func() string { return strings.Join(s.log, ", ") })
+			h.Finish()
+			if got := strings.Join(s.log, ", "); got != c.want {
+				t.Errorf("the client saw %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// refusing is a side that refuses every complete answer.
+type refusing struct{ side }
+
+func (*refusing) Classify(_ []byte, complete bool) Verdict {
+	if complete {
+		return Refused
+	}
+	return Undecided
+}
+
+// TestHoldStartsWithItsSide: a Hold pooled for one side and started for
+// another reads with the new side's Classify; started again for the same
+// side, it binds nothing anew.
+func TestHoldStartsWithItsSide(t *testing.T) {
+	var h Hold
+	serving, refusal := &side{holds: true}, &refusing{side{holds: true}}
+	h.Start(httptest.NewRecorder(), serving, 1<<10)
+	h.Release(1 << 10)
+	h.Start(httptest.NewRecorder(), refusal, 1<<10)
+	_, _ = h.Write([]byte(`{"a":1}`))
+	h.Finish()
+	if len(refusal.settled) != 1 || refusal.settled[0] != Refused {
+		t.Errorf("started for another side: settled %v, want [Refused]", refusal.settled)
+	}
+	w := httptest.NewRecorder()
+	if n := testing.AllocsPerRun(100, func() { h.Start(w, refusal, 1<<10) }); n != 0 {
+		t.Errorf("a restart for the same side allocates %v times", n)
 	}
 }

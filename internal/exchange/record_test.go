@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -106,6 +107,7 @@ func TestBounded(t *testing.T) {
 		strings.Repeat("a", 32):       strings.Repeat("a", 32),
 		strings.Repeat("a", 33):       strings.Repeat("a", 32) + "...",
 		strings.Repeat("a", 31) + "é": strings.Repeat("a", 31) + "...",
+		strings.Repeat("\x80", 40):    "...", // no boundary at all: nothing of it
 	} {
 		if got := exchange.Bounded(in); got != want {
 			t.Errorf("Bounded(%q) = %q, want %q", in, got, want)
@@ -187,6 +189,38 @@ func TestSettled(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(c.want, ",") || (stands.Err() == nil) != c.stands {
 			t.Errorf("%v, recorded %t: events %q, stands %+v; want %q, stands %t", c.verdict, c.recorded, got, stands, c.want, c.stands)
+		}
+	}
+}
+
+// TestEgressPolicies: each of the four shared egress clients keeps its
+// own address policy: loopback reached only where allowed, a private
+// address only where allowed (refused before any connection otherwise),
+// and a policy's client is one client, shared.
+func TestEgressPolicies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	denied := func(c *http.Client, url string) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds the test, nothing more
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		var e *egress.Error
+		return errors.As(err, &e) && e.Kind == egress.Denied
+	}
+	for _, e := range []exchange.Egress{{}, {AllowLoopback: true}, {AllowPrivate: true}, {AllowLoopback: true, AllowPrivate: true}} {
+		c := e.Fetcher()
+		if c != e.Fetcher() {
+			t.Errorf("%+v: a new client each time", e)
+		}
+		if got := denied(c, srv.URL); got == e.AllowLoopback {
+			t.Errorf("%+v: loopback denied %t", e, got)
+		}
+		if got := denied(c, "http://10.255.255.1:9/"); got == e.AllowPrivate {
+			t.Errorf("%+v: a private address denied %t", e, got)
 		}
 	}
 }
