@@ -94,6 +94,7 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"the code split across writes", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-320`, `09,"message":"no"}}`), true},
 		{"the code split across flushed writes", false, "/a2a", streaming(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-320`, `09,"message":"no"}}`), true},
 		{"a result flushed", false, "/a2a", streaming(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":`, `{"code":-32009}}`), false},
+		{"a batch flushed after a result, a refusal to come", false, "/a2a", streaming(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{}}`, `,{"jsonrpc":"2.0","id":2,"error":{"code":-32009,"message":"no"}}]`), true},
 		{"the reason in data", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"message":"no","data":[{"@type":"x"},`+versionInfo+`]}}`), true},
 		{"the reason in a bare data object", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32000,"data":`+versionInfo+`}}`), true},
 		{"in a batch", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32009}}]`), true},
