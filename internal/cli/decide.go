@@ -41,7 +41,9 @@ Answer:
 
 Exit 0 for every decision, refusals included; 2 when the request is
 malformed, with one line on stderr for every problem found, each naming
-the JSON path at fault.
+the JSON path at fault. A facet's refreshedAt must lie in its refresh
+window on now (at most 90 days old, at most a day ahead), as where a
+host starts.
 `
 
 // decide answers one request read from stdin.

@@ -876,7 +876,9 @@ func ParseClock(s string) (time.Time, error) {
 // JSON path: an invalid facet, an invalid Subject (a null one is fine: it
 // is unauthenticated), an offer for a protocol the facet does not
 // advertise, a peer URL with no http(s) or ws(s) origin (its digest is
-// what the event records), or no clock. Its error is a [RequestError].
+// what the event records), no clock, or a refreshedAt outside its refresh
+// window on that clock (more than 90 days old or more than a day ahead,
+// which the adapters refuse where a host starts). Its error is a [RequestError].
 func (r Request) Validate() error {
 	if ps := r.problems(true); len(ps) > 0 {
 		return ps
@@ -904,8 +906,19 @@ func (r Request) problems(facet bool) RequestError {
 	if r.Now.IsZero() {
 		ps = append(ps, &Problem{"now", "required", nil})
 	}
+	for _, p := range r.Facet.Protocols() {
+		adv, _ := r.Facet.Lookup(p)
+		var v *facets.Violation
+		if !r.Now.IsZero() && errors.As(facets.CheckRefresh(adv, r.Now), &v) && v.Rule != "date" {
+			ps = append(ps, &Problem{joinPath("facet", v.Path), v.Message + "; " + refreshFix, errors.Join(v, facets.ErrInvalid)})
+		}
+	}
 	return ps
 }
+
+// refreshFix is what to do about a refreshedAt outside its window, which
+// a host refuses to start with.
+const refreshFix = "a host does not start with it: write the day the facet's versions were last checked against upstream, or decide at a now inside its window"
 
 // Answer is a decision in data form: the output of `wopneg decide`.
 type Answer struct {
