@@ -13,6 +13,7 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -896,7 +897,18 @@ func (r Request) problems(facet bool) RequestError {
 		ps = append(ps, problemsOf("subject", r.Subject.Validate())...)
 	}
 	if _, ok := r.Facet.Lookup(r.Offer.Protocol); !ok {
-		ps = append(ps, &Problem{"offer.protocol", fmt.Sprintf("%q is not advertised by the facet", r.Offer.Protocol), nil})
+		msg := fmt.Sprintf("%q is not advertised by the facet", r.Offer.Protocol)
+		var advertised []string
+		for _, p := range r.Facet.Protocols() {
+			advertised = append(advertised, strconv.Quote(string(p)))
+			if strings.EqualFold(string(p), string(r.Offer.Protocol)) {
+				msg += fmt.Sprintf(" (did you mean %q?)", p)
+			}
+		}
+		if advertised != nil {
+			msg += "; it advertises " + strings.Join(advertised, " and ")
+		}
+		ps = append(ps, &Problem{"offer.protocol", msg, nil})
 	}
 	if r.Offer.Peer != "" {
 		if _, err := events.Origin(r.Offer.Peer); err != nil {
