@@ -72,11 +72,8 @@ func Refreshed(pkg string, n *negotiate.Negotiator, p facets.Protocol, log *slog
 // was taken, or now's when that is earlier; "" when the list does not
 // vouch for the facet's versions.
 func listDay(s facets.Set, p facets.Protocol, now time.Time) string {
-	if p == facets.ProtocolA2A {
-		s.A2A.RefreshedAt = ""
-	} else {
-		s.MCP.RefreshedAt = ""
-	}
+	// A passing check gives the day it vouches for whatever the facet's
+	// refreshedAt was.
 	rep, err := (&facets.Refresher{Now: func() time.Time { return now }}).Check(context.Background(), s)
 	dated, _ := rep.Set.Lookup(p)
 	if err != nil || !slices.Contains(rep.Refreshed, p) {
