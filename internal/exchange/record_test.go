@@ -106,6 +106,8 @@ func TestBounded(t *testing.T) {
 		strings.Repeat("a", 32):       strings.Repeat("a", 32),
 		strings.Repeat("a", 33):       strings.Repeat("a", 32) + "...",
 		strings.Repeat("a", 31) + "é": strings.Repeat("a", 31) + "...",
+		// No character boundary at all (not UTF-8): nothing is kept.
+		strings.Repeat("\x80", 40): "...",
 	} {
 		if got := exchange.Bounded(in); got != want {
 			t.Errorf("Bounded(%q) = %q, want %q", in, got, want)
