@@ -79,8 +79,10 @@ type Rule string
 // candidate, never settles an outcome by itself.
 const (
 	// RuleInput: the inputs could not be decided on (an unadvertised
-	// protocol, an invalid facet, a peer URL with no origin); Outcome.Cause
-	// says which. Always a refusal.
+	// protocol, an invalid facet, a peer URL with no origin, or, as an
+	// adapter reports it, a request whose headers and body disagree, MCP's
+	// -32020, refused before any version is weighed); Outcome.Cause says
+	// which. Always a refusal, reason unsupported.
 	RuleInput Rule = "input"
 	// RuleFloor (rule 2): the candidate is below the floor.
 	RuleFloor Rule = "floor"

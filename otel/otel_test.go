@@ -732,6 +732,16 @@ func TestObserveThroughMCPMiddleware(t *testing.T) {
 				"openwop.negotiation.floor": "2025-11-25", "openwop.negotiation.rule": "common",
 				"error.type": "interop_version_unsupported",
 			}, status: refusedStatus},
+		// Refused before any revision is weighed: rule input, never the
+		// "common" of a negotiation that found no shared revision.
+		{name: "headers and body disagree", req: mcpRequest("2025-06-18", "", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`),
+			want: map[string]string{
+				"mcp.method.name": "tools/list", "rpc.response.status_code": "-32020",
+				"openwop.negotiation.protocol": "mcp", "openwop.negotiation.outcome": "refused",
+				"openwop.negotiation.requested": "2025-06-18", "openwop.negotiation.reason": "unsupported",
+				"openwop.negotiation.floor": "2025-11-25", "openwop.negotiation.rule": "input",
+				"error.type": "interop_version_unsupported",
+			}, status: refusedStatus},
 		{name: "legacy initialize of an anonymous caller", req: mcpRequest("", "", "",
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
 			want: map[string]string{

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/policy"
 )
 
 // embeddedList is the release list embedded in the wopneg module this
@@ -99,7 +100,8 @@ func TestRefreshSLA400DaysAhead(t *testing.T) {
 		{"a current mirror", &facets.Refresher{Now: clock, Upstream: mirrorFile(writeMirror(t))}, ahead, "pass"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := startSurfacesWith(t, config{Refresher: tt.refresher})
+			// The host reads one clock: its policy's is the Refresher's.
+			s := startSurfacesWith(t, config{Refresher: tt.refresher, Policy: policy.Policy{Now: clock}})
 			want := tt.dated.Format(time.DateOnly)
 			if a, m := servedRefreshedAt(t, s); a != want || m != want {
 				t.Errorf("served refreshedAt %s / %s, want %s", a, m, want)
@@ -147,7 +149,7 @@ func TestDiscoveryRefreshesWhileServing(t *testing.T) {
 		Now:      func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 		After:    timer.After,
 	}
-	s := startSurfacesWith(t, config{Refresher: r})
+	s := startSurfacesWith(t, config{Refresher: r, Policy: policy.Policy{Now: r.Now}})
 	if d := <-timer.calls; d != 24*time.Hour { // the first check has run
 		t.Errorf("the host checks every %v, want daily", d)
 	}

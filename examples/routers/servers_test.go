@@ -23,8 +23,8 @@ import (
 // preferred revision, A2A 1.0 (the one non-legacy A2A version).
 func compiled() *negotiate.Negotiator {
 	n, err := negotiate.Compile(facets.Set{
-		MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"},
-		A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"},
+		MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"},
+		A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"},
 	}, policy.Policy{})
 	if err != nil {
 		panic(err)

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 
 	vec "github.com/wopneg/wopneg/internal/vectors"
 )
@@ -41,7 +44,9 @@ Answer:
 
 Exit 0 for every decision, refusals included; 2 when the request is
 malformed, with one line on stderr for every problem found, each naming
-the JSON path at fault.
+the JSON path at fault. A facet's refreshedAt must lie in its refresh
+window on now (at most 90 days old, at most a day ahead), as where a
+host starts.
 `
 
 // decide answers one request read from stdin.
@@ -69,6 +74,11 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	req, err := vec.ParseRequest(data)
 	if problems, ok := errors.AsType[vec.RequestError](err); ok {
 		for _, p := range problems {
+			// A value of the wrong shape is named by its path, and found
+			// at its byte.
+			if e, ok := errors.AsType[*strictjson.Error](p.Err); ok && !strings.Contains(p.Message, "at byte") {
+				p = &vec.Problem{Path: p.Path, Message: fmt.Sprintf("%s (at byte %d)", p.Message, e.Offset), Err: p.Err}
+			}
 			fail(stderr, 2, fmt.Errorf("request: %w", p))
 		}
 		return 2

@@ -1,11 +1,13 @@
 package exchange
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/wopneg/wopneg/events"
@@ -16,65 +18,72 @@ import (
 
 // Defaults returns the Negotiator the adapters' one-call constructors
 // (mcphttp.Handler, a2ahttp.Handler) build a Middleware from: one for s,
-// which must hold the facet of p, under pol.
-//
-// A refreshedAt the host wrote must lie in its refresh window on pol's
-// clock (RFC 0175 §D.4: at most 90 days old, at most a day ahead): a date
-// written by hand is the obvious way past dating, and nothing else reads
-// it when the host starts, so one outside the window is an error that
-// names the fix. An empty one is dated by negotiate.Compile against the
-// release list embedded in the module. That list ages with the build:
-// when the day it vouches for is already past the window, the host still
-// starts (a host that did what the module asks never stops starting
-// because its dependency aged), and log is told, at Warn, that its
-// discovery is non-conformant until the module is upgraded or a
-// facets.Refresher checks it against a mirror of upstream.
-func Defaults(pkg string, s facets.Set, p facets.Protocol, pol policy.Policy, log *slog.Logger) (*negotiate.Negotiator, error) {
-	adv, ok := s.Lookup(p)
-	if !ok {
+// which must hold the facet of p, under pol. An empty refreshedAt is dated
+// by negotiate.Compile against the release list embedded in the module;
+// the window of the date is [Refreshed]'s, which the Middleware's New
+// applies.
+func Defaults(pkg string, s facets.Set, p facets.Protocol, pol policy.Policy) (*negotiate.Negotiator, error) {
+	if _, ok := s.Lookup(p); !ok {
 		return nil, errors.New(pkg + ": the " + string(p) + " facet is nil")
-	}
-	now := pol.Time()
-	if adv.RefreshedAt != "" {
-		if err := facets.CheckRefresh(adv, now); err != nil {
-			return nil, fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
-		}
 	}
 	n, err := negotiate.Compile(s, pol)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pkg, err)
 	}
-	if adv.RefreshedAt == "" {
-		dated, _ := n.Facets().Lookup(p)
-		if err := facets.CheckRefresh(dated, now); err != nil {
-			if log == nil {
-				log = slog.Default()
-			}
-			log.LogAttrs(context.Background(), slog.LevelWarn,
-				"wopneg: the release list embedded in the module is older than the refresh window, so the facet it dated is non-conformant (RFC 0175 §D.4): upgrade the module, or run a facets.Refresher against a mirror of upstream's list",
-				slog.String("protocol", string(p)), slog.String("refreshedAt", dated.RefreshedAt),
-				slog.Time("closed", mustDate(dated.RefreshedAt).Add(facets.RefreshWindow)))
-		}
-	}
 	return n, nil
+}
+
+// Refreshed is the rule for the refreshedAt of n's facet of p where a host
+// starts (the adapters' New, and so their Handler), on the clock of n's
+// policy: it must lie in its refresh window (RFC 0175 §D.4: at most 90
+// days old, at most a day ahead), or the error names the fix. A date
+// written by hand is the obvious way past dating, and nothing else reads
+// it when the host starts.
+//
+// The one exception is the day the release list embedded in the module
+// vouches for, which negotiate.Compile gives an empty refreshedAt, and so
+// does a facets.Refresher checking against that list, whoever runs it. It
+// ages with the build: when it is already past the window, the host still
+// starts (a host that did what the module asks never stops starting
+// because its dependency aged), and log (nil: slog.Default()) is told, at
+// Warn, that its discovery is non-conformant until the module is upgraded
+// or a facets.Refresher checks it against a mirror of upstream.
+func Refreshed(pkg string, n *negotiate.Negotiator, p facets.Protocol, log *slog.Logger) error {
+	s := n.Facets()
+	adv, _ := s.Lookup(p)
+	// The decision's record carries the time of the policy's clock.
+	_, e := n.Decide(nil, negotiate.InboundOffer(adv, "", adv.Preferred))
+	err := facets.CheckRefresh(adv, e.At)
+	if err == nil {
+		return nil
+	}
+	if adv.RefreshedAt != listDay(s, p, e.At) {
+		return fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
+	}
+	cmp.Or(log, slog.Default()).LogAttrs(context.Background(), slog.LevelWarn,
+		"wopneg: the release list embedded in the module is older than the refresh window, so the facet it dated is non-conformant (RFC 0175 §D.4): upgrade the module, or run a facets.Refresher against a mirror of upstream's list",
+		slog.String("protocol", string(p)), slog.String("refreshedAt", adv.RefreshedAt),
+		slog.Time("closed", mustDate(adv.RefreshedAt).Add(facets.RefreshWindow)))
+	return nil
+}
+
+// listDay is the refreshedAt that a check of the facet of p in s against
+// the release list embedded in the module gives on now: the day that list
+// was taken, or now's when that is earlier; "" when the list does not
+// vouch for the facet's versions.
+func listDay(s facets.Set, p facets.Protocol, now time.Time) string {
+	// A passing check gives the day it vouches for whatever the facet's
+	// refreshedAt was.
+	rep, err := (&facets.Refresher{Now: func() time.Time { return now }}).Check(context.Background(), s)
+	dated, _ := rep.Set.Lookup(p)
+	if err != nil || !slices.Contains(rep.Refreshed, p) {
+		return ""
+	}
+	return dated.RefreshedAt
 }
 
 // refreshFix is what to do about a refreshedAt outside its window.
 const refreshFix = "write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module"
-
-// Ahead returns an error naming the fix when adv's refreshedAt lies more
-// than a day after now, and nil otherwise. Dating never moves refreshedAt
-// past the day of the check, so such a date was written by hand; a stale
-// one may be the embedded release list's own, which must not stop a host,
-// so Ahead leaves it alone.
-func Ahead(pkg string, adv facets.Advertised, now time.Time) error {
-	err := facets.CheckRefresh(adv, now)
-	var v *facets.Violation
-	if errors.As(err, &v) && v.Rule == "refresh-future" {
-		return fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
-	}
-	return nil
-}
 
 // Caller is the caller function of a one-call constructor that was given
 // options options (at most one set) and the caller both as its own

@@ -20,13 +20,10 @@ var taken = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 func at(t time.Time) policy.Policy { return policy.Policy{Now: func() time.Time { return t }} }
 
 // TestDefaults: a facet without refreshedAt is dated by the embedded
-// release list, one with it is kept when it lies in its window and
-// refused with the fix otherwise, and a facet the list does not vouch
-// for, an invalid one and a missing one are errors naming the adapter.
+// release list, one with it is kept (its window is Refreshed's), and a
+// facet the list does not vouch for, an invalid one and a missing one are
+// errors naming the adapter.
 func TestDefaults(t *testing.T) {
-	a2a := func(refreshed string) facets.Set {
-		return facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: refreshed}}
-	}
 	now := taken.Add(10 * 24 * time.Hour)
 	cases := []struct {
 		name string
@@ -37,14 +34,7 @@ func TestDefaults(t *testing.T) {
 	}{
 		{name: "dated", set: facets.Set{MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"}},
 			p: facets.ProtocolMCP, date: "2026-11-29"},
-		{name: "kept", set: a2a("2026-10-01"), p: facets.ProtocolA2A, date: "2026-10-01"},
-		{name: "kept, 90 days old", set: a2a("2026-09-10"), p: facets.ProtocolA2A, date: "2026-09-10"},
-		{name: "kept, a day ahead", set: a2a("2026-12-10"), p: facets.ProtocolA2A, date: "2026-12-10"},
-		{name: "stale", set: a2a("2026-09-09"), p: facets.ProtocolA2A,
-			want: "x: a2a.refreshedAt: refreshedAt 2026-09-09 is 91 days old: the 90-day refresh window closed at 2026-12-08T00:00:00Z (RFC 0175 §D.4); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module"},
-		{name: "years stale", set: a2a("2020-01-01"), p: facets.ProtocolA2A, want: "x: a2a.refreshedAt: refreshedAt 2020-01-01 is "},
-		{name: "future", set: a2a("2027-06-01"), p: facets.ProtocolA2A,
-			want: "x: a2a.refreshedAt: refreshedAt 2027-06-01 is more than one day after now (2026-12-09); write the day the facet's versions were last checked"},
+		{name: "kept", set: a2a("2020-01-01"), p: facets.ProtocolA2A, date: "2020-01-01"},
 		{name: "not vouched for", set: facets.Set{A2A: &facets.A2A{Versions: []string{"1.0", "1.1"}, PreferredVersion: "1.1", MinimumVersion: "1.0"}},
 			p: facets.ProtocolA2A, want: "x: negotiate: the a2a facet has no refreshedAt, and the release list embedded in the module does not vouch for it: a2a.versions[1]"},
 		{name: "invalid, undated", set: facets.Set{MCP: &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"}},
@@ -55,8 +45,7 @@ func TestDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var log bytes.Buffer
-			n, err := exchange.Defaults("x", c.set, c.p, at(now), slog.New(slog.NewTextHandler(&log, nil)))
+			n, err := exchange.Defaults("x", c.set, c.p, at(now))
 			if c.want != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), c.want) || n != nil {
 					t.Fatalf("Defaults = %v, %v; want the error %q", n, err, c.want)
@@ -69,23 +58,59 @@ func TestDefaults(t *testing.T) {
 			if adv, _ := n.Facets().Lookup(c.p); adv.RefreshedAt != c.date {
 				t.Errorf("refreshedAt %q, want %q", adv.RefreshedAt, c.date)
 			}
-			if log.Len() != 0 {
-				t.Errorf("logged %q", log.String())
-			}
 		})
 	}
 }
 
-// TestDefaultsAgedList: 400 days after the embedded release list was
-// taken, a facet that leaves refreshedAt empty still compiles, dated the
+// a2a is a facet set of A2A 1.0 refreshed on day ("" for undated).
+func a2a(day string) facets.Set {
+	return facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: day}}
+}
+
+// TestRefreshed: a refreshedAt the host wrote is held to its window on
+// the policy's clock, both bounds inclusive, with the fix in the error;
+// one the release list gave is never refused, and is quiet while it lies
+// in the window.
+func TestRefreshed(t *testing.T) {
+	now := taken.Add(10 * 24 * time.Hour)
+	for day, want := range map[string]string{
+		"2026-10-01": "",
+		"2026-09-10": "",
+		"2026-12-10": "",
+		"":           "",
+		"2026-09-09": "x: a2a.refreshedAt: refreshedAt 2026-09-09 is 91 days old: the 90-day refresh window closed at 2026-12-08T00:00:00Z (RFC 0175 §D.4); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module",
+		"2020-01-01": "x: a2a.refreshedAt: refreshedAt 2020-01-01 is 2534 days old",
+		"2026-12-11": "x: a2a.refreshedAt: refreshedAt 2026-12-11 is more than one day after now (2026-12-09); write the day the facet's versions were last checked",
+		"2027-06-01": "x: a2a.refreshedAt: refreshedAt 2027-06-01 is more than one day after now",
+	} {
+		n, err := negotiate.Compile(a2a(day), at(now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		err = exchange.Refreshed("x", n, facets.ProtocolA2A, slog.New(slog.NewTextHandler(&log, nil)))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
+			t.Errorf("refreshedAt %q: %v, want %q", day, err, want)
+		}
+		if log.Len() != 0 {
+			t.Errorf("refreshedAt %q logged %q", day, log.String())
+		}
+	}
+}
+
+// TestRefreshedAgedList: 400 days after the embedded release list was
+// taken, a facet that leaves refreshedAt empty still starts, dated the
 // day the list vouches for, and the log says why its discovery is
-// non-conformant and what to do; one that wrote a date of that day is
+// non-conformant and what to do, as it does for a host that dated the
+// facet with a Refresher of that list; any other day 400 days old is
 // refused.
-func TestDefaultsAgedList(t *testing.T) {
+func TestRefreshedAgedList(t *testing.T) {
 	later := taken.Add(400 * 24 * time.Hour)
 	var log bytes.Buffer
-	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}}
-	n, err := exchange.Defaults("x", set, facets.ProtocolA2A, at(later), slog.New(slog.NewTextHandler(&log, nil)))
+	n, err := exchange.Defaults("x", a2a(""), facets.ProtocolA2A, at(later))
+	if err == nil {
+		err = exchange.Refreshed("x", n, facets.ProtocolA2A, slog.New(slog.NewTextHandler(&log, nil)))
+	}
 	if err != nil {
 		t.Fatalf("an undated facet stopped the host 400 days on: %v", err)
 	}
@@ -98,9 +123,36 @@ func TestDefaultsAgedList(t *testing.T) {
 			t.Errorf("log %q lacks %q", log.String(), want)
 		}
 	}
-	set.A2A.RefreshedAt = "2026-11-29"
-	if _, err := exchange.Defaults("x", set, facets.ProtocolA2A, at(later), nil); err == nil || !strings.Contains(err.Error(), "400 days old") {
-		t.Errorf("a hand-written date 400 days old: %v", err)
+	// A host that dates its facets with a zero facets.Refresher before it
+	// compiles them gets the same day, and the same treatment.
+	rep, err := (&facets.Refresher{Now: func() time.Time { return later }}).Check(t.Context(), a2a(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err = negotiate.Compile(rep.Set, at(later))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if err := exchange.Refreshed("x", n, facets.ProtocolA2A, slog.New(slog.NewTextHandler(&log, nil))); err != nil || !strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("dated by a Refresher of the embedded list, 400 days on: %v, logged %q", err, log.String())
+	}
+	// Any other day is the host's, and held to its window.
+	n, err = exchange.Defaults("x", a2a("2026-11-28"), facets.ProtocolA2A, at(later))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exchange.Refreshed("x", n, facets.ProtocolA2A, nil); err == nil || !strings.Contains(err.Error(), "refreshedAt 2026-11-28 is 401 days old") {
+		t.Errorf("a hand-written date 401 days old: %v", err)
+	}
+	// A facet the list does not vouch for has no list day: its date is
+	// the host's.
+	wide := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0", "1.1"}, PreferredVersion: "1.1", MinimumVersion: "1.0", RefreshedAt: "2026-11-29"}}
+	if n, err = exchange.Defaults("x", wide, facets.ProtocolA2A, at(later)); err != nil {
+		t.Fatal(err)
+	}
+	if err := exchange.Refreshed("x", n, facets.ProtocolA2A, nil); err == nil || !strings.Contains(err.Error(), "refreshedAt 2026-11-29 is 400 days old") {
+		t.Errorf("a facet the list does not vouch for, 400 days on: %v", err)
 	}
 }
 
@@ -111,7 +163,7 @@ func TestDefaultSink(t *testing.T) {
 	t.Cleanup(func() { slog.SetDefault(old) })
 	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
 	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}}
-	n, err := exchange.Defaults("x", set, facets.ProtocolA2A, policy.Policy{}, nil)
+	n, err := exchange.Defaults("x", set, facets.ProtocolA2A, policy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,27 +173,6 @@ func TestDefaultSink(t *testing.T) {
 	}
 	if got := log.String(); !strings.Contains(got, "level=INFO msg=negotiation.decided") || !strings.Contains(got, "outcome=accepted") {
 		t.Errorf("slog.Default() got %q, want the decision at Info", got)
-	}
-}
-
-// TestAhead: only a refreshedAt more than a day ahead of the clock is
-// refused, with the fix; a stale one, which the module's own aged list
-// may have given, is not.
-func TestAhead(t *testing.T) {
-	adv := func(day string) facets.Advertised {
-		return facets.Advertised{Protocol: facets.ProtocolMCP, RefreshedAt: day}
-	}
-	now := taken.Add(12 * time.Hour)
-	for day, want := range map[string]string{
-		"2026-11-30": "",
-		"2026-12-01": "x: mcp.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty",
-		"2026-01-01": "",
-		"2026-02-30": "",
-	} {
-		err := exchange.Ahead("x", adv(day), now)
-		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
-			t.Errorf("Ahead(%s) = %v, want %q", day, err, want)
-		}
 	}
 }
 

@@ -103,8 +103,8 @@ type place struct {
 func placesNegotiator(t *testing.T, p policy.Policy) *negotiate.Negotiator {
 	t.Helper()
 	n, err := negotiate.Compile(facets.Set{
-		MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"},
-		A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01"},
+		MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"},
+		A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3"},
 	}, p)
 	if err != nil {
 		t.Fatal(err)

@@ -107,7 +107,8 @@ func TestBounded(t *testing.T) {
 		strings.Repeat("a", 32):       strings.Repeat("a", 32),
 		strings.Repeat("a", 33):       strings.Repeat("a", 32) + "...",
 		strings.Repeat("a", 31) + "é": strings.Repeat("a", 31) + "...",
-		strings.Repeat("\x80", 40):    "...", // no boundary at all: nothing of it
+		// No character boundary at all (not UTF-8): nothing is kept.
+		strings.Repeat("\x80", 40): "...",
 	} {
 		if got := exchange.Bounded(in); got != want {
 			t.Errorf("Bounded(%q) = %q, want %q", in, got, want)
@@ -193,10 +194,10 @@ func TestSettled(t *testing.T) {
 	}
 }
 
-// TestEgressPolicies: each of the four shared egress clients keeps its
-// own address policy: loopback reached only where allowed, a private
-// address only where allowed (refused before any connection otherwise),
-// and a policy's client is one client, shared.
+// TestEgressPolicies: each of the four shared egress clients, and the
+// transport of each, keeps its own address policy: loopback reached only
+// where allowed, a private address only where allowed (refused before any
+// connection otherwise), and a policy's client is one client, shared.
 func TestEgressPolicies(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
@@ -218,6 +219,9 @@ func TestEgressPolicies(t *testing.T) {
 		}
 		if got := denied(c, srv.URL); got == e.AllowLoopback {
 			t.Errorf("%+v: loopback denied %t", e, got)
+		}
+		if got := denied(&http.Client{Transport: e.Base()}, srv.URL); got == e.AllowLoopback {
+			t.Errorf("%+v: loopback denied %t to the policy's transport", e, got)
 		}
 		if got := denied(c, "http://10.255.255.1:9/"); got == e.AllowPrivate {
 			t.Errorf("%+v: a private address denied %t", e, got)

@@ -13,6 +13,7 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -876,7 +877,9 @@ func ParseClock(s string) (time.Time, error) {
 // JSON path: an invalid facet, an invalid Subject (a null one is fine: it
 // is unauthenticated), an offer for a protocol the facet does not
 // advertise, a peer URL with no http(s) or ws(s) origin (its digest is
-// what the event records), or no clock. Its error is a [RequestError].
+// what the event records), no clock, or a refreshedAt outside its refresh
+// window on that clock (more than 90 days old or more than a day ahead,
+// which the adapters refuse where a host starts). Its error is a [RequestError].
 func (r Request) Validate() error {
 	if ps := r.problems(true); len(ps) > 0 {
 		return ps
@@ -894,7 +897,18 @@ func (r Request) problems(facet bool) RequestError {
 		ps = append(ps, problemsOf("subject", r.Subject.Validate())...)
 	}
 	if _, ok := r.Facet.Lookup(r.Offer.Protocol); !ok {
-		ps = append(ps, &Problem{"offer.protocol", fmt.Sprintf("%q is not advertised by the facet", r.Offer.Protocol), nil})
+		msg := fmt.Sprintf("%q is not advertised by the facet", r.Offer.Protocol)
+		var advertised []string
+		for _, p := range r.Facet.Protocols() {
+			advertised = append(advertised, strconv.Quote(string(p)))
+			if strings.EqualFold(string(p), string(r.Offer.Protocol)) {
+				msg += fmt.Sprintf(" (did you mean %q?)", p)
+			}
+		}
+		if advertised != nil {
+			msg += "; it advertises " + strings.Join(advertised, " and ")
+		}
+		ps = append(ps, &Problem{"offer.protocol", msg, nil})
 	}
 	if r.Offer.Peer != "" {
 		if _, err := events.Origin(r.Offer.Peer); err != nil {
@@ -904,8 +918,19 @@ func (r Request) problems(facet bool) RequestError {
 	if r.Now.IsZero() {
 		ps = append(ps, &Problem{"now", "required", nil})
 	}
+	for _, p := range r.Facet.Protocols() {
+		adv, _ := r.Facet.Lookup(p)
+		var v *facets.Violation
+		if !r.Now.IsZero() && errors.As(facets.CheckRefresh(adv, r.Now), &v) && v.Rule != "date" {
+			ps = append(ps, &Problem{joinPath("facet", v.Path), v.Message + "; " + refreshFix, errors.Join(v, facets.ErrInvalid)})
+		}
+	}
 	return ps
 }
+
+// refreshFix is what to do about a refreshedAt outside its window, which
+// a host refuses to start with.
+const refreshFix = "a host does not start with it: write the day the facet's versions were last checked against upstream, or decide at a now inside its window"
 
 // Answer is a decision in data form: the output of `wopneg decide`.
 type Answer struct {

@@ -519,8 +519,8 @@ func TestRequestValidate(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = r.Validate()
-		if !errors.Is(err, facets.ErrInvalid) || !strings.Contains(err.Error(), "not advertised") {
-			t.Errorf("Validate = %v, want an invalid facet and an unadvertised protocol", err)
+		if !errors.Is(err, facets.ErrInvalid) || !strings.HasSuffix(err.Error(), `; offer.protocol: "a2a" is not advertised by the facet`) {
+			t.Errorf("Validate = %v, want an invalid facet and an unadvertised protocol, and no list of none advertised", err)
 		}
 	})
 }
@@ -581,7 +581,15 @@ func TestParseRequest(t *testing.T) {
 			[]string{`facet.a2a.preferredVersion: "1.1" is not one of the offered versions`, `facet.a2a.minimumVersion: "1.2" is not one of the offered versions`,
 				`facet.a2a.minimumVersion: minimumVersion "1.2" is above preferredVersion "1.1"`}},
 		{"no facet", `{"offer": {}, "now": "2026-11-29"}`, []string{"facet: advertises neither a2a nor mcp"}},
-		{"a protocol the facet lacks", `{` + facet + `, "offer": {"protocol": "mcp"}, "now": "2026-11-29"}`, []string{`offer.protocol: "mcp" is not advertised by the facet`}},
+		{"a refreshedAt past its window", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-08-30"}}, "now": "2026-11-29"}`,
+			[]string{"facet.a2a.refreshedAt: refreshedAt 2026-08-30 is 91 days old: the 90-day refresh window closed at 2026-11-28T00:00:00Z (RFC 0175 §D.4); a host does not start with it: write the day the facet's versions were last checked against upstream, or decide at a now inside its window"}},
+		{"a refreshedAt at the edges of its window", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-08-31"}, "mcp": {"revisions": ["2026-07-28"], "preferredVersion": "2026-07-28", "minimumRevision": "2026-07-28", "refreshedAt": "2026-11-30"}}, "offer": {"protocol": "a2a"}, "now": "2026-11-29"}`, nil},
+		{"a refreshedAt ahead of its window", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-12-01"}}, "now": "2026-11-29"}`,
+			[]string{"facet.a2a.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29); a host does not start with it: write the day the facet's versions were last checked against upstream, or decide at a now inside its window"}},
+		{"a refreshedAt that is no date is said once", `{"facet": {"a2a": {"versions": ["1.0"], "preferredVersion": "1.0", "minimumVersion": "1.0", "refreshedAt": "2026-02-30"}}, "now": "2026-11-29"}`,
+			[]string{`facet.a2a.refreshedAt: "2026-02-30" is not a date YYYY-MM-DD: no such day in that month`}},
+		{"a protocol the facet lacks", `{` + facet + `, "offer": {"protocol": "mcp"}, "now": "2026-11-29"}`, []string{`offer.protocol: "mcp" is not advertised by the facet; it advertises "a2a"`}},
+		{"a protocol in another case", `{` + facet + `, "offer": {"protocol": "A2A"}, "now": "2026-11-29"}`, []string{`offer.protocol: "A2A" is not advertised by the facet (did you mean "a2a"?); it advertises "a2a"`}},
 		{"a repeated key ends the reading, with what came before", `{"offer": {"requested": 1}, "offer": {}, "now": 1}`,
 			[]string{`the key "offer" appears twice`, "offer.requested: want a string, got a number"}},
 		{"a repeated key inside a member", `{` + facet + `, "offer": {"requested": "1.0", "requested": "1.0"}, "now": "2026-11-29"}`,

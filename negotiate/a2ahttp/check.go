@@ -27,12 +27,6 @@ const checkTask = "wopneg-startup-check"
 // serve the preferred version otherwise shows only as refusals on the
 // record, one per client.
 //
-// First, it refuses a refreshedAt more than a day after the policy's
-// clock, naming the fix: no check against upstream has come to that day,
-// so the date was written by hand. (A stale one is left to [Handler],
-// which knows whether the host wrote it: one the module's aged release
-// list gave must not stop a host.)
-//
 // The question is one request, in process, straight to server, at the
 // preferred version (A2A-Version, and the decision in its context, as
 // the middleware would hand it over): a JSON-RPC GetTask (tasks/get at
@@ -48,10 +42,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return errors.New("a2ahttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, e := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
-	if err := exchange.Ahead("a2ahttp", m.adv, e.At); err != nil {
-		return err
-	}
+	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &o)
 	method := "GetTask"
 	if strings.HasPrefix(preferred, "0.") {
@@ -119,7 +110,7 @@ func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, serve
 	if o.Sink == nil {
 		o.Sink = exchange.DefaultSink()
 	}
-	n, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy, o.ErrorLog)
+	n, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy)
 	if err != nil {
 		return nil, err
 	}

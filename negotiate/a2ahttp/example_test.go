@@ -192,7 +192,7 @@ func ExampleNegotiate() {
 // version. Wrap has the shape of any router's middleware (chi's r.Use(m.Wrap)).
 func ExampleMiddleware_Wrap() {
 	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
-		Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01",
+		Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0",
 	}}, policy.Policy{})
 	if err != nil {
 		panic(err)
@@ -224,7 +224,7 @@ func ExampleMiddleware_Wrap() {
 // the check says so before any client arrives.
 func ExampleMiddleware_Check() {
 	n, err := negotiate.Compile(facets.Set{A2A: &facets.A2A{
-		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: "2026-11-01",
+		Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3",
 	}}, policy.Policy{})
 	if err != nil {
 		panic(err)

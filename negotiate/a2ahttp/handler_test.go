@@ -1,11 +1,14 @@
 package a2ahttp_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -81,18 +84,43 @@ func TestHandlerOptions(t *testing.T) {
 	}
 }
 
-// TestCheckRefusesAFutureRefreshedAt: Check refuses a refreshedAt no
-// check has come to yet, and asks the server nothing.
-func TestCheckRefusesAFutureRefreshedAt(t *testing.T) {
-	set := wideA2A()
-	set.A2A.RefreshedAt = "2026-12-01"
-	m, err := a2ahttp.New(compile(t, set, clock(policy.Policy{})), a2ahttp.Options{Sink: &negotiatetest.Recorder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := &asked{next: answering(200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)}
-	err = m.Check(context.Background(), server)
-	if err == nil || !strings.HasPrefix(err.Error(), "a2ahttp: a2a.refreshedAt: refreshedAt 2026-12-01 is more than one day after now") || server.calls != 0 {
-		t.Errorf("Check = %v after %d calls", err, server.calls)
+// TestNewRefusesARefreshedAtOutsideItsWindow: New, where a host that
+// does not use Handler starts, refuses a refreshedAt the host wrote that
+// no check has come to yet, or that is older than its window, naming the
+// fix; a day ahead is kept, and one Compile dated from the release list
+// is never refused, even 400 days after that list was taken, when New
+// warns on the error log instead: nor is that day when the host wrote it,
+// which a facets.Refresher checking against the list gives.
+func TestNewRefusesARefreshedAtOutsideItsWindow(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	later := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC).Add(400 * 24 * time.Hour)
+	for _, c := range []struct {
+		refreshed string
+		now       time.Time
+		want      string
+		warns     bool
+	}{
+		{"2026-12-01", now, "a2ahttp: a2a.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty", false},
+		{"2026-08-31", now, "a2ahttp: a2a.refreshedAt: refreshedAt 2026-08-31 is 90 days old: the 90-day refresh window closed at 2026-11-29T00:00:00Z (RFC 0175 §D.4); write the day", false},
+		{"2026-11-30", now, "", false},
+		{"2026-09-01", now, "", false},
+		{"", now, "", false},
+		{"", later, "", true},
+		{"2026-11-29", later, "", true}, // the list's own day, as a facets.Refresher the host ran gives it
+		{"2026-11-28", later, "a2ahttp: a2a.refreshedAt: refreshedAt 2026-11-28 is 401 days old", false},
+	} {
+		set := facets.Set{A2A: &facets.A2A{Versions: []string{"0.3", "1.0"}, PreferredVersion: "1.0", MinimumVersion: "0.3", RefreshedAt: c.refreshed}}
+		n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return c.now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		m, err := a2ahttp.New(n, a2ahttp.Options{Sink: &negotiatetest.Recorder{}, ErrorLog: slog.New(slog.NewTextHandler(&log, nil))})
+		if c.want == "" && (err != nil || m == nil) || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want) || m != nil) {
+			t.Errorf("refreshedAt %q on %s: New = %v, want %q", c.refreshed, c.now, err, c.want)
+		}
+		if warned := strings.Contains(log.String(), "level=WARN") && strings.Contains(log.String(), "refreshedAt=2026-11-29"); warned != c.warns {
+			t.Errorf("refreshedAt %q on %s: logged %q", c.refreshed, c.now, log.String())
+		}
 	}
 }

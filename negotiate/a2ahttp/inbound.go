@@ -130,9 +130,19 @@ type Middleware struct {
 }
 
 // New returns a Middleware that decides with n, which must advertise a2a.
+//
+// The refreshedAt of the facet, when the host wrote one, must lie in its
+// refresh window (at most 90 days old, at most a day ahead, RFC 0175 §D.4)
+// on the clock of n's policy, or the error names the fix. One that
+// negotiate.Compile gave from the release list embedded in the module (the
+// host left it empty) never stops a host: when that list has aged past the
+// window, New warns on opts.ErrorLog that the discovery is non-conformant.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	adv, err := exchange.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
 	if err != nil {
+		return nil, err
+	}
+	if err := exchange.Refreshed("a2ahttp", n, facets.ProtocolA2A, opts.ErrorLog); err != nil {
 		return nil, err
 	}
 	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}

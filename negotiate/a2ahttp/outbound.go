@@ -1,6 +1,7 @@
 package a2ahttp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -111,7 +114,9 @@ var errNoVersion = errors.New("the object names neither supportedInterfaces nor 
 // details.reason names the failure (see "An attempt that reached no
 // decision" in the package doc). When the outcome is refused the error is
 // the refusal (an interop_version_unsupported or, under a required audit,
-// internal_error *errors.Error), joined with the *negotiate.AuditError
+// internal_error *errors.Error; the former says what the card offered, in
+// its message and in details.offered, and the fix when the host's missing
+// Subject refused it), joined with the *negotiate.AuditError
 // when the event was not recorded; when the outcome is accepted but its
 // event was not recorded and the policy does not require it, it is the
 // *negotiate.AuditError alone, and the caller decides whether to proceed.
@@ -146,7 +151,7 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	if outcome.Err() == nil {
 		return outcome, offers, auditErr
 	}
-	return outcome, offers, errors.Join(outcome.Err(), auditErr)
+	return outcome, offers, errors.Join(exchange.PeerRefusal(outcome, offers, ""), auditErr)
 }
 
 // egressOf is how o reaches the peer.
@@ -463,7 +468,7 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	switch {
 	case v == refused:
 		resp.Body.Close()
-		return nil, t.refused(req)
+		return nil, t.refused(req, held)
 	case v == exchange.Unreadable:
 		resp.Body.Close()
 		return nil, exchange.UnreadableError(resp, held, int64(t.maxAnswer))
@@ -475,9 +480,10 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 // refused records the peer's runtime refusal of the version, when t
 // records, and returns the error the caller gets: the refusal's
 // interop_version_unsupported (or, under a required audit that could not
-// be written, internal_error), joined with the AuditError of a record
-// that failed.
-func (t *Transport) refused(req *http.Request) error {
+// be written, internal_error), saying what the refusal held offered
+// (exchange.PeerRefusal), joined with the AuditError of a record that
+// failed.
+func (t *Transport) refused(req *http.Request, held []byte) error {
 	where := fmt.Sprintf("a2ahttp: %s refused A2A-Version %s at runtime, after its card offered it", egress.Where(req.URL), t.version)
 	if t.record == nil {
 		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
@@ -485,5 +491,66 @@ func (t *Transport) refused(req *http.Request) error {
 	}
 	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: t.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}}
 	o, auditErr := t.record.Refused(req.Context(), offer)
-	return errors.Join(fmt.Errorf("%s: %w", where, o.Err()), auditErr)
+	return errors.Join(fmt.Errorf("%s: %w", where, exchange.PeerRefusal(o, refusalSays(held), "")), auditErr)
+}
+
+// refusalSays returns the versions a peer's refusal of the version lists
+// in the metadata of its ErrorInfo (supportedVersions, comma-separated, as
+// A2A 1.0 writes them). It reads the first JSON value of the answer (the
+// body, or the data of a stream's event), leniently, as the refusal was
+// read; what it cannot read lists nothing. A2A gives no reason beside
+// them: whether the peer refused the caller's identity is in its message
+// alone.
+func refusalSays(answer []byte) []string {
+	start := bytes.IndexByte(answer, '{')
+	if start < 0 {
+		return nil
+	}
+	var offered []string
+	d := jsontext.NewDecoder(bytes.NewReader(answer[start:]), lenient...)
+	// walk reads one value, the member name of which is name.
+	var walk func(name string) error
+	walk = func(name string) error {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		switch tok.Kind() {
+		case '{':
+			for d.PeekKind() != '}' {
+				tok, err := d.ReadToken()
+				if err != nil {
+					return err
+				}
+				member := tok.String() // before the next read voids tok
+				if name == "metadata" && member == "supportedVersions" && d.PeekKind() == '"' {
+					v, err := d.ReadToken()
+					if err != nil {
+						return err
+					}
+					for elem := range strings.SplitSeq(v.String(), ",") {
+						if elem = trimOWS(elem); elem != "" {
+							offered = append(offered, elem)
+						}
+					}
+					continue
+				}
+				if err := walk(member); err != nil {
+					return err
+				}
+			}
+		case '[':
+			for d.PeekKind() != ']' {
+				if err := walk(""); err != nil {
+					return err
+				}
+			}
+		default:
+			return nil
+		}
+		_, err = d.ReadToken()
+		return err
+	}
+	_ = walk("")
+	return offered
 }

@@ -132,6 +132,7 @@ func TestRecordFollowsServer(t *testing.T) {
 			decisions := 0
 			later := policy.Policy{Now: func() time.Time { decisions++; return testNow.Add(time.Duration(decisions) * time.Second) }}
 			rec, h := following(t, later, a2ahttp.Options{HTTPJSON: tc.httpJSON}, tc.h)
+			decisions = 0 // New read the clock once, for the refresh window
 			bare := httptest.NewRecorder()
 			tc.h.ServeHTTP(bare, cardOrPost(tc.target, "1.2"))
 			w := httptest.NewRecorder()

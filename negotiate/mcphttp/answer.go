@@ -273,6 +273,7 @@ type reply struct {
 	code            int64    // error.code
 	message         string   // error.message
 	supported       []string // error.data.supported; nil when absent
+	reason          string   // error.data.reason, when a string
 }
 
 // readReply reads b, one JSON value, as a JSON-RPC response, by the
@@ -338,9 +339,14 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 		return err
 	case "data":
 		var at span
+		var err error
 		return r.objectOrSkip(&at, func(key []byte) error {
-			if string(key) == "supported" {
+			switch string(key) {
+			case "supported":
 				return r.strings(&rep.supported)
+			case "reason":
+				rep.reason, _, err = r.string()
+				return err
 			}
 			return r.skip()
 		})

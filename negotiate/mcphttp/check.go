@@ -25,12 +25,6 @@ import (
 // server that cannot serve the preferred revision otherwise shows only as
 // refusals on the record, one per client.
 //
-// First, it refuses a refreshedAt more than a day after the policy's
-// clock, naming the fix: no check against upstream has come to that day,
-// so the date was written by hand. (A stale one is left to [Handler],
-// which knows whether the host wrote it: one the module's aged release
-// list gave must not stop a host.)
-//
 // The question is one request, in process, straight to server: a
 // server/discover at the preferred revision when that is 2026-07-28 or
 // later (the answer must list it), an initialize of it otherwise (the
@@ -49,10 +43,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return fmt.Errorf("mcphttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, e := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
-	if err := exchange.Ahead("mcphttp", m.adv, e.At); err != nil {
-		return err
-	}
+	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolMCP, &o)
 	method := methodDiscover
 	params := map[string]any{"_meta": map[string]any{
@@ -153,7 +144,7 @@ func Handler(f *facets.MCP, caller func(*http.Request) *negotiate.Subject, serve
 	if o.Sink == nil {
 		o.Sink = exchange.DefaultSink()
 	}
-	n, err := exchange.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP, o.Policy, o.ErrorLog)
+	n, err := exchange.Defaults("mcphttp", facets.Set{MCP: f}, facets.ProtocolMCP, o.Policy)
 	if err != nil {
 		return nil, err
 	}

@@ -112,9 +112,12 @@
 //     the decided revision.
 //   - Every refusal of a request that names a revision is recorded as
 //     negotiation.decided, whatever refused it: header/body disagreements
-//     (-32020, recorded as a refusal of the header's revision), an
+//     (-32020, recorded as a refusal of the header's revision, reason
+//     unsupported, with the Outcome's Rule negotiate.RuleInput: it was
+//     refused before any revision was weighed), an
 //     initialize at a stateless revision, a request on a session at
 //     another revision than its pin or on a session whose pin is gone.
+//     A refusal's data.reason is the reason recorded.
 //     Requests that name none are not negotiations and are not recorded:
 //     a body over the bound (413) or unreadable, a body that is not JSON or
 //     not a JSON-RPC message, an initialize without a string

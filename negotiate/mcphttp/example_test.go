@@ -130,7 +130,7 @@ func ExampleNegotiate() {
 // router's middleware (chi's r.Use(m.Wrap)).
 func ExampleMiddleware_Wrap_serveMux() {
 	n, err := negotiate.Compile(facets.Set{MCP: &facets.MCP{
-		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25",
 	}}, policy.Policy{})
 	if err != nil {
 		panic(err)
@@ -164,7 +164,7 @@ func ExampleMiddleware_Wrap_serveMux() {
 // and the check says so, with the fix, before any client arrives.
 func ExampleMiddleware_Check() {
 	n, err := negotiate.Compile(facets.Set{MCP: &facets.MCP{
-		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01",
+		Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25",
 	}}, policy.Policy{})
 	if err != nil {
 		panic(err)

@@ -174,29 +174,27 @@ func TestHandlerAgedReleaseList(t *testing.T) {
 	t.Logf("400 days on, the discovery says %s\nand the refresher %s", w.Body, refresherLog.String())
 }
 
-// TestCheckRefusesAFutureRefreshedAt: Check, which a host that uses New
-// calls at start, refuses a refreshedAt no check has come to yet, and
-// asks the server nothing.
-func TestCheckRefusesAFutureRefreshedAt(t *testing.T) {
-	set := wideFacets()
-	set.MCP.RefreshedAt = "2026-12-01"
-	n, err := negotiate.Compile(set, atNow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := &asked{next: discovering()}
-	err = m.Check(context.Background(), server)
-	if err == nil || !strings.HasPrefix(err.Error(), "mcphttp: mcp.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day") || len(server.methods) != 0 {
-		t.Errorf("Check = %v after asking %v", err, server.methods)
-	}
-	set.MCP.RefreshedAt = "2026-11-30"
-	n, _ = negotiate.Compile(set, atNow)
-	m, _ = mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
-	if err := m.Check(context.Background(), discovering()); err != nil {
-		t.Errorf("a day ahead: %v", err)
+// TestNewRefusesARefreshedAtOutsideItsWindow: New, where a host that
+// does not use Handler starts, refuses a refreshedAt the host wrote that
+// no check has come to yet, or that is older than its window, naming the
+// fix; a day ahead is kept, and one Compile dated from the release list
+// is never refused.
+func TestNewRefusesARefreshedAtOutsideItsWindow(t *testing.T) {
+	for refreshed, want := range map[string]string{
+		"2026-12-01": "mcphttp: mcp.refreshedAt: refreshedAt 2026-12-01 is more than one day after now (2026-11-29T12:00:00Z); write the day the facet's versions were last checked against upstream, or leave refreshedAt empty",
+		"2026-08-31": "mcphttp: mcp.refreshedAt: refreshedAt 2026-08-31 is 90 days old: the 90-day refresh window closed at 2026-11-29T00:00:00Z (RFC 0175 §D.4); write the day",
+		"2026-11-30": "",
+		"2026-09-01": "",
+		"":           "",
+	} {
+		set := facets.Set{MCP: &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25", RefreshedAt: refreshed}}
+		n, err := negotiate.Compile(set, atNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mcphttp.New(n, mcphttp.Options{Sink: &negotiatetest.Recorder{}})
+		if want == "" && (err != nil || m == nil) || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want) || m != nil) {
+			t.Errorf("refreshedAt %q: New = %v, want %q", refreshed, err, want)
+		}
 	}
 }

@@ -66,11 +66,13 @@ func TestStatelessTable(t *testing.T) {
 			event:  refusedUnsupported("2026-07-28"),
 		},
 		{
+			// Refused before any revision is weighed, so not below-floor
+			// for the revision the absent header implies.
 			name:   "no header, _meta 2026-07-28",
 			call:   call{body: stateless("", "2026-07-28").body},
 			status: 400,
 			body:   `{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"header mismatch: Mcp-Protocol-Version (absent) does not match params._meta[\"io.modelcontextprotocol/protocolVersion\"] \"2026-07-28\""}}`,
-			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: "below-floor", Floor: "2025-11-25", At: now},
+			event:  &events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: "unsupported", Floor: "2025-11-25", At: now},
 		},
 		{
 			name:   "stateless header, no _meta",
@@ -380,6 +382,11 @@ func TestSessions(t *testing.T) {
 	a = r.do(call{body: list, headers: hdr(mcphttp.HeaderSessionID, "session-a")})
 	if a.status != 400 || !strings.Contains(a.body, `"requested":"2025-03-26"`) || !strings.Contains(a.body, `(absent)`) {
 		t.Errorf("no header on the session: %d %s", a.status, a.body)
+	}
+	// The wire and the record give one reason: the revision the absent
+	// header implies is below the floor.
+	if p := payloads(t, r.events); !strings.Contains(a.body, `"reason":"below-floor"`) || p[len(p)-1].Reason != events.ReasonBelowFloor {
+		t.Errorf("no header on the session: answered %s, recorded %+v; want below-floor on both", a.body, p[len(p)-1])
 	}
 
 	// Another caller presenting the session is decided on its own: at the

@@ -158,9 +158,19 @@ type settings struct {
 // else (go-sdk: ServerOptions.SupportedProtocolVersions; mcp-go:
 // server.WithStreamableHTTPProtocolVersions), so that their
 // server/discover answer lists what the host advertises.
+//
+// The refreshedAt of the facet, when the host wrote one, must lie in its
+// refresh window (at most 90 days old, at most a day ahead, RFC 0175 §D.4)
+// on the clock of n's policy, or the error names the fix. One that
+// negotiate.Compile gave from the release list embedded in the module (the
+// host left it empty) never stops a host: when that list has aged past the
+// window, New warns on opts.ErrorLog that the discovery is non-conformant.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	adv, err := exchange.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
 	if err != nil {
+		return nil, err
+	}
+	if err := exchange.Refreshed("mcphttp", n, facets.ProtocolMCP, opts.ErrorLog); err != nil {
 		return nil, err
 	}
 	for _, bound := range []struct {

@@ -65,7 +65,7 @@ func TestObserve(t *testing.T) {
 		{name: "refused below the floor", call: stateless("2025-06-18", "2025-06-18"),
 			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleFloor, -32022}}, outcome: "refused"},
 		{name: "headers and body disagree", call: stateless("2026-07-28", "2025-11-25"),
-			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleCommon, -32020}}, outcome: "refused"},
+			want: []observed{{"tools/list", negotiate.Refused, negotiate.RuleInput, -32020}}, outcome: "refused"},
 		{name: "legacy initialize of an anonymous caller", call: call{body: initialize("2025-11-25")},
 			want: []observed{{"initialize", negotiate.Refused, negotiate.RuleAuthenticated, -32602}}, outcome: "refused"},
 		{name: "legacy initialize downgraded", call: call{body: initialize("2025-11-25"), headers: hdr("Authorization", "Bearer user")},

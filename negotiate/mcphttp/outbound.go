@@ -37,6 +37,8 @@ type discovered struct {
 	// -32022 refusal of the revision asked for, rather than from the
 	// result's supportedVersions.
 	refused bool
+	// reason is the data.reason of that refusal, when it gave one.
+	reason string
 }
 
 // discoverError says why a server/discover that was answered yielded no
@@ -188,7 +190,7 @@ func discoveryOf(status int, rep reply) (discovered, error) {
 		return discovered{versions: rep.versions}, nil
 	}
 	if rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil {
-		return discovered{versions: rep.supported, refused: true}, nil
+		return discovered{versions: rep.supported, refused: true, reason: rep.reason}, nil
 	}
 	return discovered{}, &discoverError{status: status, code: int(rep.code), message: rep.message}
 }
@@ -197,8 +199,10 @@ func discoveryOf(status int, rep reply) (discovered, error) {
 type handshake struct {
 	// version is the result's protocolVersion; "" when the server refused.
 	version string
-	// supported is the error.data.supported of a refusal.
+	// supported and reason are the error.data.supported and
+	// error.data.reason of a refusal.
 	supported []string
+	reason    string
 	// session is the Mcp-Session-Id the server assigned, if any.
 	session string
 }
@@ -241,7 +245,7 @@ func initialize(ctx context.Context, client *http.Client, serverURL, revision st
 		h.version = rep.protocolVersion
 		return h, nil
 	case rep.isError && len(rep.supported) > 0:
-		h.supported = rep.supported
+		h.supported, h.reason = rep.supported, rep.reason
 		return h, nil
 	default:
 		err = errors.New("the answer is neither a protocolVersion nor a refusal listing the supported revisions")
@@ -304,6 +308,9 @@ func egressOf(opts OutboundOptions) exchange.Egress {
 type negotiation struct {
 	outcome negotiate.Outcome
 	offers  []string
+	// peerReason is the reason the server gave for refusing the revision
+	// asked for, when it refused with one.
+	peerReason string
 	// session is the Mcp-Session-Id of the legacy session the handshake
 	// opened; handshaken is true when there was a handshake at all.
 	session    string
@@ -327,7 +334,10 @@ type negotiation struct {
 // that is nil exactly when the outcome is accepted and recorded. When the
 // outcome is refused the error is the refusal (an
 // interop_version_unsupported or, under a required audit, internal_error
-// *errors.Error), joined with the *negotiate.AuditError when the event was
+// *errors.Error; the former says what the server offered, in its message
+// and in details.offered, the reason the server's own refusal gave in
+// details.peerReason, and the fix when the caller's identity refused it),
+// joined with the *negotiate.AuditError when the event was
 // not recorded; when the outcome is accepted but its event was not
 // recorded and the policy does not require it, it is the
 // *negotiate.AuditError alone, and the caller decides whether to proceed.
@@ -409,7 +419,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	case err != nil:
 		return r, r.rec.NoDecision(ctx, facets.ProtocolMCP, serverURL, err)
 	}
-	r.offers = d.versions
+	r.offers, r.peerReason = d.versions, d.reason
 	offer.PeerVersions = d.versions
 	if o, _ := n.Decide(opts.Subject, offer); open && o.Err() == nil && !isStateless(o.Version) {
 		// A handshake revision, for a Transport: only initialize opens
@@ -420,14 +430,15 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	return r.record(ctx, n, opts, offer, nil)
 }
 
-// record decides offer, records it and returns r with the outcome; cause
-// is joined to a refusal.
+// record decides offer, records it and returns r with the outcome; a
+// refusal says what the server offered (exchange.PeerRefusal), and cause
+// is joined to it.
 func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, cause error) (negotiation, error) {
 	o, aerr := r.rec.DecideAndRecord(ctx, opts.Destination, opts.Subject, offer)
 	r.outcome = o
 	var refusal error
 	if o.Err() != nil {
-		refusal = errors.Join(o.Err(), cause)
+		refusal = errors.Join(exchange.PeerRefusal(o, r.offers, r.peerReason), cause)
 	}
 	return r, errors.Join(refusal, aerr)
 }
@@ -455,7 +466,7 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 			offer.PeerVersions = []string{unoffered}
 		}
 	} else {
-		r.offers = h.supported
+		r.offers, r.peerReason = h.supported, h.reason
 		offer = refusal(n, opts.Subject, offer, h.supported)
 	}
 	r, err = r.record(ctx, n, opts, offer, nil)

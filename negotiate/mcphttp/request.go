@@ -312,7 +312,6 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		// answer with an older one than the host decided.
 		e := rpcerr.MCPLegacyInitializeUnsupported(requested, h.servable(subject))
 		e.Message = "Unsupported protocol version: initialize cannot negotiate " + strconv.Quote(requested) + "; use server/discover"
-		e.Data = withReason(e.Data, events.ReasonUnsupported)
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
@@ -365,11 +364,26 @@ func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer nego
 // a request that names a revision is on the record. The negotiator records
 // only what it decides, so it is asked to decide an offer it must refuse.
 // method is the request's, for Options.Observe.
+//
+// A request whose headers and body disagree (-32020), or whose shape MCP
+// does not allow (-32600), is refused before any version is weighed, as
+// MCP checks it: its outcome is negotiate.RuleInput, reason unsupported,
+// with e as its Cause, so that neither the record nor Observe says a
+// rule of the decision refused it. Otherwise the reason e's data gives
+// is the one recorded, so that the wire and the record agree.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, method, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
-	o, _, _ := h.decide(r, subject, offer)
+	o, ev := h.n.Decide(subject, offer)
+	if e.Code == rpcerr.RPCMCPHeaderMismatch || e.Code == codeInvalidRequest {
+		o.Rule, o.Reason, o.Cause = negotiate.RuleInput, events.ReasonUnsupported, e
+		o.Error = o.Error.WithDetail("reason", events.ReasonUnsupported)
+		ev.Reason = events.ReasonUnsupported
+	}
+	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, ev)
 	if o.Rule == negotiate.RuleAudit {
 		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
+	} else if d, ok := e.Data.(rpcerr.VersionData); ok {
+		e.Data = withReason(d, o.Reason)
 	}
 	writeRPCError(w, status, id, e)
 	h.observe(r, method, &o, e.Code)
@@ -444,7 +458,6 @@ func withReason(d any, reason string) rpcerr.VersionData {
 func sessionMismatch(header, settled string) rpcerr.RPCError {
 	e := rpcerr.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
 	e.Message = headerProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
-	e.Data = withReason(e.Data, events.ReasonUnsupported)
 	return e
 }
 

@@ -125,6 +125,7 @@ func TestRecordFollowsServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			decisions = 0 // New read the clock once, for the refresh window
 			got := (&rig{h: m.Wrap(c.server)}).do(c.req)
 			// The answer is the server's, untouched.
 			want := httptest.NewRecorder()

@@ -246,7 +246,7 @@ func (t *Transport) refused(req *http.Request, method string, data []byte) error
 	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
 	offer := refusal(t.rec.N, t.rec.Subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: t.revision}, rep.supported)
 	o, aerr := t.rec.Refused(req.Context(), offer)
-	return errors.Join(fmt.Errorf("%s: %w", what, o.Err()), aerr)
+	return errors.Join(fmt.Errorf("%s: %w", what, exchange.PeerRefusal(o, rep.supported, rep.reason)), aerr)
 }
 
 // stamp returns the copy of req to send, and the method of the first

@@ -342,7 +342,13 @@ func (x *invocation) decided(o negotiate.Outcome, err error) *httpError {
 	if o.Err() == nil {
 		return nil
 	}
+	// The adapter's error is the outcome's refusal told whole: it says
+	// what the peer offered (details.offered, and details.peerReason when
+	// it gave one).
 	e := o.Error
+	if said := (*wperrors.Error)(nil); errors.As(err, &said) {
+		e = said
+	}
 	if e == nil {
 		e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
 	}

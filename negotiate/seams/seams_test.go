@@ -3,6 +3,7 @@ package seams_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -62,6 +63,10 @@ func TestA2A(t *testing.T) {
 				d := body["details"].(map[string]any)
 				if d["protocol"] != "a2a" || d["reason"] != tc.reason {
 					t.Errorf("details %v", d)
+				}
+				// What the peer offered is said beside what the host serves.
+				if offered := fmt.Sprint(d["offered"]); offered != fmt.Sprint(wantOffered(tc.offers, tc.body)) {
+					t.Errorf("details.offered %s, want %v", offered, wantOffered(tc.offers, tc.body))
 				}
 				if ev["outcome"] != "refused" {
 					t.Errorf("event %v is not refused", ev)
@@ -411,4 +416,16 @@ func TestTraceContinued(t *testing.T) {
 			})
 		}
 	}
+}
+
+// wantOffered is what a seam's refusal says the fake peer offered: its
+// versions, or the one peerOffersOnly narrows them to when it offers it.
+func wantOffered(offers []string, body map[string]any) []any {
+	out := []any{}
+	for _, v := range offers {
+		if only, ok := body["peerOffersOnly"]; !ok || only == v {
+			out = append(out, v)
+		}
+	}
+	return out
 }
