@@ -56,11 +56,14 @@ func PeerRefusal(o negotiate.Outcome, offered []string, peerReason string) error
 	if !slices.Contains([]string{events.ReasonBelowFloor, events.ReasonUnauthenticated, events.ReasonUnsupported}, peerReason) {
 		peerReason = ""
 	}
-	said := "the peer offers " + listed
-	if o.Rule == negotiate.RuleAuthenticated {
-		said += ", below the preferred version, which only an authenticated caller settles on: set OutboundOptions.Subject to the host's identity towards the peer"
-	} else if peerReason == events.ReasonUnauthenticated {
+	var said string
+	switch {
+	case o.Rule == negotiate.RuleAuthenticated:
+		said = "the peer offers " + listed + ", below the preferred version, which only an authenticated caller settles on: set OutboundOptions.Subject to the host's identity towards the peer"
+	case peerReason == events.ReasonUnauthenticated:
 		said = "the peer refused it to an unauthenticated caller, and offers such a caller " + listed + ": send it credentials it accepts (OutboundOptions.Client)"
+	default:
+		said = "the peer offers " + listed
 	}
 	e := o.Error.WithDetail("offered", append([]string{}, versions...))
 	if peerReason != "" {
