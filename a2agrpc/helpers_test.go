@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -15,9 +17,13 @@ import (
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/wopneg/wopneg/a2agrpc"
 	"github.com/wopneg/wopneg/events"
@@ -86,7 +92,7 @@ func (a agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq
 			a.seen.add(v)
 		}
 		if a.stream {
-			if !yield(a2a.NewSubmittedTask(ec, nil), nil) {
+			if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
 				return
 			}
 		}
@@ -119,7 +125,22 @@ type host struct {
 
 // startHost serves a on loopback behind an Interceptor of the facets with
 // floor, under p.
-func startHost(t *testing.T, floor string, p policy.Policy, a agent) *host {
+func startHost(t *testing.T, floor string, p policy.Policy, a agent, with ...func(*a2agrpc.Options)) *host {
+	t.Helper()
+	s := &seen{}
+	a.seen = s
+	h := start(t, floor, p, func(srv *grpc.Server) {
+		rh := a2asrv.NewHandler(a)
+		a2agrpcv1.NewHandler(rh).RegisterWith(srv)
+		a2agrpcv0.NewHandler(rh).RegisterWith(srv)
+	}, with...)
+	h.seen = s
+	return h
+}
+
+// start serves what register registers, and a health service, on
+// loopback behind an Interceptor of the facets with floor, under p.
+func start(t *testing.T, floor string, p policy.Policy, register func(*grpc.Server), with ...func(*a2agrpc.Options)) *host {
 	t.Helper()
 	if p.Now == nil {
 		p.Now = func() time.Time { return testNow }
@@ -128,20 +149,22 @@ func startHost(t *testing.T, floor string, p policy.Policy, a agent) *host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{rec: &negotiatetest.Recorder{}, seen: &seen{}}
-	a.seen = h.seen
-	h.i, err = a2agrpc.New(n, a2agrpc.Options{Sink: h.rec, Subject: subjectOf, Observe: func(_ context.Context, x negotiate.Exchange) {
+	h := &host{rec: &negotiatetest.Recorder{}}
+	opts := a2agrpc.Options{Sink: h.rec, Subject: subjectOf, Observe: func(_ context.Context, x negotiate.Exchange) {
 		h.mu.Lock()
 		h.observed = append(h.observed, x)
 		h.mu.Unlock()
-	}})
+	}}
+	for _, f := range with {
+		f(&opts)
+	}
+	h.i, err = a2agrpc.New(n, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer(h.i.ServerOptions()...)
-	rh := a2asrv.NewHandler(a)
-	a2agrpcv1.NewHandler(rh).RegisterWith(s)
-	a2agrpcv0.NewHandler(rh).RegisterWith(s)
+	healthpb.RegisterHealthServer(s, health.NewServer())
+	register(s)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -210,3 +233,20 @@ func refused(requested, reason, floor string) events.NegotiationDecided {
 }
 
 var errDown = errors.New("the audit store is down")
+
+// errorInfo is the ErrorInfo detail of st, nil when it has none.
+func errorInfo(st *status.Status) *errdetails.ErrorInfo {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+// TestMain quiets a2a-go's log lines and the module's own, which the
+// tests read through their sinks and statuses.
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	os.Exit(m.Run())
+}

@@ -368,4 +368,3 @@ func Version(ctx context.Context) (string, bool) {
 	o, ok := exchange.Outcome(ctx, facets.ProtocolA2A)
 	return o.Version, ok
 }
-
