@@ -188,12 +188,13 @@ type call struct {
 	outcome  negotiate.Outcome
 	payload  events.NegotiationDecided
 	recorded bool // the acceptance was recorded before the handler ran
+	checked  bool // the start-up check's call: nothing is recorded
 }
 
 // decide decides the call of fullMethod whose context ctx is. It returns
 // the call when it was accepted and goes on to the handler; no call and
 // the status to answer when it was refused; neither for a call that is not
-// negotiated (another service's, the start-up check's).
+// negotiated (another service's).
 func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, error) {
 	svc, method, _ := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
 	if !slices.Contains(services, svc) {
@@ -201,7 +202,12 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	if i.checking(md) {
-		return nil, nil
+		// The start-up check's call: decided as the handler would be
+		// handed the preferred version, and neither recorded nor observed.
+		c := &call{i: i, checked: true}
+		c.outcome, _ = i.n.Decide(nil, negotiate.InboundOffer(i.adv, "", i.adv.Preferred))
+		c.ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &c.outcome)
+		return c, nil
 	}
 	subject, invalid := i.subject(ctx, md)
 	if invalid != "" {
@@ -237,6 +243,9 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 // served when it was not recorded yet. It returns the audit's refusal,
 // which replaces the answer, when a required record failed.
 func (c *call) settle(herr error) error {
+	if c.checked {
+		return nil
+	}
 	o := c.outcome
 	switch {
 	case refuses(herr):
