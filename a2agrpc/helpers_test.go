@@ -65,6 +65,8 @@ type agent struct {
 	err    error
 	stream bool
 	seen   *seen
+	// before, when set, runs before the agent fails with err.
+	before func()
 }
 
 // seen is what the agent saw of the version, call by call.
@@ -97,6 +99,9 @@ func (a agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq
 			}
 		}
 		if a.err != nil {
+			if a.before != nil {
+				a.before()
+			}
 			yield(nil, a.err)
 			return
 		}

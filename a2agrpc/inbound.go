@@ -129,22 +129,17 @@ func (i *Interceptor) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	}
 	w := &watched{ServerStream: ss, c: c}
 	herr := handler(srv, w)
-	switch {
-	case w.audit != nil:
-		return w.audit
-	case !w.settled:
+	// A stream whose first message left was settled served, and recorded
+	// then unless it was before the handler ran; what is left to record
+	// is its end: the one verdict of a stream that sent nothing, or a
+	// refusal after messages, which is what the caller is left with.
+	if !w.settled || refuses(herr) {
 		if err := c.settle(herr); err != nil {
 			return err
 		}
-		if herr == nil || !refuses(herr) {
-			_ = ss.SetHeader(metadata.Pairs(metadataKey, c.outcome.Version))
-		}
-	case refuses(herr):
-		// Served, by its first message, then refused: the refusal is
-		// what the caller is left with.
-		if err := c.settle(herr); err != nil {
-			return err
-		}
+	}
+	if !w.settled && !refuses(herr) {
+		_ = ss.SetHeader(metadata.Pairs(metadataKey, c.outcome.Version))
 	}
 	return herr
 }
@@ -155,26 +150,21 @@ type watched struct {
 	grpc.ServerStream
 	c       *call
 	settled bool
-	audit   error // the audit's refusal, once a required record failed
 }
 
 // Context carries the accepted outcome.
 func (w *watched) Context() context.Context { return w.c.ctx }
 
-// SendMsg settles the call as served before its first message leaves; a
-// required record that failed sends nothing, and ends the call with the
-// audit's refusal.
+// SendMsg settles the call as served before its first message leaves,
+// with the a2a-version header. The record it may write is the
+// acceptance's first, which happens only while the audit is not required
+// (under RequireAudit it was written before the handler ran), so it never
+// fails the message.
 func (w *watched) SendMsg(m any) error {
 	if !w.settled {
 		w.settled = true
-		if err := w.c.settle(nil); err != nil {
-			w.audit = err
-			return err
-		}
+		_ = w.c.settle(nil)
 		_ = w.ServerStream.SetHeader(metadata.Pairs(metadataKey, w.c.outcome.Version))
-	}
-	if w.audit != nil {
-		return w.audit
 	}
 	return w.ServerStream.SendMsg(m)
 }

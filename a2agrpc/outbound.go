@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -125,11 +124,11 @@ func (s *stamp) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Clie
 	if err != nil {
 		return nil, err
 	}
+	// The peer answers a stream, its refusal included, only once it has
+	// the request, which the caller sends after this returns: a refusal
+	// comes through RecvMsg.
 	cs, err := streamer(ctx, desc, cc, method, opts...)
 	if err != nil {
-		if refuses(err) {
-			s.refused(ctx)
-		}
 		return nil, err
 	}
 	return &clientWatch{ClientStream: cs, s: s, ctx: ctx}, nil
@@ -146,7 +145,7 @@ type clientWatch struct {
 
 func (w *clientWatch) RecvMsg(m any) error {
 	err := w.ClientStream.RecvMsg(m)
-	if err != nil && err != io.EOF && !w.recorded && refuses(err) {
+	if !w.recorded && refuses(err) {
 		w.recorded = true
 		w.s.refused(w.ctx)
 	}

@@ -42,7 +42,7 @@ func serveCard(t *testing.T, card *a2a.AgentCard) string {
 // each of versions, with a JSON-RPC interface at 1.0 beside it when
 // jsonrpc is set.
 func grpcCard(addr string, jsonrpc bool, versions ...string) *a2a.AgentCard {
-	card := &a2a.AgentCard{Name: "peer", Description: "a gRPC peer", Version: "1.0.0",
+	card := &a2a.AgentCard{Name: "peer", Description: "a gRPC peer", Version: "1.0.0", Capabilities: a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}}
 	if jsonrpc {
 		card.SupportedInterfaces = append(card.SupportedInterfaces, &a2a.AgentInterface{URL: "http://" + addr, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"})

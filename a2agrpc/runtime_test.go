@@ -269,3 +269,46 @@ func TestStreamAfterAnEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditFailsOnTheRefusal: under RequireAudit, a handler's refusal
+// that cannot be recorded is replaced by the audit's internal error.
+func TestAuditFailsOnTheRefusal(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		var h *host
+		h = startHost(t, "0.3", policy.Policy{RequireAudit: true}, agent{err: a2a.ErrVersionNotSupported, before: func() { h.rec.Fail(errDown) }})
+		if err := send(t, h, streaming); !errors.Is(err, a2a.ErrInternalError) {
+			t.Errorf("streaming %t: the client surfaced %v, want ErrInternalError", streaming, err)
+		}
+		if got := h.payloads(); !reflect.DeepEqual(got, []events.NegotiationDecided{accepted("1.0", "1.0", "0.3")}) {
+			t.Errorf("streaming %t: recorded %+v", streaming, got)
+		}
+		x := h.exchanges()
+		if len(x) != 1 || x[0].Outcome.Rule != negotiate.RuleAudit {
+			t.Errorf("streaming %t: observed %+v", streaming, x)
+		}
+	}
+}
+
+// TestStreamRefusedWhenItOpens: a streaming call the interceptor refuses
+// never reaches the handler; a stream of another service passes.
+func TestStreamRefusedWhenItOpens(t *testing.T) {
+	h := startHost(t, "0.3", policy.Policy{}, agent{stream: true})
+	for _, err := range h.client(t, "0.3").SendStreamingMessage(context.Background(), hello()) {
+		if !errors.Is(err, a2a.ErrVersionNotSupported) {
+			t.Errorf("the client surfaced %v", err)
+		}
+	}
+	if got := h.payloads(); !reflect.DeepEqual(got, []events.NegotiationDecided{refused("0.3", events.ReasonUnauthenticated, "0.3")}) || len(h.seen.all()) != 0 {
+		t.Errorf("recorded %+v, the agent saw %v", got, h.seen.all())
+	}
+	w, err := healthpb.NewHealthClient(h.conn(t)).Watch(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := w.Recv(); err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health Watch: %v, %v", resp, err)
+	}
+	if n := len(h.rec.Events()); n != 1 {
+		t.Errorf("%d events", n)
+	}
+}
