@@ -60,7 +60,7 @@ type Options struct {
 	// answer carries no JSON-RPC code, and its status is the gRPC
 	// instrumentation's to report. It runs on the call's path and must
 	// not block; wopnegotel's Telemetry.Observe puts the exchange on the
-	// call's span (rpc.system grpc, when the server is instrumented).
+	// call's span (rpc.system.name grpc, when the server is instrumented: otelgrpc's stats handler).
 	Observe func(context.Context, negotiate.Exchange)
 }
 
