@@ -2,6 +2,7 @@ package a2agrpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -253,5 +254,29 @@ func TestNoCard(t *testing.T) {
 	}
 	if _, _, err := a2agrpc.Negotiate(context.Background(), nil, srv.URL, out.options(nil)); err == nil {
 		t.Errorf("a nil Negotiator: no error")
+	}
+}
+
+// TestCardRefusedAtThePreferredVersion: a peer that refuses the preferred
+// version on its card (as a2ahttp answers one it does not serve) is asked
+// again naming none, as a2ahttp.Negotiate asks it, and that card decides.
+func TestCardRefusedAtThePreferredVersion(t *testing.T) {
+	card, err := json.Marshal(grpcCard("127.0.0.1:1", false, "1.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("A2A-Version") != "" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}}`))
+			return
+		}
+		_, _ = w.Write(card)
+	}))
+	defer srv.Close()
+	out := newOutbound(t)
+	o, offers, err := a2agrpc.Negotiate(context.Background(), out.n, srv.URL, out.options(nil))
+	if err != nil || o.Version != "1.0" || !reflect.DeepEqual(offers, []string{"1.0"}) {
+		t.Errorf("Negotiate = %+v, %v, %v", o, offers, err)
 	}
 }
