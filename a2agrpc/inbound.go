@@ -108,7 +108,7 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err := c.settle(herr); err != nil {
 		return nil, err
 	}
-	if herr == nil || !refuses(herr) {
+	if !refuses(herr) {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(metadataKey, c.outcome.Version))
 	}
 	return resp, herr

@@ -83,3 +83,38 @@ func TestServedVersionInHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestNoVersionHeaderOnTheHandlersRefusal: an answer in which the handler
+// refused the version carries no a2a-version; a stream's served answer
+// carries the version served.
+func TestNoVersionHeaderOnTheHandlersRefusal(t *testing.T) {
+	msg := &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m", Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "hi"}}}}}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "a2a-version", "1.0")
+	for _, tc := range []struct {
+		agent agent
+		want  []string
+	}{
+		{agent{err: a2a.ErrVersionNotSupported}, nil},
+		{agent{stream: true}, []string{"1.0"}},
+		{agent{err: a2a.ErrInvalidParams}, []string{"1.0"}},
+	} {
+		h := startHost(t, "0.3", policy.Policy{}, tc.agent)
+		c := a2apb.NewA2AServiceClient(h.conn(t))
+		var header metadata.MD
+		_, _ = c.SendMessage(ctx, msg, grpc.Header(&header))
+		if got := header.Get("a2a-version"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v, unary: a2a-version %v, want %v", tc.agent, got, tc.want)
+		}
+		s, err := c.SendStreamingMessage(ctx, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = s.Recv()
+		}
+		streamed, _ := s.Header()
+		if got := streamed.Get("a2a-version"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v, streaming: a2a-version %v, want %v", tc.agent, got, tc.want)
+		}
+	}
+}
