@@ -2,13 +2,20 @@ package routers
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -34,25 +41,44 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 	}
 }
 
-// benchAdapter measures one request in process four ways: through the
-// middleware in front of a handler that only answers ("middleware"), the
-// same answer without it ("answer"), and through the real SDK handler
-// without and with the middleware ("sdk", "sdk+middleware"). The
-// "interleaved" run sends the first three in turn, request by request, so
-// that drift in the machine's load (it is shared) hits all alike, and
-// reports the middleware's own cost (middleware − answer) and that cost as
-// a share of the SDK's request.
+// benchAdapter measures one request in process, each handler alone for
+// its allocations, then all of them interleaved for their time:
+//
+//   - "answer": a handler that only answers, the bare cost every row
+//     pays (building the request, recording the answer);
+//   - "floor": the least a middleware that reads the body strictly
+//     costs, whatever else it does: the body read whole and read as one
+//     value through JSON v2's tokenizer (repeated names, UTF-8 and
+//     nesting checked, nothing decoded), with a decoder kept from one
+//     request to the next, in front of the same answer;
+//   - "middleware": wopneg's middleware in front of the same answer;
+//   - "otelhttp": the middleware every host already runs, with the
+//     OpenTelemetry SDK's tracer and meter providers (in memory), in
+//     front of the same answer;
+//   - "sdk": the real SDK handler, and "sdk+middleware" wopneg before it.
+//
+// The "interleaved" run sends answer, floor, middleware, otelhttp and sdk
+// request by request, in an order shuffled every iteration, so that each
+// follows every other (the SDK's request and its garbage among them)
+// equally often and drift in the machine's load (it is shared) hits all
+// alike; a fixed rotation would put the same handler after the SDK's
+// request every time. It reports each
+// middleware's own cost over the bare answer, and wopneg's as a multiple
+// of the floor's and of otelhttp's.
 func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.Handler, canned string, request func() *http.Request) {
-	bare, alone := answer(canned), wrap(answer(canned))
-	for _, c := range []struct {
+	bare := answer(canned)
+	rows := []struct {
 		name string
 		h    http.Handler
 	}{
 		{"answer", bare},
-		{"middleware", alone},
+		{"floor", floor(bare)},
+		{"middleware", wrap(bare)},
+		{"otelhttp", instrumented(b, bare)},
 		{"sdk", sdk},
 		{"sdk+middleware", wrap(sdk)},
-	} {
+	}
+	for _, c := range rows {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -61,20 +87,67 @@ func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.H
 		})
 	}
 	b.Run("interleaved", func(b *testing.B) {
-		var took [3]time.Duration
+		const answer, floor, middleware, otelhttp, sdk = 0, 1, 2, 3, 4
+		var took [5]time.Duration
+		order := []int{answer, floor, middleware, otelhttp, sdk}
+		shuffle := rand.New(rand.NewPCG(1, 2)).Shuffle // the same orders every run
 		for b.Loop() {
-			for i, h := range []http.Handler{bare, alone, sdk} {
+			shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			for _, i := range order {
 				r := request()
 				start := time.Now()
-				serve(b, h, r)
+				serve(b, rows[i].h, r)
 				took[i] += time.Since(start)
 			}
 		}
-		n := float64(b.N)
-		own := float64(took[1]-took[0]) / n
-		b.ReportMetric(own, "ns-middleware/op")
-		b.ReportMetric(float64(took[2])/n/1e3, "µs-sdk/op")
-		b.ReportMetric(100*own/(float64(took[2])/n), "%of-sdk")
+		own := func(i int) float64 { return float64(took[i]-took[answer]) / float64(b.N) }
+		b.ReportMetric(own(floor), "ns-floor/op")
+		b.ReportMetric(own(middleware), "ns-middleware/op")
+		b.ReportMetric(own(otelhttp), "ns-otelhttp/op")
+		b.ReportMetric(float64(took[sdk])/float64(b.N)/1e3, "µs-sdk/op")
+		b.ReportMetric(own(middleware)/own(floor), "×floor")
+		b.ReportMetric(own(middleware)/own(otelhttp), "×otelhttp")
+	})
+}
+
+// floor is the least a middleware that reads the body strictly costs:
+// the body read whole and checked as one JSON value with a kept decoder.
+func floor(next http.Handler) http.Handler {
+	var (
+		mu  sync.Mutex
+		src bytes.Reader
+		dec jsontext.Decoder
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		if err == nil {
+			mu.Lock()
+			src.Reset(body)
+			dec.Reset(&src)
+			_, err = dec.ReadValue()
+			mu.Unlock()
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// instrumented is next behind otelhttp with the OpenTelemetry SDK's
+// tracer provider (spans kept in memory) and meter provider (read by
+// hand, never exported), as a host that already traces its requests has.
+func instrumented(b *testing.B, next http.Handler) http.Handler {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
+	h := otelhttp.NewHandler(next, "serve", otelhttp.WithTracerProvider(tp), otelhttp.WithMeterProvider(mp))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		spans.Reset() // memory stays flat however long the run
 	})
 }
 
@@ -107,44 +180,4 @@ func BenchmarkA2A(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchAdapter(b, m.Wrap, a2aServer(), a2aAnswer, a2aBenchRequest)
-}
-
-// BenchmarkFloor is the least a middleware that reads the body strictly
-// costs, whatever else it does, measured as BenchmarkMCP and BenchmarkA2A
-// measure the adapters: "read" reads the body whole and forwards it;
-// "validate" also reads it as one value through JSON v2's tokenizer
-// (repeated names, UTF-8 and nesting checked, nothing decoded), with a
-// decoder kept from one request to the next. Its interleaved rows are the
-// floor under the adapters' own, which also check the headers against the
-// body, decide, record, and read the server's answer.
-func BenchmarkFloor(b *testing.B) {
-	var (
-		src bytes.Reader // one request at a time: sub-benchmarks run in turn
-		dec jsontext.Decoder
-	)
-	floor := func(validate bool) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
-				if err == nil && validate {
-					src.Reset(body)
-					dec.Reset(&src)
-					_, err = dec.ReadValue()
-				}
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				r.Body = io.NopCloser(bytes.NewReader(body))
-				next.ServeHTTP(w, r)
-			})
-		}
-	}
-	for _, f := range []struct {
-		name     string
-		validate bool
-	}{{"read", false}, {"validate", true}} {
-		b.Run("mcp/"+f.name, func(b *testing.B) { benchAdapter(b, floor(f.validate), mcpServer(), mcpAnswer, mcpBenchRequest) })
-		b.Run("a2a/"+f.name, func(b *testing.B) { benchAdapter(b, floor(f.validate), a2aServer(), a2aAnswer, a2aBenchRequest) })
-	}
 }

@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -98,4 +99,16 @@ func Sendable(pkg string, o negotiate.Outcome, p facets.Protocol) error {
 		return fmt.Errorf("%s: no transport for the outcome: %w", pkg, err)
 	}
 	return nil
+}
+
+// Offer is the Offer of a request that reached the host at requested, as
+// [negotiate.InboundOffer] makes it, with its one version taken from adv's
+// own list when adv offers it: the decision only reads the list, so the
+// common request allocates nothing for it. adv is the middleware's own,
+// never handed out.
+func Offer(adv facets.Advertised, requested string) negotiate.Offer {
+	if i := slices.Index(adv.Versions, requested); i >= 0 && requested != "" {
+		return negotiate.Offer{Protocol: adv.Protocol, Requested: requested, PeerVersions: adv.Versions[i : i+1 : i+1]}
+	}
+	return negotiate.InboundOffer(adv, "", requested)
 }

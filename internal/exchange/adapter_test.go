@@ -117,3 +117,22 @@ func Example() {
 	// mcphttp: the Negotiator does not advertise mcp
 	// 1.0 true <nil>
 }
+
+// TestOffer holds the middleware's Offer to negotiate.InboundOffer for
+// every request, offered or not, and to costing no allocation for an
+// offered version, which is why it exists.
+func TestOffer(t *testing.T) {
+	adv := facets.Advertised{Protocol: facets.ProtocolMCP, Versions: []string{"2025-11-25", "2026-07-28"}, Preferred: "2026-07-28"}
+	for _, requested := range []string{"2025-11-25", "2026-07-28", "", "2025-06-18", "not a revision"} {
+		got, want := exchange.Offer(adv, requested), negotiate.InboundOffer(adv, "", requested)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Offer(%q) = %+v, want %+v", requested, got, want)
+		}
+		if len(got.PeerVersions) != 1 || cap(got.PeerVersions) != 1 {
+			t.Errorf("Offer(%q).PeerVersions = %q (cap %d): one version, that an append cannot write past", requested, got.PeerVersions, cap(got.PeerVersions))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = exchange.Offer(adv, "2025-11-25") }); n != 0 {
+		t.Errorf("Offer of an offered version allocates %v times, want 0", n)
+	}
+}

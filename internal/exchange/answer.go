@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/wopneg/wopneg/internal/egress"
@@ -111,6 +112,17 @@ func (a *Answer) Held() []byte { return a.raw }
 // Unreadable; Undecided otherwise.
 func (a *Answer) Write(p []byte) Verdict {
 	a.raw = append(a.raw, p...)
+	return a.wrote()
+}
+
+// WriteString adds s to the answer as Write adds its bytes.
+func (a *Answer) WriteString(s string) Verdict {
+	a.raw = append(a.raw, s...)
+	return a.wrote()
+}
+
+// wrote is what the answer shows once a write added to it.
+func (a *Answer) wrote() Verdict {
 	if int64(len(a.raw)) > a.limit {
 		// What was written by the write that passed the bound may
 		// decide already (a result member first, or the refusal it
@@ -321,4 +333,52 @@ func ReadFailure(resp *http.Response, err error) error {
 		e.URL = egress.Where(resp.Request.URL)
 	}
 	return e
+}
+
+// MayHoldCode reports whether b may hold the JSON-RPC error code code in
+// any spelling a JSON reader takes for it (-32022, -32022.0, -3.2022e4,
+// -320220e-1, ...): whatever the spelling, the digits of code's magnitude
+// stand in a row, one decimal point perhaps among them, or, for a number
+// a float64 reader rounds up to it (-32021.99999999999999999), the digits
+// of the magnitude less one followed by a 9. false is certain, so a
+// protocol may skip reading an answer for its refusal; true asks for the
+// full read.
+func MayHoldCode(b []byte, code int) bool {
+	if code < 0 {
+		code = -code
+	}
+	var exact, below [21]byte
+	return holds(b, strconv.AppendInt(exact[:0], int64(code), 10)) ||
+		holds(b, append(strconv.AppendInt(below[:0], int64(code)-1, 10), '9'))
+}
+
+// holds reports whether digits stand in b in a row, one decimal point
+// perhaps among them.
+func holds(b, digits []byte) bool {
+	for rest := b; ; {
+		i := bytes.IndexByte(rest, digits[0])
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		if digitsFollow(rest, digits[1:]) {
+			return true
+		}
+	}
+}
+
+// digitsFollow reports whether b starts with digits, a decimal point
+// allowed once among them.
+func digitsFollow(b, digits []byte) bool {
+	point := false
+	for _, c := range digits {
+		if len(b) > 0 && b[0] == '.' && !point {
+			point, b = true, b[1:]
+		}
+		if len(b) == 0 || b[0] != c {
+			return false
+		}
+		b = b[1:]
+	}
+	return true
 }

@@ -137,29 +137,43 @@ func (h *Hold) WriteHeader(status int) {
 // Write holds p while the answer must be read, and passes it through
 // once it has been.
 func (h *Hold) Write(p []byte) (int, error) {
+	switch h.begin() {
+	case released:
+		return h.ResponseWriter.Write(p)
+	case replaced:
+		return 0, ErrReplaced
+	}
+	return len(p), h.held(h.answer.Write(p))
+}
+
+// WriteString writes s as Write does, without copying it.
+func (h *Hold) WriteString(s string) (int, error) {
+	switch h.begin() {
+	case released:
+		return io.WriteString(h.ResponseWriter, s)
+	case replaced:
+		return 0, ErrReplaced
+	}
+	return len(s), h.held(h.answer.WriteString(s))
+}
+
+// begin starts the answer at an implicit 200 on its first write, and
+// returns the state the write meets.
+func (h *Hold) begin() uint8 {
 	if h.state == watching {
 		h.implicit = true
 		h.WriteHeader(http.StatusOK)
 	}
-	switch h.state {
-	case replaced:
-		return 0, ErrReplaced
-	case released:
-		return h.ResponseWriter.Write(p)
-	}
-	if v := h.answer.Write(p); v != Undecided {
-		h.settle(v)
-		return len(p), h.writeErr()
-	}
-	return len(p), nil
+	return h.state
 }
 
-// WriteString writes s as Write does, without a copy once released.
-func (h *Hold) WriteString(s string) (int, error) {
-	if h.state == released {
-		return io.WriteString(h.ResponseWriter, s)
+// held settles the answer once v decided it; the error is the write's.
+func (h *Hold) held(v Verdict) error {
+	if v == Undecided {
+		return nil
 	}
-	return h.Write([]byte(s))
+	h.settle(v)
+	return h.writeErr()
 }
 
 // writeErr is what a write that settled the answer returns.

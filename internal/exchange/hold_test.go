@@ -136,3 +136,30 @@ func TestHoldRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldWriteThatReplaces: the write that settles an answer its side
+// replaces is told so, by Write and WriteString alike, and so is every
+// later one; a write that settles an answer that stands succeeds.
+func TestHoldWriteThatReplaces(t *testing.T) {
+	writes := map[string]func(h *Hold, s string) error{
+		"Write":       func(h *Hold, s string) error { _, err := h.Write([]byte(s)); return err },
+		"WriteString": func(h *Hold, s string) error { _, err := h.WriteString(s); return err },
+	}
+	for name, write := range writes {
+		for _, c := range []struct {
+			event string
+			want  error
+		}{{"data: NO\n\n", ErrReplaced}, {"data: OK\n\n", nil}} {
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", "text/event-stream")
+			var h Hold
+			h.Start(rec, &side{holds: true, replace: true}, 1<<10)
+			if err := write(&h, c.event); !errors.Is(err, c.want) || c.want == nil && err != nil {
+				t.Errorf("%s of %q, which settles the answer: %v, want %v", name, c.event, err, c.want)
+			}
+			if err := write(&h, "data: more\n\n"); !errors.Is(err, c.want) || c.want == nil && err != nil {
+				t.Errorf("%s after %q settled the answer: %v, want %v", name, c.event, err, c.want)
+			}
+		}
+	}
+}

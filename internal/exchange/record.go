@@ -72,6 +72,22 @@ func (r *Recorder) Contradicted(ctx context.Context, dest negotiate.Destination,
 	return r.Record(ctx, dest, subject, refused, payload)
 }
 
+// Settled records what the server's answer showed of o, an accepted
+// decision, and returns the decision that stands: the refusal, in an
+// event of its own, when the answer contradicted o (v is not Served); the
+// acceptance when it was not recorded before the handler ran (recorded
+// is false); nothing else. Both inbound watchers settle through it, so
+// that what a required audit holds is the same for every protocol.
+func (r *Recorder) Settled(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided, v Verdict, recorded bool) negotiate.Outcome {
+	switch {
+	case v != Served:
+		o, _ = r.Contradicted(ctx, dest, subject, o, payload)
+	case !recorded:
+		o, _ = r.Record(ctx, dest, subject, o, payload)
+	}
+	return o
+}
+
 // Unserved is a version of p no host offers, the offer of a peer that
 // serves none of the host's versions.
 func Unserved(p facets.Protocol) string {

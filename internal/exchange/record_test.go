@@ -157,3 +157,36 @@ type closed struct {
 }
 
 func (c *closed) Close() error { c.closed = true; return nil }
+
+// TestSettled: what an inbound answer settles on the record, for every
+// verdict, whether the acceptance was recorded before the handler ran or
+// not: a contradiction is a refusal in an event of its own, an acceptance
+// not yet recorded is recorded once, and nothing is recorded twice.
+func TestSettled(t *testing.T) {
+	for _, c := range []struct {
+		verdict  exchange.Verdict
+		recorded bool
+		want     []string // the outcomes of the events Settled writes
+		stands   bool     // the decision still stands
+	}{
+		{exchange.Served, false, []string{"accepted"}, true},
+		{exchange.Served, true, nil, true},
+		{exchange.Refused, false, []string{"refused"}, false},
+		{exchange.Refused, true, []string{"refused"}, false},
+		{exchange.Unreadable, true, []string{"refused"}, false},
+	} {
+		rec := &negotiatetest.Recorder{}
+		r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{}), Sink: rec}
+		o, payload := r.N.Decide(user, negotiate.InboundOffer(mustLookup(t, r.N), "", "1.0"))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a record never depends on the exchange's context
+		stands := r.Settled(ctx, negotiate.Destination{}, user, o, payload, c.verdict, c.recorded)
+		var got []string
+		for _, e := range rec.Events() {
+			got = append(got, e.Payload.Outcome)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") || (stands.Err() == nil) != c.stands {
+			t.Errorf("%v, recorded %t: events %q, stands %+v; want %q, stands %t", c.verdict, c.recorded, got, stands, c.want, c.stands)
+		}
+	}
+}

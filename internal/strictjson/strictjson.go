@@ -156,6 +156,17 @@ func (r *Reader) Offset() int { return int(r.dec.InputOffset()) }
 // for array elements.
 func (r *Reader) Path() string { return pathOf(r.path) }
 
+// PointerPath returns ptr, a JSON Pointer into the document d is reading,
+// written as this package writes paths (see [Reader.Path]): a reader
+// that walks a document with its own jsontext.Decoder names places as
+// every other reader of the module does.
+func PointerPath(ptr jsontext.Pointer, d *jsontext.Decoder) string {
+	return pathOf(pointerSteps(ptr, 0, func(level int) jsontext.Kind {
+		k, _ := d.StackIndex(level)
+		return k
+	}))
+}
+
 func pathOf(steps []step) string {
 	var b strings.Builder
 	for _, s := range steps {

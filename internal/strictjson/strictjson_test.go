@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 type inner struct {
@@ -722,5 +724,25 @@ func TestHugeNumberAsWritten(t *testing.T) {
 	})
 	if err != nil || strings.Join(got, " ") != "1e400 123456789012345678901234567890" {
 		t.Errorf("read %q, %v", got, err)
+	}
+}
+
+// TestPointerPath: a place in a document read with a Decoder of one's own
+// is named as the Reader names it: indexes, identifiers joined by dots,
+// other keys quoted.
+func TestPointerPath(t *testing.T) {
+	d := jsontext.NewDecoder(strings.NewReader(`[{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":[true,{"x":2}]}}}]`))
+	for {
+		tok, err := d.ReadToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Kind() == '0' {
+			break
+		}
+	}
+	want := `[0].params._meta["io.modelcontextprotocol/protocolVersion"][1].x`
+	if got := PointerPath(d.StackPointer(), d); got != want {
+		t.Errorf("PointerPath(%s) = %s, want %s", d.StackPointer(), got, want)
 	}
 }

@@ -195,7 +195,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	offer := negotiate.InboundOffer(m.adv, "", req.raw())
+	offer := exchange.Offer(m.adv, req.raw())
 	outcome, payload := m.n.Decide(subject, offer)
 	cardServed := card && m.opts.Card != nil
 	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()

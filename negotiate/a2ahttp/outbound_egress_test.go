@@ -274,6 +274,7 @@ func TestRuntimeDrift(t *testing.T) {
 		{"-32009", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`, true},
 		{"-32009.0", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32009.0,"message":"no"}}`, true},
 		{"-3.2009e4", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-3.2009e4,"message":"no"}}`, true},
+		{"-32008.99999999999999999 (a float64 parser's -32009)", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32008.99999999999999999,"message":"no"}}`, true},
 		{"ErrorInfo in the 1.0.1 array", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}}`, true},
 		{"ErrorInfo as a bare object", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`, true},
 		{"HTTP+JSON google.rpc.Status", js, `{"error":{"code":400,"status":"FAILED_PRECONDITION","details":[{"reason":"VERSION_NOT_SUPPORTED"}]}}`, true},

@@ -125,13 +125,7 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 // and readies the head; when a required record failed or the answer could
 // not be read, it answers in the server's place.
 func (a *answerWatch) Settle(hold *exchange.Hold, v verdict) bool {
-	o := a.outcome
-	switch {
-	case v != served:
-		o, _ = a.m.rec.Contradicted(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
-	case !a.recorded:
-		o, _ = a.m.rec.Record(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload)
-	}
+	o := a.m.rec.Settled(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload, v, a.recorded)
 	head := hold.Header()
 	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
 		msg := overflowMessage
@@ -180,42 +174,13 @@ func varyOnVersion(h http.Header) {
 	h.Add("Vary", headerName)
 }
 
-// mayRefuse reports whether b could hold a version refusal: the digits of
-// -32009 in any spelling (-32009, -32009.0, -3.2009e4, ...: always the
-// digits 32009 in a row, a decimal point perhaps among them), the reason
-// VERSION_NOT_SUPPORTED, or an escape that could spell either. Any answer
-// that does not is read no further.
+// mayRefuse reports whether b could hold a version refusal: the code
+// -32009 in any spelling ([exchange.MayHoldCode]), the reason
+// VERSION_NOT_SUPPORTED, or an escape that could spell the reason. Any
+// answer that does not is read no further.
 func mayRefuse(b []byte) bool {
-	if bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte(rpcerr.A2AReasonVersionNotSupported)) {
-		return true
-	}
-	for i := bytes.IndexByte(b, '3'); i >= 0; {
-		if digitsFollow(b[i+1:], "2009") {
-			return true
-		}
-		j := bytes.IndexByte(b[i+1:], '3')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
-}
-
-// digitsFollow reports whether b starts with digits, a decimal point
-// allowed once among them.
-func digitsFollow(b []byte, digits string) bool {
-	point := false
-	for _, c := range []byte(digits) {
-		if len(b) > 0 && b[0] == '.' && !point {
-			point, b = true, b[1:]
-		}
-		if len(b) == 0 || b[0] != c {
-			return false
-		}
-		b = b[1:]
-	}
-	return true
+	return bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte(rpcerr.A2AReasonVersionNotSupported)) ||
+		exchange.MayHoldCode(b, rpcerr.RPCA2AVersionNotSupported)
 }
 
 // answerReader reads an answer as a lenient client does: member names in

@@ -83,6 +83,7 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"-32009", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
 		{"-32009.0", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009.0,"message":"no"}}`), true},
 		{"-3.2009e4", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"no","code":-3.2009e4}}`), true},
+		{"-32008.99999999999999999 (a float64 parser's -32009)", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"message":"no","code":-32008.99999999999999999}}`), true},
 		{"-320090e-1", false, "/a2a", answering(0, "application/json", `{"error":{"code":-320090e-1}}`), true},
 		{"no Content-Type", false, "/a2a", answering(0, "", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},
 		{"application/json-rpc", false, "/a2a", answering(0, "application/json-rpc", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"}}`), true},

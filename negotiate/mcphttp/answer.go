@@ -132,6 +132,9 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 		a.code = int(rep.code)
 		return exchange.Refused
 	}
+	if !a.Stream() && !exchange.MayHoldCode(msg, rpcerr.RPCMCPUnsupportedProtocolVersion) {
+		return exchange.Served // no spelling of the refusal's code: read no further
+	}
 	responses, refused := readAnswer(msg)
 	if refused {
 		a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
@@ -150,13 +153,7 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 // when the record failed under RequireAudit or the answer could not be
 // read.
 func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
-	o := *a.outcome
-	switch {
-	case v != exchange.Served:
-		o, _ = a.h.rec.Contradicted(a.r.Context(), a.h.dest(a.r), a.subject, o, a.payload)
-	case !a.recorded:
-		o, _ = a.h.rec.Record(a.r.Context(), a.h.dest(a.r), a.subject, o, a.payload)
-	}
+	o := a.h.rec.Settled(a.r.Context(), a.h.dest(a.r), a.subject, *a.outcome, a.payload, v, a.recorded)
 	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
 	if o.Rule != negotiate.RuleAudit && v != exchange.Unreadable {
 		return true

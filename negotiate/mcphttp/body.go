@@ -5,10 +5,11 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // This file reads the few members of a JSON-RPC body that version
@@ -226,36 +227,8 @@ func prefixed(path, msg string) string {
 	return path + ": " + msg
 }
 
-// path spells ptr, a JSON Pointer into what the decoder is reading, as
-// this module's error paths are spelled:
-// [2].params._meta["io.modelcontextprotocol/protocolVersion"].
-func (r *bodyReader) path(ptr jsontext.Pointer) string {
-	var b strings.Builder
-	level := 0
-	for tok := range ptr.Tokens() {
-		level++
-		if k, _ := r.d.StackIndex(level); k == '[' {
-			b.WriteString("[" + tok + "]")
-		} else if isIdentifier(tok) {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(tok)
-		} else {
-			b.WriteString("[" + strconv.Quote(tok) + "]")
-		}
-	}
-	return b.String()
-}
-
-func isIdentifier(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return s != ""
-}
+// path is ptr as the module writes paths.
+func (r *bodyReader) path(ptr jsontext.Pointer) string { return strictjson.PointerPath(ptr, &r.d) }
 
 // message reads the message object that is the next value into m.
 func (r *bodyReader) message(m *message) error {

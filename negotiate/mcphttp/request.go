@@ -265,7 +265,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	o, e, ok := h.decide(r, subject, negotiate.InboundOffer(h.adv, "", requested))
+	o, e, ok := h.decide(r, subject, exchange.Offer(h.adv, requested))
 	if !ok {
 		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return

@@ -642,3 +642,55 @@ func TestDiscoverAnswerReadAsClientsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableAnswerWithinTheBound: an answer that fits the bound, to
+// its last byte, but that no client could read is refused as unreadable,
+// not as too long.
+func TestUnreadableAnswerWithinTheBound(t *testing.T) {
+	const bound = 64
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf, MaxAnswerBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonCT)
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = io.WriteString(w, strings.Repeat("x", bound)) // not gzip
+	}))
+	got := (&rig{h: h}).do(tools())
+	a := decodeAnswer(t, got.body)
+	if got.status != http.StatusBadGateway || !strings.Contains(a.Error.Message, "could not be read as its clients read it within 64 bytes") {
+		t.Errorf("answer %d %s", got.status, got.body)
+	}
+	if ev := payloads(t, rec); len(ev) != 1 || ev[0].Outcome != "refused" {
+		t.Errorf("recorded %+v", ev)
+	}
+}
+
+// TestStreamOfNoRequestPassesThrough: a GET's event stream answers no
+// request of its own, so the middleware holds none of it: what the server
+// flushes (here a keep-alive comment, which no event completes) reaches
+// the client then.
+func TestStreamOfNoRequestPassesThrough(t *testing.T) {
+	m, err := mcphttp.New(compile(t, wideFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	var atFlush string
+	h := m.Wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", sseCT)
+		_, _ = io.WriteString(rw, ": keep-alive\n\n")
+		rw.(http.Flusher).Flush()
+		atFlush = w.Body.String()
+	}))
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+	req.Header.Set("Accept", sseCT)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Authorization", "Bearer user")
+	h.ServeHTTP(w, req)
+	if atFlush != ": keep-alive\n\n" {
+		t.Errorf("the client had %q when the server flushed; want the keep-alive (answer %d %s)", atFlush, w.Code, w.Body)
+	}
+}
