@@ -228,21 +228,19 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 }
 
 // settle records the decision as the handler's answer showed it, herr
-// being its error: a version refusal as the refusal (a second event when
-// the acceptance was recorded before the handler ran), any other answer as
-// served when it was not recorded yet. It returns the audit's refusal,
+// being its error, by the engine's rule (exchange.Recorder.Settled): a
+// version refusal as the refusal, in an event of its own, any other answer
+// as served when it was not recorded yet. It returns the audit's refusal,
 // which replaces the answer, when a required record failed.
 func (c *call) settle(herr error) error {
 	if c.checked {
 		return nil
 	}
-	o := c.outcome
-	switch {
-	case refuses(herr):
-		o, _ = c.i.rec.Contradicted(c.ctx, negotiate.Destination{}, c.subject, c.outcome, c.payload)
-	case !c.recorded:
-		o, _ = c.i.rec.Record(c.ctx, negotiate.Destination{}, c.subject, c.outcome, c.payload)
+	v := exchange.Served
+	if refuses(herr) {
+		v = exchange.Refused
 	}
+	o := c.i.rec.Settled(c.ctx, negotiate.Destination{}, c.subject, c.outcome, c.payload, v, c.recorded)
 	c.recorded = true
 	c.i.observe(c.ctx, c.method, &o)
 	if o.Rule == negotiate.RuleAudit {
