@@ -39,3 +39,16 @@ func TestOffersOverBinding(t *testing.T) {
 		t.Errorf("a transport that is no string: %v", err)
 	}
 }
+
+// TestMajorMinor: digits 0 to 9 around one dot, nothing beside them ('/'
+// and ':' border the digits), and nothing after a card.
+func TestMajorMinor(t *testing.T) {
+	for s, want := range map[string]bool{"1.0": true, "0.9": true, "10.10": true, "": false, "1.": false, ".1": false, "1./": false, "1.:": false, "/.0": false, "1.0.1": false} {
+		if got := a2acard.MajorMinor(s); got != want {
+			t.Errorf("MajorMinor(%q) = %t", s, got)
+		}
+	}
+	if _, err := a2acard.Offers([]byte(`{"protocolVersion":"0.3"} {}`), ""); err == nil {
+		t.Errorf("a card with something after it: no error")
+	}
+}
