@@ -134,12 +134,13 @@ func Message(r *Requested, adv facets.Advertised, o *negotiate.Outcome, servable
 	if r.Implied {
 		named = "(none, which A2A reads as " + Implied + ")"
 	}
-	switch {
-	case o.Reason == events.ReasonBelowFloor:
+	if o.Reason == events.ReasonBelowFloor {
 		return fmt.Sprintf("%s %s is below this interface's minimum version %s", Name, named, adv.Floor) + serves
-	case o.Reason == events.ReasonUnauthenticated:
+	}
+	if o.Reason == events.ReasonUnauthenticated {
 		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", Name, named, adv.Preferred) + serves
-	case o.Rule == negotiate.RulePolicy:
+	}
+	if o.Rule == negotiate.RulePolicy {
 		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", Name, named) + serves
 	}
 	return fmt.Sprintf("%s %s is not served", Name, named) + serves

@@ -23,6 +23,7 @@ func TestRead(t *testing.T) {
 		{"one", []string{" 1.0\t"}, a2aversion.Requested{Version: "1.0"}, a2aversion.Requested{Version: "1.0"}},
 		{"malformed", []string{"1.0.1"}, a2aversion.Requested{Values: []string{"1.0.1"}, Problem: a2aversion.Malformed}, a2aversion.Requested{Values: []string{"1.0.1"}, Problem: a2aversion.Malformed}},
 		{"two equal", []string{"1.0", "1.0"}, a2aversion.Requested{Values: []string{"1.0", "1.0"}, Count: 2, Problem: a2aversion.Multiple}, a2aversion.Requested{Values: []string{"1.0", "1.0"}, Count: 2, Problem: a2aversion.Multiple}},
+		{"a list opening with a comma", []string{",1.0"}, a2aversion.Requested{Values: []string{"", "1.0"}, Count: 2, Problem: a2aversion.Multiple}, a2aversion.Requested{Values: []string{"", "1.0"}, Count: 2, Problem: a2aversion.Multiple}},
 		{"a list", []string{"1.0, 0.3"}, a2aversion.Requested{Values: []string{"1.0", "0.3"}, Count: 2, Problem: a2aversion.Multiple}, a2aversion.Requested{Values: []string{"1.0", "0.3"}, Count: 2, Problem: a2aversion.Multiple}},
 		{"many kept four", []string{"a,b,c", "d,e,f"}, a2aversion.Requested{Values: []string{"a", "b", "c", "d"}, Count: 6, Problem: a2aversion.Multiple}, a2aversion.Requested{Values: []string{"a", "b", "c", "d"}, Count: 6, Problem: a2aversion.Multiple}},
 	} {
