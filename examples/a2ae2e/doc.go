@@ -20,7 +20,10 @@
 // host negotiates with each from its card, with an authenticated Subject
 // and without one, sends a real SendMessage through the recording
 // Transport, and meets a 502 gateway, a peer that hangs up and one that
-// crashed, none of which is recorded.
+// crashed, none of which is recorded. Over gRPC, a2agrpc.Connect
+// negotiates with @a2a-js/sdk 1.3.0's own gRPC server from the GRPC
+// interface of its card, and a2a-go's gRPC client, dialled with Connect's
+// options, is served at the version decided.
 //
 // The host offers 0.3 and 1.0, prefers 1.0 and has its floor at 0.3, so
 // that a downgrade is possible and only an authenticated caller (here: one

@@ -63,6 +63,9 @@ type config struct {
 	// Addr is the loopback address to listen on, host:port; port 0 picks
 	// a free one.
 	Addr string
+	// GRPCAddr, when set, is the loopback address A2A's gRPC binding is
+	// served on too (mountGRPC); port 0 picks a free one.
+	GRPCAddr string
 	// Token is the bearer token that authenticates a caller as the demo
 	// user; empty authenticates nobody.
 	Token string

@@ -9,6 +9,7 @@
 //	cd examples && go run ./host -pg "$WOPNEG_PG_URL" -keys k1:SECRET   # one replica of several
 //	cd examples && go run ./host -releases /srv/mirror/releases.json    # dated by the host's own mirror
 //	cd examples && go run ./host -otel-stdout -selftest  # every negotiation as OpenTelemetry spans and metrics on stdout
+//	cd examples && go run ./host -grpc-port 9090         # A2A over gRPC too (negotiate via a2agrpc), on a second port
 //
 // The discovery document's refreshedAt is the day the facets were last
 // checked against upstream, by a facets.Refresher at start and daily:
@@ -104,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 	fs.StringVar(&cfg.SharedKeys, "keys", "", "with -pg, the sealing keys every replica is given: ID:SECRET, the first seals")
 	fs.DurationVar(&cfg.AuditWait, "audit-wait", time.Second, "with -pg, how long a request waits for its audit event to commit before it is answered internal_error (the audit is required); 0 writes asynchronously, and does not require the audit")
 	fs.BoolVar(&cfg.OTelStdout, "otel-stdout", false, "export every negotiation through OpenTelemetry to stdout: a span per request with the openwop.negotiation attributes, and the decision counter when the host stops")
+	grpcPort := fs.Int("grpc-port", -1, "also serve A2A over gRPC on 127.0.0.1 at this port (0 picks a free one); -1 serves none")
 	releases := fs.String("releases", "", "the host's mirror of the upstream A2A/MCP release list, a JSON file read at start and daily (see the README); empty checks against the list embedded in wopneg, which goes stale 90 days after it was taken")
 	if err := fs.Parse(args); err != nil {
 		return config{}, false, err
@@ -121,6 +123,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg config, selftest bool, err
 		*port = 0
 	}
 	cfg.Addr, cfg.Facets = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)), defaultFacets()
+	if *grpcPort >= 0 {
+		cfg.GRPCAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(*grpcPort))
+	}
 	return cfg, selftest, nil
 }
 
@@ -154,6 +159,14 @@ func run(ctx context.Context, cfg config, selftest bool, stdout, stderr io.Write
 		tel, cfg.Observe, cfg.Trace = t, t.Observe, t.serve
 	}
 	extra := hostMounts(cfg, log)
+	if cfg.GRPCAddr != "" {
+		lis, err := net.Listen("tcp", cfg.GRPCAddr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "host: serving A2A over gRPC on %s\n", lis.Addr())
+		extra = append(extra, mountGRPC(lis))
+	}
 	if cfg.PG != "" {
 		// Assigned, not declared: the deferred join must reach run's err,
 		// so that a failed audit write makes the host exit 1.

@@ -20,7 +20,7 @@ func TestParseFlags(t *testing.T) {
 		args     []string
 		addr     string
 		selftest bool
-		want     config // Token, PG, SharedKeys, Seams and AuditWait
+		want     config // Token, PG, SharedKeys, Seams, AuditWait and GRPCAddr
 	}{
 		{nil, "127.0.0.1:8080", false, config{Token: "demo", AuditWait: time.Second}},
 		{[]string{"-selftest"}, "127.0.0.1:0", true, config{Token: "demo", AuditWait: time.Second}},
@@ -30,6 +30,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"-token", "", "-seams", "-pg", "postgres://db", "-keys", "k1:s", "-audit-wait", "0"}, "127.0.0.1:8080", false,
 			config{PG: "postgres://db", SharedKeys: "k1:s", Seams: true}},
 		{[]string{"-audit-wait", "250ms"}, "127.0.0.1:8080", false, config{Token: "demo", AuditWait: 250 * time.Millisecond}},
+		{[]string{"-grpc-port", "0"}, "127.0.0.1:8080", false, config{Token: "demo", AuditWait: time.Second, GRPCAddr: "127.0.0.1:0"}},
 	}
 	for _, c := range cases {
 		cfg, selftest, err := parseFlags(c.args, io.Discard)
@@ -39,7 +40,7 @@ func TestParseFlags(t *testing.T) {
 		if cfg.Addr != c.addr || selftest != c.selftest {
 			t.Errorf("%q: listens on %s, selftest %v; want %s, %v", c.args, cfg.Addr, selftest, c.addr, c.selftest)
 		}
-		got := config{Token: cfg.Token, PG: cfg.PG, SharedKeys: cfg.SharedKeys, Seams: cfg.Seams, AuditWait: cfg.AuditWait}
+		got := config{Token: cfg.Token, PG: cfg.PG, SharedKeys: cfg.SharedKeys, Seams: cfg.Seams, AuditWait: cfg.AuditWait, GRPCAddr: cfg.GRPCAddr}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %+v, want %+v", c.args, got, c.want)
 		}

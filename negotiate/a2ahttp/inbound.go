@@ -11,6 +11,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/a2aversion"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
@@ -412,69 +413,21 @@ func (m *Middleware) requestID(r *http.Request) jsontext.Value {
 // refusalMessage says, for people, why the version was refused and what is
 // served instead.
 func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome, servable []string) string {
-	serves := "; this interface serves " + strings.Join(servable, ", ")
-	switch req.problem {
-	case problemMultiple:
-		return fmt.Sprintf("%s carries %d values (%s), not one; send exactly one version", headerName, req.count, listed(req)) + serves
-	case problemMalformed:
-		return fmt.Sprintf("%s %s is not a version: want major.minor, such as %q", headerName, quote(req.values[0]), m.adv.Preferred) + serves
-	}
-	named := quote(req.version)
-	if req.implied {
-		named = "(none, which A2A reads as " + impliedVersion + ")"
-	}
-	if o.Reason == events.ReasonBelowFloor {
-		return fmt.Sprintf("%s %s is below this interface's minimum version %s", headerName, named, m.adv.Floor) + serves
-	}
-	if o.Reason == events.ReasonUnauthenticated {
-		return fmt.Sprintf("%s %s is below the preferred version %s and is served only to an authenticated caller", headerName, named, m.adv.Preferred) + serves
-	}
-	if o.Rule == negotiate.RulePolicy {
-		return fmt.Sprintf("%s %s is not served to this caller by the host's policy", headerName, named) + serves
-	}
-	return fmt.Sprintf("%s %s is not served", headerName, named) + serves
-}
-
-// listed quotes the values of a request that sent several, with "..." for
-// those not kept.
-func listed(req *requested) string {
-	if req.count > len(req.values) {
-		return quoteList(req.values) + ", ..."
-	}
-	return quoteList(req.values)
+	return a2aversion.Message(req.shared(), m.adv, o, servable)
 }
 
 // maxQuoted bounds how much of a value the caller sent is echoed in a
 // message: enough to recognise it, not a way to make the answer large.
 const maxQuoted = 32
 
-func quote(s string) string {
-	if len(s) > maxQuoted {
-		return strconv.Quote(s[:maxQuoted]) + "..."
-	}
-	return strconv.Quote(s)
-}
+// quoteList echoes what a caller sent, as every A2A refusal does.
+var quoteList = a2aversion.QuoteList
 
 func truncate(s string) string {
 	if len(s) > maxQuoted {
 		return s[:maxQuoted] + "..."
 	}
 	return s
-}
-
-func quoteList(values []string) string {
-	var b strings.Builder
-	for i, v := range values {
-		if i == maxListed {
-			b.WriteString(", ...")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(quote(v))
-	}
-	return b.String()
 }
 
 // Version returns the A2A version the middleware decided for the request

@@ -6,10 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -18,9 +16,9 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/a2acard"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
-	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -90,7 +88,7 @@ type OutboundOptions struct {
 
 // errNoVersion is the failure of an object that names no A2A version at
 // all: it is no agent card.
-var errNoVersion = errors.New("the object names neither supportedInterfaces nor protocolVersion")
+var errNoVersion = a2acard.ErrNoVersion
 
 // Negotiate settles the A2A version a host speaks to the peer at peerURL,
 // as the reference host does before it sends anything: it fetches the
@@ -160,149 +158,29 @@ func egressOf(o *OutboundOptions) exchange.Egress {
 }
 
 // fetchCard GETs the peer's agent card, asking for version (none when
-// empty), within the bounds, and returns what it offers; the error of an
-// attempt that got no card is an *egress.Error. A card request the peer
-// refuses for its version is asked again naming none.
+// empty), within the bounds, and returns what its interfaces offer; the
+// error of an attempt that got no card is an *egress.Error. A card request
+// the peer refuses for its version is asked again naming none.
 func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]string, error) {
-	u, err := url.Parse(peerURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &egress.Error{Kind: egress.Denied, URL: cardURLForError(peerURL), Err: errors.New("the peer URL is not an absolute http(s) URL")}
-	}
-	cardURL := u.JoinPath(defaultCardPath)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL.String(), nil)
-	if err != nil {
-		return nil, &egress.Error{Kind: egress.Denied, URL: egress.Where(cardURL), Err: err}
-	}
-	if version != "" {
-		req.Header.Set(headerName, version)
-	}
-	req.Header.Set("Accept", "application/json")
-	tracectx.From(ctx, o.TraceContext).SetHeader(req.Header)
-	resp, err := egress.Do(egressOf(o).Fetcher(), req, cmp.Or(o.MaxCardBytes, defaultMaxCardBytes))
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err // an *egress.Error: too large, or the peer hung up
-	}
-	if resp.StatusCode != http.StatusOK {
+	f := a2acard.Fetch{Client: egressOf(o).Fetcher(), Max: cmp.Or(o.MaxCardBytes, defaultMaxCardBytes), Trace: o.TraceContext}
+	return f.Offers(ctx, peerURL, version)
+}
+
+// init hands package a2acard the one reader of A2A answers, for a card
+// request's refusal.
+func init() {
+	a2acard.Refuses = func(body []byte) bool {
 		var w answerWatch // only its reader
-		if version != "" && w.Classify(body, true) == refused {
-			// The peer refused the version asked for on its card, as this
-			// module's inbound side does for a version it does not serve:
-			// its answer about versions is its own card, which a request
-			// that names none gets (the v2 card rule).
-			return fetchCard(ctx, o, peerURL, "")
-		}
-		return nil, egress.NotAnswer(resp, fmt.Errorf("the agent card was answered with HTTP status %d", resp.StatusCode))
+		return w.Classify(body, true) == refused
 	}
-	offers, err := cardOffers(body)
-	if err != nil {
-		return nil, egress.NotAnswer(resp, err)
-	}
-	return offers, nil
 }
 
-// cardURLForError names the card of a peer URL that may not parse.
-func cardURLForError(peerURL string) string {
-	if u, err := url.Parse(peerURL); err == nil {
-		return egress.Where(u)
-	}
-	return "of a peer URL that does not parse"
-}
-
-// cardOffers returns the A2A versions an agent card offers: every
-// supportedInterfaces[].protocolVersion that is major.minor, in the card's
-// order, each once. A card with none (an A2A 0.3 card) offers its
-// top-level protocolVersion cut to major.minor ("0.3.0" offers "0.3").
-// That is how the reference host reads a card; versions in any other form
-// ("1.0.1", "v1") are not offers, and a card may offer nothing. A body
-// that is not a JSON object, or an object that names neither
-// supportedInterfaces (an array) nor protocolVersion (a string), is no
-// agent card, and an error.
-func cardOffers(card []byte) ([]string, error) {
-	var offers []string
-	seen := map[string]bool{} // a hostile card lists tens of thousands: dedupe in linear time
-	var fallback string
-	named := false
-	r := strictjson.NewReader(card, 0)
-	err := r.Object(func(key string) error {
-		switch key {
-		case "supportedInterfaces":
-			if k, err := r.Next(); err != nil || k == strictjson.Null {
-				return err
-			}
-			named = true
-			return r.Array(func(int) error {
-				return r.Object(func(key string) error {
-					if v, ok := stringValue(r, key, "protocolVersion"); ok && isMajorMinor(v) && !seen[v] {
-						seen[v] = true
-						offers = append(offers, v)
-					}
-					return nil
-				})
-			})
-		case "protocolVersion":
-			var ok bool
-			fallback, ok = stringValue(r, key, "protocolVersion")
-			named = named || ok
-		}
-		return nil
-	})
-	if err == nil {
-		err = r.End()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the card is not a JSON agent card: %w", err)
-	}
-	if !named {
-		return nil, errNoVersion
-	}
-	if len(offers) > 0 {
-		return offers, nil
-	}
-	if major, rest, ok := strings.Cut(fallback, "."); ok {
-		minor, _, _ := strings.Cut(rest, ".")
-		if mm := major + "." + minor; isMajorMinor(mm) {
-			return []string{mm}, nil
-		}
-	}
-	return nil, nil
-}
-
-// stringValue reads the value of member key when key is want and the
-// value is a string; anything else (a number, null) is not a version, and
-// is left for the reader to skip.
-func stringValue(r *strictjson.Reader, key, want string) (string, bool) {
-	if key != want {
-		return "", false
-	}
-	if k, err := r.Next(); err != nil || k != strictjson.String {
-		return "", false
-	}
-	s, err := r.String()
-	return s, err == nil
-}
+// cardOffers returns the A2A versions an agent card offers, over every
+// binding (see a2acard.Offers).
+func cardOffers(card []byte) ([]string, error) { return a2acard.Offers(card, "") }
 
 // isMajorMinor matches the facet pattern ^[0-9]+\.[0-9]+$.
-func isMajorMinor(s string) bool {
-	major, minor, ok := strings.Cut(s, ".")
-	return ok && allDigits(major) && allDigits(minor)
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+var isMajorMinor = a2acard.MajorMinor
 
 // Transport is an [http.RoundTripper] for calls to a peer at a negotiated
 // version: it stamps A2A-Version with that version on every request, and

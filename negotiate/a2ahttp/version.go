@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/a2aversion"
 )
 
 // headerName is the header, and on the HTTP+JSON binding the query
@@ -16,22 +16,20 @@ const headerName = "A2A-Version"
 
 // impliedVersion is the version A2A reads a request that names none as
 // (A2A §3.6.2), everywhere but on the agent card.
-const impliedVersion = "0.3"
+const impliedVersion = a2aversion.Implied
 
 // canonicalHeader is headerName as net/http stores it, so that the common
 // case is one map lookup.
 var canonicalHeader = http.CanonicalHeaderKey(headerName)
 
-// problem says what is wrong with the A2A-Version a request carried.
-type problem uint8
+// problem says what is wrong with the A2A-Version a request carried: the
+// rule of every A2A binding, read by package a2aversion.
+type problem = a2aversion.Problem
 
 const (
-	problemNone problem = iota
-	// problemMultiple: more than one value, in any combination of header
-	// lines, comma-separated elements and query parameters.
-	problemMultiple
-	// problemMalformed: one value that is not major.minor.
-	problemMalformed
+	problemNone      = a2aversion.None
+	problemMultiple  = a2aversion.Multiple
+	problemMalformed = a2aversion.Malformed
 )
 
 // requested is the A2A-Version of a request as read: the value, or the
@@ -45,7 +43,7 @@ type requested struct {
 	// A2A reads that as.
 	implied bool
 	// values are what the request sent, each trimmed, when it is refused:
-	// the malformed value, or the first maxListed of several.
+	// the malformed value, or the first a2aversion.MaxListed of several.
 	values []string
 	// count is how many values a request with several sent.
 	count   int
@@ -84,40 +82,13 @@ func readVersion(h http.Header, rawQuery string, query bool) requested {
 		// its backing array.
 		all = slices.Concat(all, other, params)
 	}
-	n := len(all)
-	if n == 0 {
-		return requested{}
-	}
-	if n == 1 && strings.IndexByte(all[0], ',') < 0 {
-		return single(trimOWS(all[0]))
-	}
-	// Only the first maxListed values are kept, for the message: a header
-	// of commas must not cost a string per byte.
-	req := requested{problem: problemMultiple}
-	for _, v := range all {
-		req.count += strings.Count(v, ",") + 1
-		for elem := range strings.SplitSeq(v, ",") {
-			if len(req.values) == maxListed {
-				break
-			}
-			req.values = append(req.values, trimOWS(elem))
-		}
-	}
-	return req
+	r := a2aversion.Read(all)
+	return requested{version: r.Version, values: r.Values, count: r.Count, problem: r.Problem}
 }
 
-// maxListed bounds how many of several values a refusal lists.
-const maxListed = 4
-
-// single reads one value.
-func single(v string) requested {
-	if v == "" {
-		return requested{}
-	}
-	if _, err := facets.ParseVersion(facets.ProtocolA2A, v); err != nil {
-		return requested{values: []string{v}, problem: problemMalformed}
-	}
-	return requested{version: v}
+// shared is req as package a2aversion reads it.
+func (r *requested) shared() *a2aversion.Requested {
+	return &a2aversion.Requested{Version: r.version, Implied: r.implied, Values: r.values, Count: r.count, Problem: r.problem}
 }
 
 // otherSpellings returns the values of header keys that name A2A-Version in
