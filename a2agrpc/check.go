@@ -65,10 +65,6 @@ func (i *Interceptor) Check(ctx context.Context, cc grpc.ClientConnInterface) er
 		return errors.New("a2agrpc: Check of a nil connection")
 	}
 	preferred := i.adv.Preferred
-	_, e := i.n.Decide(nil, negotiate.InboundOffer(i.adv, "", preferred))
-	if err := exchange.Ahead("a2agrpc", i.adv, e.At); err != nil {
-		return err
-	}
 	method := "/" + services[0] + "/GetTask"
 	req := protowire.AppendString(protowire.AppendTag(nil, 2, protowire.BytesType), checkTask) // GetTaskRequest.id
 	if strings.HasPrefix(preferred, "0.") {
@@ -119,7 +115,7 @@ func NewServer(f *facets.A2A, caller func(context.Context, metadata.MD) *negotia
 	if register == nil {
 		return nil, errors.New("a2agrpc: NewServer of a nil register function")
 	}
-	n, err := exchange.Defaults("a2agrpc", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy, o.ErrorLog)
+	n, err := exchange.Defaults("a2agrpc", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -178,24 +177,19 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestCheckAhead: a refreshedAt more than a day ahead fails the check.
-func TestCheckAhead(t *testing.T) {
-	set := hostFacets("0.3")
-	set.A2A.RefreshedAt = "2026-12-01"
-	n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return testNow }})
-	if err != nil {
-		t.Skip("Compile refuses it already:", err)
-	}
-	i, err := a2agrpc.New(n, a2agrpc.Options{Sink: &negotiatetest.Recorder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	if err := i.Check(context.Background(), cc); err == nil || !strings.Contains(err.Error(), "refreshedAt") {
-		t.Errorf("Check = %v", err)
+// TestNewRefusesADateOutOfItsWindow: a refreshedAt more than a day ahead
+// or older than its window is refused where the host starts, with the
+// fix, as the HTTP bindings refuse it.
+func TestNewRefusesADateOutOfItsWindow(t *testing.T) {
+	for _, date := range []string{"2026-12-01", "2025-01-01"} {
+		set := hostFacets("0.3")
+		set.A2A.RefreshedAt = date
+		n, err := negotiate.Compile(set, policy.Policy{Now: func() time.Time { return testNow }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a2agrpc.New(n, a2agrpc.Options{Sink: &negotiatetest.Recorder{}}); err == nil || !strings.Contains(err.Error(), "refreshedAt") {
+			t.Errorf("refreshedAt %s: New = %v", date, err)
+		}
 	}
 }

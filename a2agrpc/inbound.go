@@ -84,6 +84,9 @@ func New(n *negotiate.Negotiator, opts Options) (*Interceptor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := exchange.Refreshed("a2agrpc", n, facets.ProtocolA2A, opts.ErrorLog); err != nil {
+		return nil, err
+	}
 	log := cmp.Or(opts.ErrorLog, slog.Default())
 	return &Interceptor{n: n, adv: adv, opts: opts, log: log, check: checkToken(),
 		rec: &exchange.Recorder{Pkg: "a2agrpc", N: n, Sink: opts.Sink, Log: log}}, nil

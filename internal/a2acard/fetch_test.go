@@ -64,7 +64,7 @@ func TestFetch(t *testing.T) {
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	for _, tc := range []struct {
 		name     string
-		peer     peer
+		peer     *peer
 		binding  string
 		refuses  func([]byte) bool
 		max      int64
@@ -72,20 +72,20 @@ func TestFetch(t *testing.T) {
 		named    []string
 		failKind egress.Kind
 	}{
-		{"every binding", peer{body: card}, "", isRefusal, 0, []string{"1.0", "0.3"}, []string{"1.0"}, 0},
-		{"GRPC", peer{body: card}, "GRPC", isRefusal, 0, []string{"0.3"}, []string{"1.0"}, 0},
-		{"refused, then the preferred card", peer{body: card, refuse: true, refusal: `{"reason":"VERSION_NOT_SUPPORTED"}`}, "", isRefusal, 0, []string{"1.0", "0.3"}, []string{"1.0", ""}, 0},
-		{"another 400", peer{body: card, refuse: true, refusal: `{"reason":"BAD"}`}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
-		{"no reader of refusals", peer{body: card, refuse: true, refusal: `{"reason":"VERSION_NOT_SUPPORTED"}`}, "", nil, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
-		{"not found", peer{body: card, status: http.StatusNotFound}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
-		{"no card", peer{body: `[]`}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
-		{"too large", peer{body: card}, "", isRefusal, int64(len(card) - 1), nil, []string{"1.0"}, egress.TooLarge},
-		{"at the bound", peer{body: card}, "", isRefusal, int64(len(card)), []string{"1.0", "0.3"}, []string{"1.0"}, 0},
+		{"every binding", &peer{body: card}, "", isRefusal, 0, []string{"1.0", "0.3"}, []string{"1.0"}, 0},
+		{"GRPC", &peer{body: card}, "GRPC", isRefusal, 0, []string{"0.3"}, []string{"1.0"}, 0},
+		{"refused, then the preferred card", &peer{body: card, refuse: true, refusal: `{"reason":"VERSION_NOT_SUPPORTED"}`}, "", isRefusal, 0, []string{"1.0", "0.3"}, []string{"1.0", ""}, 0},
+		{"another 400", &peer{body: card, refuse: true, refusal: `{"reason":"BAD"}`}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
+		{"no reader of refusals", &peer{body: card, refuse: true, refusal: `{"reason":"VERSION_NOT_SUPPORTED"}`}, "", nil, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
+		{"not found", &peer{body: card, status: http.StatusNotFound}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
+		{"no card", &peer{body: `[]`}, "", isRefusal, 0, nil, []string{"1.0"}, egress.NotAnAnswer},
+		{"too large", &peer{body: card}, "", isRefusal, int64(len(card) - 1), nil, []string{"1.0"}, egress.TooLarge},
+		{"at the bound", &peer{body: card}, "", isRefusal, int64(len(card)), []string{"1.0", "0.3"}, []string{"1.0"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			withRefuses(t, tc.refuses)
 			p := tc.peer
-			srv := httptest.NewServer(&p)
+			srv := httptest.NewServer(p)
 			defer srv.Close()
 			f := a2acard.Fetch{Client: srv.Client(), Max: tc.max, Binding: tc.binding,
 				Trace: func(context.Context) (string, string) { return parent, "" }}
