@@ -57,7 +57,8 @@ import (
 // (policy.Policy.RequireAudit) records into a Durable sink: anything else
 // can lose an event it already answered for, and the adapters refuse to
 // start with one (negotiate/mcphttp.New, negotiate/a2ahttp.New, their
-// one-call Handlers, outbound Negotiate and Connect).
+// one-call Handlers, outbound Negotiate and Connect), and the seams refuse
+// every exchange.
 type Sink interface {
 	Emit(ctx context.Context, e Event) error
 }

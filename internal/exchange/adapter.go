@@ -49,16 +49,25 @@ func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Proto
 	if sink == nil {
 		return facets.Advertised{}, fmt.Errorf("%s: the Sink is nil; every negotiation must be recorded: %w", pkg, events.ErrClosed)
 	}
-	// RequireAudit promises that nothing is answered without its record;
-	// a sink whose nil means queued in memory, or handed to a pipe, can
-	// lose a record it already answered for, so the promise would be
-	// false from the start. This is the one check of it, for every place a
-	// host starts with a sink: the adapters' New and one-call Handler, and
-	// their outbound Negotiate and Connect, which the seams call.
-	if d, ok := sink.(events.Durable); n.RequiresAudit() && (!ok || !d.Durable()) {
-		return facets.Advertised{}, errors.New(pkg + ": the policy requires the audit (RequireAudit) but the Sink is not durable (events.Durable), so an answered decision could lose its record; " + auditFix)
+	if err := Audited(pkg, n, sink); err != nil {
+		return facets.Advertised{}, err
 	}
 	return adv, nil
+}
+
+// Audited returns an error naming the fix when n's policy requires the
+// audit and sink does not say it is durable ([events.Durable]), and nil
+// otherwise. RequireAudit promises that nothing is answered without its
+// record; a sink whose nil means queued in memory, or handed to a pipe,
+// can lose a record it already answered for, so the promise would be
+// false from the start. It is the one check of it, for every place a host
+// starts with a sink: [Check] (the adapters' New and one-call Handler,
+// their outbound Negotiate and Connect) and each exchange of the seams.
+func Audited(pkg string, n *negotiate.Negotiator, sink events.Sink) error {
+	if d, ok := sink.(events.Durable); n.RequiresAudit() && (!ok || !d.Durable()) {
+		return errors.New(pkg + ": the policy requires the audit (RequireAudit) but the Sink is not durable (events.Durable), so an answered decision could lose its record; " + auditFix)
+	}
+	return nil
 }
 
 // auditFix is what to do about a required audit with a sink that is not
