@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 )
 
@@ -28,9 +29,16 @@ import (
 // process needs a store that keeps its counters, such as a database. It
 // does not own the writer and has no Close. The zero JSONLines has no
 // writer and refuses every event with [ErrClosed].
+//
+// A JSONLines made by [NewJSONLines] hands each line to its writer and no
+// further, and is not [Durable]; one made by [NewJSONLinesFile] syncs its
+// file after each line, and is.
 type JSONLines struct {
-	w  io.Writer
-	mu sync.Mutex
+	w io.Writer
+	// sync, when set, makes each written line durable before Emit
+	// returns nil (the file's Sync).
+	sync func() error
+	mu   sync.Mutex
 	// next is the next sequence of each run written to.
 	next map[string]int64
 	// buf is the line being written, reused under mu.
@@ -43,6 +51,25 @@ type JSONLines struct {
 
 // NewJSONLines returns a JSONLines writing to w.
 func NewJSONLines(w io.Writer) *JSONLines { return &JSONLines{w: w} }
+
+// NewJSONLinesFile returns a JSONLines writing to f that syncs f after
+// each line (fsync), so that a nil from Emit means the line is on stable
+// storage and survives a crash of the process and of the machine: it is
+// [Durable], a sink a host that requires the audit may record into. Each
+// Emit waits for the disk; open f for appending (os.O_APPEND), and give
+// it a file, not a pipe or a terminal, whose Sync fails. A line whose
+// sync failed was written and keeps its sequence, but Emit returns the
+// error, since it may not survive a crash.
+func NewJSONLinesFile(f *os.File) *JSONLines {
+	if f == nil {
+		return &JSONLines{}
+	}
+	return &JSONLines{w: f, sync: f.Sync}
+}
+
+// Durable reports whether a nil from Emit means the line is on stable
+// storage: true for a JSONLines made by [NewJSONLinesFile].
+func (j *JSONLines) Durable() bool { return j != nil && j.sync != nil }
 
 // Emit numbers e when it is a run event and writes it as one line. It
 // refuses an invalid event before writing anything, and returns the
@@ -84,6 +111,11 @@ func (j *JSONLines) Emit(ctx context.Context, e Event) error {
 			j.next = make(map[string]int64)
 		}
 		j.next[e.RunID] = e.Sequence + 1
+	}
+	if j.sync != nil {
+		if err := j.sync(); err != nil {
+			return fmt.Errorf("events: JSON lines: sync: %w", err)
+		}
 	}
 	return nil
 }

@@ -35,8 +35,9 @@ import (
 //
 //   - [JSONLines] has handed the line to its io.Writer: durable only as
 //     far as that writer is (an *os.File without Sync is in the page
-//     cache, and survives a crash of the process but not of the machine);
-//     it does not say it is Durable;
+//     cache, and survives a crash of the process but not of the machine),
+//     and it does not say it is Durable; made by [NewJSONLinesFile], it
+//     has synced its file too, and is Durable;
 //   - the slog sink has handed the record to its handler, with the same
 //     reach;
 //   - [Async], by default, has queued the event in memory: a crash of the
@@ -54,7 +55,10 @@ import (
 //
 // A host that must answer nothing it has no record of
 // (policy.Policy.RequireAudit) records into a Durable sink: anything else
-// can lose an event it already answered for.
+// can lose an event it already answered for, and the adapters refuse to
+// start with one (negotiate/mcphttp.New, negotiate/a2ahttp.New, their
+// one-call Handlers, outbound Negotiate and Connect), and the seams refuse
+// every exchange.
 type Sink interface {
 	Emit(ctx context.Context, e Event) error
 }

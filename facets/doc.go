@@ -112,7 +112,9 @@
 // fresh. A host that serves either protocol inbound (a2a.agentCardUrl,
 // mcp.serverUrls or mcp.serverMount present) advertises
 // {"type": "negotiation.decided", "delivery": "durable"} in
-// hostEvents.types[] (RFC 0242 §B) without asking. The seams profile is
+// hostEvents.types[] (RFC 0242 §B) without asking, unless it lists
+// negotiation.decided itself (as "ephemeral", when its audit is not
+// durable). The seams profile is
 // off unless the host sets Seams because it mounts the conformance seams.
 //
 // [Lint] checks any host's discovery document the way the conformance

@@ -48,11 +48,14 @@ type served struct {
 // or mcp.serverMount present — the document lists
 // {"type": "negotiation.decided", "delivery": "durable"} in
 // hostEvents.types[] (RFC 0242 §B), added when d does not already list
-// it; otherwise it lists only what d does.
+// negotiation.decided; otherwise it lists only what d does. A host whose
+// audit sink is not durable (events.Durable) lists it itself, as
+// "ephemeral": the RFC asks for durable, and a host that cannot keep its
+// records across a crash says so rather than promise it.
 func NewHandler(d Discovery, r *Refresher) (*Handler, error) {
 	set := Set{A2A: d.A2A, MCP: d.MCP}.Clone()
 	d = Discovery{slices.Clone(d.ProtocolVersions), d.PreferredVersion, d.Seams, slices.Clone(d.HostEvents), set.A2A, set.MCP}
-	if inbound(set) && !slices.Contains(d.HostEvents, negotiationDecided) {
+	if inbound(set) && !slices.ContainsFunc(d.HostEvents, func(e HostEvent) bool { return e.Type == negotiationDecided.Type }) {
 		d.HostEvents = append(d.HostEvents, negotiationDecided)
 	}
 	data, _ := d.MarshalJSON() // strings, lists, flags and numbers: it cannot fail

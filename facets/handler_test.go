@@ -40,7 +40,8 @@ func get(t *testing.T, h http.Handler) (Discovery, []byte) {
 
 // TestHandlerInbound checks the inbound rule of RFC 0242 §B: a document
 // lists {negotiation.decided, durable} in hostEvents.types[] exactly when
-// the host serves a protocol inbound, whatever else it lists.
+// the host serves a protocol inbound, whatever else it lists, unless the
+// host listed negotiation.decided itself (as ephemeral).
 func TestHandlerInbound(t *testing.T) {
 	decided := HostEvent{"negotiation.decided", "durable"}
 	other := HostEvent{"run.started", "ephemeral"}
@@ -72,6 +73,11 @@ func TestHandlerInbound(t *testing.T) {
 		{"mcp only, not inbound", func() Discovery { d := noInbound(refDiscovery()); d.A2A = nil; return d }(), nil},
 		{"already listed", func() Discovery { d := refDiscovery(); d.HostEvents = []HostEvent{other, decided}; return d }(), []HostEvent{other, decided}},
 		{"listed with others", func() Discovery { d := refDiscovery(); d.HostEvents = []HostEvent{other}; return d }(), []HostEvent{other, decided}},
+		{"listed as ephemeral, by a host that keeps no durable record", func() Discovery {
+			d := refDiscovery()
+			d.HostEvents = []HostEvent{{"negotiation.decided", "ephemeral"}}
+			return d
+		}(), []HostEvent{{"negotiation.decided", "ephemeral"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -215,3 +215,36 @@ func exprString(e ast.Expr) string {
 	}
 	return "(expression)"
 }
+
+// FuzzAttributes: whatever method a caller names, whatever rule or code
+// an outcome carries and whatever URL a host dials, every attribute the
+// package sets is bounded and UTF-8, and server.address and server.port
+// name no path, query or credentials of the URL.
+func FuzzAttributes(f *testing.F) {
+	f.Add("tools/call", "accept", "internal_error", "https://user:secret@peer.example:8443/mcp/sk-123/sse?api_key=k", true)
+	f.Add("SendMessage", "below-floor", "interop_version_unsupported", "http://[::1]:9/a2a", false)
+	f.Add(strings.Repeat("m", 300), "r\xff", "", "http://h\xff/?q", true)
+	f.Fuzz(func(t *testing.T, method, rule, code, rawURL string, mcp bool) {
+		k := newKit(t)
+		p := facets.ProtocolA2A
+		if mcp {
+			p = facets.ProtocolMCP
+		}
+		ctx, span := k.tp.Tracer("host").Start(context.Background(), "observe")
+		k.tel.Observe(ctx, negotiate.Exchange{Method: method, Code: -32022, Outcome: negotiate.Outcome{
+			Kind: negotiate.Refused, Protocol: p, Rule: negotiate.Rule(rule), Error: wperrors.New(wperrors.Code(code), "x")}})
+		span.End()
+		_, s1 := k.tel.StartServerDiscover(context.Background(), rawURL)
+		s1.End()
+		_, s2 := k.tel.StartAgentCardFetch(context.Background(), rawURL)
+		s2.End()
+		for _, s := range k.spans.GetSpans() {
+			checkBounded(t, "span "+s.Name, s.Attributes)
+			for _, kv := range s.Attributes {
+				if v := kv.Value.String(); (kv.Key == "server.address" || kv.Key == "server.port") && strings.ContainsAny(v, "/?#@") {
+					t.Errorf("span %s: %s = %q names more than the host and port", s.Name, kv.Key, v)
+				}
+			}
+		}
+	})
+}

@@ -671,9 +671,12 @@ func (c observeCase) run(t *testing.T, wrap func(*negotiate.Negotiator, events.S
 	}
 }
 
-// failingAudit is an audit sink that records nothing.
+// failingAudit is an audit sink that records nothing: a durable store
+// that is down, as a host that requires the audit records into.
 func failingAudit(*wopnegotel.Telemetry) events.Sink {
-	return events.SinkFunc(func(context.Context, events.Event) error { return errors.New("disk full") })
+	r := &negotiatetest.Recorder{}
+	r.Fail(errors.New("disk full"))
+	return r
 }
 
 // mcpRequest is a POST of body to an MCP endpoint; revision and method,

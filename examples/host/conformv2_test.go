@@ -50,7 +50,10 @@ func conform(ctx context.Context, t *testing.T, args ...string) (conformReport, 
 // TestConformV2 runs the module's runner of the OpenWOP v2 interop
 // scenarios (`go run ./cmd/wopneg conform --json`, from the root module:
 // this module cannot import its internal packages) against this host with
-// its seams mounted (issue 11): every scenario passes with its assertions
+// its seams mounted, recording to PostgreSQL with the audit acknowledged
+// (-pg): RFC 0242 asks for negotiation.decided delivered durably, which
+// only -pg keeps (without it the host lists the event as ephemeral, and
+// the inbound scenario fails, as it should). Every scenario passes with its assertions
 // counted, §D.1 is witnessed on MCP, whose floor lies below preferred, and
 // the A2A §D.1 row alone is blocked, because A2A 1.0 is both floor and
 // preferred; v2-threat-model-template, which the suite checks in the
@@ -68,7 +71,8 @@ func TestConformV2(t *testing.T) {
 	// The host dates its facets by a mirror of upstream's present, so its
 	// refreshedAt is the day it runs and the runner's wall clock judges it
 	// fresh on any day; TestRefreshSLA400DaysAhead fixes both clocks.
-	srv := exec.CommandContext(ctx, bin, "-seams", "-port", "0", "-releases", writeMirror(t))
+	_, _, pgURL := replicaDB(t)
+	srv := exec.CommandContext(ctx, bin, "-seams", "-port", "0", "-releases", writeMirror(t), "-pg", pgURL, "-keys", fleetKeys)
 	srv.Stdout = io.Discard
 	stderr, err := srv.StderrPipe()
 	if err != nil {

@@ -20,15 +20,20 @@ func hostMounts(cfg config, log events.Log) []Mount {
 
 // mountDiscovery serves the host's v2 discovery document at
 // /.well-known/openwop: its facets as stable, seam-gated records, with the
-// agent card and MCP endpoint it serves inbound (so hostEvents.types[]
-// lists negotiation.decided as durable), and conformance.seamsProfile
-// only when the seams are mounted. Its refreshedAt is the host's
-// Refresher's, checked again daily while the host serves.
+// agent card and MCP endpoint it serves inbound, and conformance.seamsProfile
+// only when the seams are mounted. hostEvents.types[] lists
+// negotiation.decided as durable only when the host's sink is
+// (events.Durable: with -pg, acknowledged), and as ephemeral otherwise:
+// events on stdout and in memory do not outlive a crash. Its refreshedAt
+// is the host's Refresher's, checked again daily while the host serves.
 func mountDiscovery(withSeams bool) Mount {
 	return func(mux *http.ServeMux, env Env) error {
 		set := env.Negotiator.Facets()
 		record := facets.Record{Status: "stable", Since: "2.0", Witness: "seam-gated"}
 		d := facets.Discovery{ProtocolVersions: []string{"2.0"}, PreferredVersion: "2.0", Seams: withSeams}
+		if durable, ok := env.Sink.(events.Durable); !ok || !durable.Durable() {
+			d.HostEvents = []facets.HostEvent{{Type: "negotiation.decided", Delivery: "ephemeral"}}
+		}
 		if set.A2A != nil {
 			a := *set.A2A
 			a.Record, a.AgentCardURL = record, env.BaseURL+"/.well-known/agent-card.json"

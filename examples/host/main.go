@@ -31,7 +31,9 @@
 // that is down is written to again, with a backoff, until it is back.
 // -audit-wait 0 writes asynchronously instead, and does not require the
 // audit: faster, but a crash of the host loses the events queued, and an
-// outage longer than the buffer (65,536 events, 64 MiB) the drops. On
+// outage longer than the buffer (65,536 events, 64 MiB) the drops, so its
+// discovery document lists negotiation.decided as ephemeral, as a host
+// without -pg does (RFC 0242 asks for durable: only -pg keeps it). On
 // SIGTERM (or Ctrl-C) it stops accepting, lets the requests in flight
 // finish, writes every audit event it accepted (trying a database that is
 // down for 10 s more), and exits 0, or 1 when an audit write failed.

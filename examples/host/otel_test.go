@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -65,5 +66,28 @@ func TestOTelStdout(t *testing.T) {
 	}
 	if !metric {
 		t.Errorf("stdout holds no openwop.negotiation.decisions metric:\n%s", stdout.String())
+	}
+}
+
+// brokenStdout refuses every write, as a closed pipe does.
+type brokenStdout struct{}
+
+func (brokenStdout) Write([]byte) (int, error) { return 0, errors.New("stdout is gone") }
+
+// With -otel-stdout, a telemetry shutdown that fails (the last export of
+// the decision counter cannot be written) is run's error, so that the
+// host exits 1: the deferred shutdown assigns run's own err, not a copy
+// of it.
+func TestOTelStdoutShutdownFailureIsAnError(t *testing.T) {
+	cfg, _, err := parseFlags([]string{"-otel-stdout", "-port", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // serve, then stop at once
+	var stderr bytes.Buffer
+	err = run(ctx, cfg, false, brokenStdout{}, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "stdout is gone") {
+		t.Errorf("run = %v, want the failed export's error\n%s", err, stderr.String())
 	}
 }

@@ -34,7 +34,7 @@ func Example() {
 	sink := events.NewAsync(store, events.AsyncOptions{})
 	defer sink.Close()
 
-	var n *negotiate.Negotiator // compiled from the host's facets, with policy.RequireAudit
+	var n *negotiate.Negotiator // compiled from the host's facets
 	var offer negotiate.Offer
 	run := negotiate.Destination{RunID: "acme/audit-0123456789abcdef"}
 	if outcome, err := n.DecideAndRecord(ctx, sink, run, nil, offer); err != nil {

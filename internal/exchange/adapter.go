@@ -36,7 +36,9 @@ import (
 // Check returns the facet n advertises for p, or why the adapter named pkg
 // cannot work with n and sink: a nil Negotiator, one that does not
 // advertise p, or a nil sink, which wraps [events.ErrClosed] (a negotiation
-// with nowhere to be recorded is a configuration error, not a default).
+// with nowhere to be recorded is a configuration error, not a default), or
+// a policy that requires the audit with a sink that is not durable
+// ([events.Durable]).
 func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Protocol) (facets.Advertised, error) {
 	if n == nil {
 		return facets.Advertised{}, errors.New(pkg + ": the Negotiator is nil")
@@ -48,8 +50,30 @@ func Check(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Proto
 	if sink == nil {
 		return facets.Advertised{}, fmt.Errorf("%s: the Sink is nil; every negotiation must be recorded: %w", pkg, events.ErrClosed)
 	}
+	if err := Audited(pkg, n, sink); err != nil {
+		return facets.Advertised{}, err
+	}
 	return adv, nil
 }
+
+// Audited returns an error naming the fix when n's policy requires the
+// audit and sink does not say it is durable ([events.Durable]), and nil
+// otherwise. RequireAudit promises that nothing is answered without its
+// record; a sink whose nil means queued in memory, or handed to a pipe,
+// can lose a record it already answered for, so the promise would be
+// false from the start. It is the one check of it, for every place a host
+// starts with a sink: [Check] (the adapters' New and one-call Handler,
+// their outbound Negotiate and Connect) and each exchange of the seams.
+func Audited(pkg string, n *negotiate.Negotiator, sink events.Sink) error {
+	if d, ok := sink.(events.Durable); n.RequiresAudit() && (!ok || !d.Durable()) {
+		return errors.New(pkg + ": the policy requires the audit (RequireAudit) but the Sink is not durable (events.Durable), so an answered decision could lose its record; " + auditFix)
+	}
+	return nil
+}
+
+// auditFix is what to do about a required audit with a sink that is not
+// durable.
+const auditFix = "record into a durable sink (events.NewAsync with AsyncOptions.Acknowledge over a durable store such as examples/pgbatch, or events.NewJSONLinesFile), or drop RequireAudit"
 
 // key keys the accepted outcome of a request for protocol p in its
 // context, so that one adapter never reads the other's.

@@ -1,16 +1,27 @@
 package exchange_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/a2ahttp"
+	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -136,3 +147,95 @@ func TestOffer(t *testing.T) {
 		t.Errorf("Offer of an offered version allocates %v times, want 0", n)
 	}
 }
+
+// TestARequiredAuditNeedsADurableSink: a host that requires the audit
+// starts only with a sink that says it is durable, at every place a host
+// starts with a sink, and the refusal names the fix; without RequireAudit
+// any sink will do. Outbound, nothing is sent to the peer.
+func TestARequiredAuditNeedsADurableSink(t *testing.T) {
+	var lines bytes.Buffer
+	file, err := os.Create(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	durableStore := &negotiatetest.Recorder{}
+	queued := events.NewAsync(durableStore, events.AsyncOptions{})
+	defer queued.Close()
+	acknowledged := events.NewAsync(durableStore, events.AsyncOptions{Acknowledge: time.Second})
+	defer acknowledged.Close()
+	sinks := []struct {
+		name    string
+		sink    events.Sink
+		durable bool
+	}{
+		{"JSON lines to a writer", events.NewJSONLines(&lines), false},
+		{"JSON lines to a synced file", events.NewJSONLinesFile(file), true},
+		{"slog", events.NewSlogSink(slog.DiscardHandler, slog.LevelInfo), false},
+		{"a SinkFunc", events.SinkFunc(func(context.Context, events.Event) error { return nil }), false},
+		{"a sink that says it is not durable", says(false), false},
+		{"a sink that says it is durable", says(true), true},
+		{"the kit's Recorder", durableStore, true},
+		{"Async queueing over a durable store", queued, false},
+		{"Async acknowledged over a durable store", acknowledged, true},
+		{"a fan-out with one durable sink", events.NewFanout(events.NewJSONLines(&lines), durableStore), true},
+		{"a fan-out with none", events.NewFanout(events.NewJSONLines(&lines), says(false)), false},
+	}
+	var peerCalls atomic.Int64
+	peer := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { peerCalls.Add(1) }))
+	defer peer.Close()
+	mcpFacet := &facets.MCP{Revisions: []string{"2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-11-25", RefreshedAt: "2026-11-01"}
+	a2aFacet := &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0", RefreshedAt: "2026-11-01"}
+	clock := func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
+	starts := map[string]func(pol policy.Policy, sink events.Sink) error{
+		"mcphttp.New": func(pol policy.Policy, sink events.Sink) error {
+			_, err := mcphttp.New(placesNegotiator(t, pol), mcphttp.Options{Sink: sink})
+			return err
+		},
+		"a2ahttp.New": func(pol policy.Policy, sink events.Sink) error {
+			_, err := a2ahttp.New(placesNegotiator(t, pol), a2ahttp.Options{Sink: sink})
+			return err
+		},
+		"mcphttp.Handler": func(pol policy.Policy, sink events.Sink) error {
+			pol.Now = clock
+			_, err := mcphttp.Handler(mcpFacet, nil, nil, mcphttp.HandlerOptions{Options: mcphttp.Options{Sink: sink}, Policy: pol})
+			return err
+		},
+		"a2ahttp.Handler": func(pol policy.Policy, sink events.Sink) error {
+			pol.Now = clock
+			_, err := a2ahttp.Handler(a2aFacet, nil, nil, a2ahttp.HandlerOptions{Options: a2ahttp.Options{Sink: sink}, Policy: pol})
+			return err
+		},
+		"mcphttp.Connect": func(pol policy.Policy, sink events.Sink) error {
+			_, _, err := mcphttp.Connect(context.Background(), placesNegotiator(t, pol), peer.URL, mcphttp.OutboundOptions{Sink: sink, Client: peer.Client()})
+			return err
+		},
+		"a2ahttp.Connect": func(pol policy.Policy, sink events.Sink) error {
+			_, _, err := a2ahttp.Connect(context.Background(), placesNegotiator(t, pol), peer.URL, a2ahttp.OutboundOptions{Sink: sink, Client: peer.Client()})
+			return err
+		},
+	}
+	for place, start := range starts {
+		for _, s := range sinks {
+			before := peerCalls.Load()
+			err := start(policy.Policy{RequireAudit: true}, s.sink)
+			refused := err != nil && strings.Contains(err.Error(), "the policy requires the audit (RequireAudit) but the Sink is not durable") &&
+				strings.Contains(err.Error(), "record into a durable sink")
+			if refused == s.durable {
+				t.Errorf("%s, audit required, %s: %v", place, s.name, err)
+			}
+			if refused && peerCalls.Load() != before {
+				t.Errorf("%s, audit required, %s: refused, yet the peer was called", place, s.name)
+			}
+			if err := start(policy.Policy{}, s.sink); err != nil && strings.Contains(err.Error(), "durable") {
+				t.Errorf("%s, audit not required, %s: %v", place, s.name, err)
+			}
+		}
+	}
+}
+
+// says is a sink that records nothing and says whether it is durable.
+type says bool
+
+func (says) Emit(context.Context, events.Event) error { return nil }
+func (s says) Durable() bool                          { return bool(s) }

@@ -38,7 +38,7 @@ func reading(h http.Handler) http.Handler {
 // read of it, the outcome as answered and the JSON-RPC code of the
 // answer; never for a request nothing decided.
 func TestObserve(t *testing.T) {
-	failing := events.SinkFunc(func(context.Context, events.Event) error { return errors.New("disk full") })
+	failing := durable{events.SinkFunc(func(context.Context, events.Event) error { return errors.New("disk full") })}
 	card := func(*http.Request, string) ([]byte, error) { return []byte(`{}`), nil }
 	invalid := func(*http.Request) *negotiate.Subject { return &negotiate.Subject{SubjectID: "users/42"} }
 	result := `{"jsonrpc":"2.0","id":"req-1","result":{}}`
@@ -130,13 +130,19 @@ func TestObserve(t *testing.T) {
 
 // failingAfter is an audit sink that records n events, and fails after.
 func failingAfter(n int) events.Sink {
-	return events.SinkFunc(func(context.Context, events.Event) error {
+	return durable{events.SinkFunc(func(context.Context, events.Event) error {
 		if n--; n < 0 {
 			return errors.New("disk full")
 		}
 		return nil
-	})
+	})}
 }
+
+// durable is a sink that says it is durable, as a host that requires the
+// audit must record into (a failing store is still a durable one).
+type durable struct{ events.Sink }
+
+func (durable) Durable() bool { return true }
 
 // ctxKey marks the context a request is served with.
 type ctxKey struct{}

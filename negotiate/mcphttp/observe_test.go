@@ -49,7 +49,8 @@ type ctxKey struct{}
 // code of the answer; never for a request nothing decided.
 func TestObserve(t *testing.T) {
 	refusal := `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`
-	failing := events.SinkFunc(func(context.Context, events.Event) error { return errors.New("disk full") })
+	failing := &negotiatetest.Recorder{}
+	failing.Fail(errors.New("disk full"))
 	cases := []struct {
 		name    string
 		policy  policy.Policy

@@ -48,6 +48,12 @@ func (r *Recorder) Emit(ctx context.Context, e events.Event) error {
 	return nil
 }
 
+// Durable reports true: a Recorder stands in for a host's durable store,
+// so that a host under test may require the audit
+// (policy.Policy.RequireAudit), which the adapters allow only over an
+// [events.Durable] sink. What it records is in memory, for the test.
+func (r *Recorder) Durable() bool { return true }
+
 // Events returns a copy of the events recorded so far, in the order they
 // were recorded.
 func (r *Recorder) Events() []events.Event {

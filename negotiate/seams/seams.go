@@ -116,6 +116,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -140,7 +141,10 @@ type Handler struct {
 	// Negotiator decides, with the host's facets and policy.
 	Negotiator *negotiate.Negotiator
 	// Sink records each exchange's event on its audit run: the host's
-	// events.Log, so that the run can be polled.
+	// events.Log, so that the run can be polled. Under a Negotiator that
+	// requires the audit it must be durable (events.Durable, as a fan-out
+	// of the log and a durable store is), or every exchange is answered
+	// internal_error, naming the fix, as the adapters refuse to start.
 	Sink events.Sink
 	// Subject resolves the caller, as the adapters' hook of the same name
 	// does. A request without an authenticated Subject is 401.
@@ -218,6 +222,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !h.Policy.IsAuthenticated(caller) || h.Negotiator == nil || h.Sink == nil {
 		writeError(w, envelope(http.StatusUnauthorized, "unauthenticated", "the seams are served to an authenticated caller only", nil))
+		return
+	}
+	if err := exchange.Audited("seams", h.Negotiator, h.Sink); err != nil {
+		// The adapters refuse to start so; the seams have no start, so
+		// each exchange is refused, before anything is sent or recorded.
+		writeError(w, envelope(http.StatusInternalServerError, "internal_error", err.Error(), nil))
 		return
 	}
 	x := &invocation{h: h, caller: caller}

@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/negotiate/seams"
 	"github.com/wopneg/wopneg/policy"
 )
@@ -351,6 +354,48 @@ func TestUnrecorded(t *testing.T) {
 	}
 	if len(peer.calls()) != 0 {
 		t.Errorf("an unrecorded exchange reached the peer: %v", peer.calls())
+	}
+}
+
+// TestRequiredAuditOverAnEphemeralSink: seams whose Negotiator requires
+// the audit, over a sink that is not durable (an in-memory log), answer
+// every exchange internal_error naming the fix, before calling the peer;
+// over a durable sink the exchange goes on to the peer.
+func TestRequiredAuditOverAnEphemeralSink(t *testing.T) {
+	n, err := negotiate.Compile(testFacets(), policy.Policy{RequireAudit: true, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer peer.Close()
+	for _, c := range []struct {
+		name    string
+		sink    events.Sink
+		refused bool
+	}{
+		{"an in-memory log", events.NewMemoryLog(0, 0), true},
+		{"a durable sink", &negotiatetest.Recorder{}, false},
+	} {
+		for _, proto := range []string{"a2a", "mcp"} {
+			calls.Store(0)
+			h := &seams.Handler{Negotiator: n, Sink: c.sink, Subject: subjectOf, AllowLoopback: true}
+			rec := httptest.NewRecorder()
+			body := `{"peerUrl":"` + peer.URL + `"}`
+			if proto == "mcp" {
+				body = `{"serverUrl":"` + peer.URL + `","tool":"t"}`
+			}
+			req := httptest.NewRequest(http.MethodPost, seams.Prefix+"/sample/"+proto+"/invoke", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer acme")
+			h.ServeHTTP(rec, req)
+			named := rec.Code == http.StatusInternalServerError && strings.Contains(rec.Body.String(), "the Sink is not durable")
+			if named != c.refused || (calls.Load() == 0) != c.refused {
+				t.Errorf("%s, %s: %d %s after %d peer calls; refused before any call: %v", c.name, proto, rec.Code, rec.Body, calls.Load(), c.refused)
+			}
+		}
 	}
 }
 

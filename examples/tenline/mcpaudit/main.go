@@ -1,12 +1,13 @@
 // Command mcpaudit is a go-sdk MCP server behind wopneg, past the
-// defaults: its decisions go to its own audit log as JSON lines, and its
-// policy requires every record to be written before a request is served.
+// defaults: its decisions go to its own audit log as JSON lines, each
+// synced to disk before its request goes on (events.NewJSONLinesFile, a
+// durable sink, the only kind a required audit accepts), and its policy
+// requires every record to be written before a request is served.
 // Its wopneg lines end in "// wopneg"; a test counts them.
 package main
 
 import (
 	"context"
-	"io"
 	"log"
 	"net/http"
 	"os"
@@ -21,7 +22,11 @@ import (
 )
 
 func main() {
-	handler, err := host(os.Stdout)
+	audit, err := os.OpenFile("audit.jsonl", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		log.Fatal(err)
+	}
+	handler, err := host(audit)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -30,7 +35,7 @@ func main() {
 	log.Fatal(http.ListenAndServe("localhost:8080", mux))
 }
 
-func host(audit io.Writer) (http.Handler, error) {
+func host(audit *os.File) (http.Handler, error) {
 	facet := &facets.MCP{Revisions: []string{"2025-11-25", "2026-07-28"}, PreferredVersion: "2026-07-28", MinimumRevision: "2025-11-25"} // wopneg
 	server := mcp.NewServer(&mcp.Implementation{Name: "mcpaudit", Version: "1.0.0"}, &mcp.ServerOptions{
 		SupportedProtocolVersions: facet.Revisions, // wopneg
@@ -38,8 +43,8 @@ func host(audit io.Writer) (http.Handler, error) {
 	mcp.AddTool(server, &mcp.Tool{Name: "hello", Description: "Says hello."}, hello)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
 	return mcphttp.Handler(facet, caller, sdk, mcphttp.HandlerOptions{ // wopneg
-		Options: mcphttp.Options{Sink: events.NewJSONLines(audit)}, // wopneg
-		Policy:  policy.Policy{RequireAudit: true},                 // wopneg
+		Options: mcphttp.Options{Sink: events.NewJSONLinesFile(audit)}, // wopneg
+		Policy:  policy.Policy{RequireAudit: true},                     // wopneg
 	}) // wopneg
 }
 

@@ -1,44 +1,45 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// auditLog is the host's audit log in a test: JSON lines in memory, or a
-// disk that refuses every write.
+// auditLog is the host's audit log in a test: a file, or one already
+// closed, as a disk that refuses every write.
 type auditLog struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	full bool
+	f *os.File
 }
 
-func (a *auditLog) Write(p []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.full {
-		return 0, errors.New("disk full")
+func newAuditLog(t *testing.T, full bool) *auditLog {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(t.TempDir(), "audit.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return a.buf.Write(p)
+	if full {
+		_ = f.Close()
+	} else {
+		t.Cleanup(func() { _ = f.Close() })
+	}
+	return &auditLog{f}
 }
 
 func (a *auditLog) String() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.buf.String()
+	b, _ := os.ReadFile(a.f.Name())
+	return string(b)
 }
 
 func serve(t *testing.T, audit *auditLog) string {
 	t.Helper()
-	handler, err := host(audit)
+	handler, err := host(audit.f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func connect(url string) (*mcp.ClientSession, error) {
 // 2026-07-28 and the decision is a JSON line of the audit log; when the
 // audit log cannot be written, the policy's RequireAudit serves nothing.
 func TestHost(t *testing.T) {
-	audit := &auditLog{}
+	audit := newAuditLog(t, false)
 	cs, err := connect(serve(t, audit))
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestHost(t *testing.T) {
 		t.Errorf("the audit log holds no acceptance of 2026-07-28:\n%s", got)
 	}
 
-	full := &auditLog{full: true}
+	full := newAuditLog(t, true)
 	if cs, err := connect(serve(t, full)); err == nil {
 		_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello"})
 		cs.Close()
