@@ -4,7 +4,9 @@
 // so that the size of the module's surface is a number CI checks. Test
 // files, package main, and the directories examples, internal, testdata and
 // those whose names begin with a dot are not part of the surface and are not
-// counted.
+// counted; nor is a directory below the root that holds a go.mod, a module
+// of its own, whose surface is counted from its own root against its own
+// bound.
 package surface
 
 import (
@@ -16,6 +18,7 @@ import (
 	"go/token"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -77,6 +80,9 @@ func count(root string) (map[string][]string, error) {
 			base := d.Name()
 			if path != root && (base == "examples" || base == "internal" || base == "testdata" || strings.HasPrefix(base, ".")) {
 				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != root && err == nil {
+				return filepath.SkipDir // a module of its own, counted from its own root
 			}
 			return nil
 		}

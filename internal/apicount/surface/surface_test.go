@@ -246,3 +246,23 @@ func equal(got, want map[string][]string) bool {
 	}
 	return true
 }
+
+// TestCountSkipsNestedModules: a directory below the root holding a
+// go.mod is a module of its own, not part of the root's surface.
+func TestCountSkipsNestedModules(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "r.go"), "package r\n\nfunc Kept() {}\n")
+	write(t, filepath.Join(root, "m", "go.mod"), "module example.com/r/m\n")
+	write(t, filepath.Join(root, "m", "m.go"), "package m\n\nfunc Skipped() {}\n")
+	write(t, filepath.Join(root, "m", "s", "s.go"), "package s\n\nfunc Skipped() {}\n")
+	names, err := count(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string][]string{filepath.ToSlash(root): {"Kept"}}; !equal(names, want) {
+		t.Errorf("counted %v, want %v", names, want)
+	}
+	if names, err = count(filepath.Join(root, "m")); err != nil || len(names) != 2 {
+		t.Errorf("the nested module from its own root: %v, %v", names, err)
+	}
+}
