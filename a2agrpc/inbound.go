@@ -80,11 +80,8 @@ type Interceptor struct {
 // New returns an Interceptor that decides with n, which must advertise
 // a2a.
 func New(n *negotiate.Negotiator, opts Options) (*Interceptor, error) {
-	adv, err := exchange.Check("a2agrpc", n, opts.Sink, facets.ProtocolA2A)
+	adv, err := exchange.Starts("a2agrpc", n, opts.Sink, facets.ProtocolA2A, opts.ErrorLog)
 	if err != nil {
-		return nil, err
-	}
-	if err := exchange.Refreshed("a2agrpc", n, facets.ProtocolA2A, opts.ErrorLog); err != nil {
 		return nil, err
 	}
 	log := cmp.Or(opts.ErrorLog, slog.Default())

@@ -33,6 +33,17 @@ func Defaults(pkg string, s facets.Set, p facets.Protocol, pol policy.Policy) (*
 	return n, nil
 }
 
+// Starts is what a Middleware's New refuses where the host starts, for
+// every binding: [Check] (the Negotiator, its facet of p, the sink, a
+// required audit's durable sink), then [Refreshed] (the facet's date).
+func Starts(pkg string, n *negotiate.Negotiator, sink events.Sink, p facets.Protocol, log *slog.Logger) (facets.Advertised, error) {
+	adv, err := Check(pkg, n, sink, p)
+	if err != nil {
+		return adv, err
+	}
+	return adv, Refreshed(pkg, n, p, log)
+}
+
 // Refreshed is the rule for the refreshedAt of n's facet of p where a host
 // starts (the adapters' New, and so their Handler), on the clock of n's
 // policy: it must lie in its refresh window (RFC 0175 §D.4: at most 90

@@ -2,12 +2,14 @@ package exchange_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
@@ -195,5 +197,30 @@ func TestCaller(t *testing.T) {
 		if _, err := exchange.Caller("x", options, mine, mine); err == nil || err.Error() != want {
 			t.Errorf("%d options, the caller twice: %v, want %q", options, err, want)
 		}
+	}
+}
+
+// TestStarts: what every binding's New refuses is the Negotiator and sink
+// Check refuses, and then a date Refreshed refuses; a facet that passes
+// both starts, with its advertised facet.
+func TestStarts(t *testing.T) {
+	now := taken.Add(10 * 24 * time.Hour)
+	stale, err := negotiate.Compile(a2a("2020-01-01"), at(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := negotiate.Compile(a2a("2026-10-01"), at(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := events.SinkFunc(func(context.Context, events.Event) error { return nil })
+	if _, err := exchange.Starts("x", stale, nil, facets.ProtocolA2A, nil); err == nil || !strings.Contains(err.Error(), "Sink is nil") {
+		t.Errorf("no sink: %v", err)
+	}
+	if _, err := exchange.Starts("x", stale, sink, facets.ProtocolA2A, nil); err == nil || !strings.Contains(err.Error(), "refreshedAt 2020-01-01") {
+		t.Errorf("a stale date: %v", err)
+	}
+	if adv, err := exchange.Starts("x", fresh, sink, facets.ProtocolA2A, nil); err != nil || adv.Protocol != facets.ProtocolA2A {
+		t.Errorf("a fresh date: %+v, %v", adv, err)
 	}
 }

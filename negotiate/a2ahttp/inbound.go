@@ -139,11 +139,8 @@ type Middleware struct {
 // host left it empty) never stops a host: when that list has aged past the
 // window, New warns on opts.ErrorLog that the discovery is non-conformant.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	adv, err := exchange.Check("a2ahttp", n, opts.Sink, facets.ProtocolA2A)
+	adv, err := exchange.Starts("a2ahttp", n, opts.Sink, facets.ProtocolA2A, opts.ErrorLog)
 	if err != nil {
-		return nil, err
-	}
-	if err := exchange.Refreshed("a2ahttp", n, facets.ProtocolA2A, opts.ErrorLog); err != nil {
 		return nil, err
 	}
 	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}

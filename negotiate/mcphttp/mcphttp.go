@@ -166,11 +166,8 @@ type settings struct {
 // host left it empty) never stops a host: when that list has aged past the
 // window, New warns on opts.ErrorLog that the discovery is non-conformant.
 func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
-	adv, err := exchange.Check("mcphttp", n, opts.Sink, facets.ProtocolMCP)
+	adv, err := exchange.Starts("mcphttp", n, opts.Sink, facets.ProtocolMCP, opts.ErrorLog)
 	if err != nil {
-		return nil, err
-	}
-	if err := exchange.Refreshed("mcphttp", n, facets.ProtocolMCP, opts.ErrorLog); err != nil {
 		return nil, err
 	}
 	for _, bound := range []struct {
