@@ -31,11 +31,7 @@ func TestOriginAgainstNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the Node differential runs over 400,000 inputs")
 	}
-	if strings.Contains(os.Getenv("GOTMPDIR"), "gremlins-") {
-		// gremlins runs the package's tests once per mutant; a mutant this
-		// test alone would kill is then counted alive, never hidden.
-		t.Skip("under gremlins: the differential would run once per mutant")
-	}
+	skipPerMutant(t, "the Node differential")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") != "" {
