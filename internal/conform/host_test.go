@@ -47,13 +47,15 @@ const (
 	hostEventsJSON
 	hostEventsMissing
 	noInboundURLs
+	chattyStream
 )
 
 func (d defect) String() string {
 	return [...]string{"correct", "no floor check", "unauthenticated downgrade allowed", "no event recorded",
 		"peer host in clear", "round maxRounds+1 let through", "supportedTransports advertised",
 		"stale refreshedAt", "no seams profile", "seams absent", "no runId", "poll broken", "no contact",
-		"deny downgrade", "host events as JSON", "host events missing", "no inbound URLs"}[d]
+		"deny downgrade", "host events as JSON", "host events missing", "no inbound URLs",
+		"chatty event stream"}[d]
 }
 
 // hostShape is what a test host offers.
@@ -299,12 +301,29 @@ func (h *testHost) hostEvents(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case data := <-ch:
+			if h.defect == chattyStream {
+				writeDecoys(w, data)
+			}
 			fmt.Fprintf(w, "event: negotiation.decided\ndata: %s\n\n", data)
 			fl.Flush()
 		case <-r.Context().Done():
 			return
 		}
 	}
+}
+
+// writeDecoys writes, before the host event data, what a busy stream
+// carries besides it: a frame of another type that is no JSON, and a valid
+// negotiation.decided host event of another exchange, one that requested
+// another version, which the runner must not take for the one it watches.
+func writeDecoys(w io.Writer, data []byte) {
+	fmt.Fprint(w, "event: heartbeat\ndata: not json\n\n")
+	var env map[string]any
+	_ = json.Unmarshal(data, &env)
+	payload := env["payload"].(map[string]any)
+	env["eventId"], payload["requested"] = randomID(), map[string]any{"a2a": "0.0", "mcp": "2000-01-01"}[payload["protocol"].(string)]
+	decoy, _ := json.Marshal(env)
+	fmt.Fprintf(w, "event: negotiation.decided\ndata: %s\n\n", decoy)
 }
 
 // refuse answers a refused outcome with the v2 envelope naming the run.

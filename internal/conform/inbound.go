@@ -75,9 +75,7 @@ func (r *runner) inboundLeg(ctx context.Context, l *verdict.Leg, p facets.Protoc
 	if !ok {
 		return
 	}
-	match := func(rec record) bool {
-		return rec.Payload["requested"] == named && rec.Payload["protocol"] == string(p)
-	}
+	match := func(rec record) bool { return rec.names(p, named) }
 	seen, ans, err := r.watch(ctx, func() answer { return r.inboundCall(ctx, p, target, named) }, match)
 	if err != nil {
 		l.Wire(false, "%v", err)
@@ -105,7 +103,7 @@ func (r *runner) judgeInbound(l *verdict.Leg, p facets.Protocol, accepted bool, 
 		_, run := rec.Envelope["runId"]
 		_, seq := rec.Envelope["sequence"]
 		l.Wire(rec.Invalid == nil && !run && !seq, "a negotiation.decided frame on /host/events is not a valid host event (runId or sequence present, or %v)", rec.Invalid)
-		if rec.Payload["requested"] == named && rec.Payload["protocol"] == string(p) {
+		if rec.names(p, named) {
 			mine = append(mine, rec)
 		}
 	}

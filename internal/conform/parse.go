@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
@@ -30,6 +31,12 @@ type record struct {
 	Payload  map[string]any
 	// Invalid is the envelope's or payload's validation error, or nil.
 	Invalid error
+}
+
+// names reports whether rec records an exchange of protocol p that
+// requested named: the record an inbound leg waits for and judges.
+func (rec record) names(p facets.Protocol, named string) bool {
+	return rec.Payload["requested"] == named && rec.Payload["protocol"] == string(p)
 }
 
 var errNotObject = errors.New("not a JSON object")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 )
 
 // validEnvelope is a host event of the module, as JSON.
@@ -111,6 +112,25 @@ func TestParseRecord(t *testing.T) {
 	for _, in := range []string{`[]`, `{"type":"other"}`, `nope`} {
 		if _, ok := parseRecord([]byte(in)); ok {
 			t.Errorf("%s read as a record", in)
+		}
+	}
+}
+
+// TestRecordNames: a record names an exchange by its protocol and its
+// requested version, both (RFC 0242's suite matches on the two).
+func TestRecordNames(t *testing.T) {
+	rec, _ := parseRecord([]byte(validEnvelope(t, "0.3")))
+	for _, tc := range []struct {
+		p     facets.Protocol
+		named string
+		want  bool
+	}{
+		{facets.ProtocolA2A, "0.3", true},
+		{facets.ProtocolA2A, "1.0", false},
+		{facets.ProtocolMCP, "0.3", false},
+	} {
+		if got := rec.names(tc.p, tc.named); got != tc.want {
+			t.Errorf("a record of a2a requesting 0.3 names %s %s: %v, want %v", tc.p, tc.named, got, tc.want)
 		}
 	}
 }

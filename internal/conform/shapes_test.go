@@ -25,6 +25,9 @@ func TestHostShapes(t *testing.T) {
 		{hostEventsJSON, nil, nil, nil},
 		{hostEventsMissing, nil, inboundLegs, nil},
 		{noInboundURLs, []string{rInMCP, rInMCPRefused}, nil, []string{rInA2A, rInA2ARefused}},
+		// Frames of other types, and host events of other exchanges, are
+		// read past: only the watched exchange's record ends the watch.
+		{chattyStream, nil, nil, nil},
 	} {
 		t.Run(tc.defect.String(), func(t *testing.T) {
 			t.Parallel()
