@@ -59,32 +59,43 @@ func quiet() a2agrpc.ServerOptions {
 // server refuses the preferred version.
 func TestNewServer(t *testing.T) {
 	f := hostFacets("0.3").A2A
-	rec := &negotiatetest.Recorder{}
-	opts := quiet()
-	opts.Sink = rec
-	s, err := a2agrpc.NewServer(f, subjectOf, func(s *grpc.Server) {
-		rh := a2asrv.NewHandler(agent{})
-		a2agrpcv1.NewHandler(rh).RegisterWith(s)
-		a2agrpcv0.NewHandler(rh).RegisterWith(s)
-	}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
-	if n := len(rec.Events()); n != 0 {
-		t.Errorf("the start-up check recorded %d events", n)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.Serve(lis) }()
-	h := &host{addr: lis.Addr().String(), rec: rec}
-	if _, err := h.client(t, "1.0").SendMessage(context.Background(), hello()); err != nil {
-		t.Fatal(err)
-	}
-	if got := h.payloads(); len(got) != 1 || got[0].Version != "1.0" {
-		t.Errorf("recorded %+v", got)
+	// The caller may be given as NewServer's argument or as the options'
+	// Subject: either way it is the one the Interceptor asks, so that its
+	// authenticated peer is served the 0.3 below the preferred 1.0.
+	for _, given := range []string{"argument", "options"} {
+		rec := &negotiatetest.Recorder{}
+		opts, caller := quiet(), subjectOf
+		opts.Sink = rec
+		if given == "options" {
+			opts.Subject, caller = subjectOf, nil
+		}
+		s, err := a2agrpc.NewServer(f, caller, func(s *grpc.Server) {
+			rh := a2asrv.NewHandler(agent{})
+			a2agrpcv1.NewHandler(rh).RegisterWith(s)
+			a2agrpcv0.NewHandler(rh).RegisterWith(s)
+		}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Stop()
+		if n := len(rec.Events()); n != 0 {
+			t.Errorf("the start-up check recorded %d events", n)
+		}
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = s.Serve(lis) }()
+		h := &host{addr: lis.Addr().String(), rec: rec}
+		if _, err := h.client(t, "1.0").SendMessage(context.Background(), hello()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.client(t, "0.3").SendMessage(authed(context.Background()), hello()); err != nil {
+			t.Fatalf("caller given as the %s: the authenticated peer was refused 0.3: %v", given, err)
+		}
+		if got := h.payloads(); len(got) != 2 || got[0].Version != "1.0" || got[1].Version != "0.3" {
+			t.Errorf("caller given as the %s: recorded %+v", given, got)
+		}
 	}
 
 	for _, tc := range []struct {
