@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 )
@@ -51,6 +52,10 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 //     value through JSON v2's tokenizer (repeated names, UTF-8 and
 //     nesting checked, nothing decoded), with a decoder kept from one
 //     request to the next, in front of the same answer;
+//   - "record": the floor and the least any middleware that records
+//     what was answered adds to it, whatever else it does: the answer
+//     held and read as one value the same way, and one decided event
+//     made and written as a JSON line, in front of the same answer;
 //   - "middleware": wopneg's middleware in front of the same answer;
 //   - "otelhttp": the middleware every host already runs, with the
 //     OpenTelemetry SDK's tracer and meter providers (in memory), in
@@ -65,7 +70,7 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 // request every time. It reports each
 // middleware's own cost over the bare answer, and wopneg's as a multiple
 // of the floor's and of otelhttp's.
-func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.Handler, canned string, request func() *http.Request) {
+func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.Handler, canned string, decided events.NegotiationDecided, request func() *http.Request) {
 	bare := answer(canned)
 	rows := []struct {
 		name string
@@ -73,6 +78,7 @@ func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.H
 	}{
 		{"answer", bare},
 		{"floor", floor(bare)},
+		{"record", recorded(floor(bare), decided)},
 		{"middleware", wrap(bare)},
 		{"otelhttp", instrumented(b, bare)},
 		{"sdk", sdk},
@@ -87,9 +93,9 @@ func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.H
 		})
 	}
 	b.Run("interleaved", func(b *testing.B) {
-		const answer, floor, middleware, otelhttp, sdk = 0, 1, 2, 3, 4
-		var took [5]time.Duration
-		order := []int{answer, floor, middleware, otelhttp, sdk}
+		const answer, floor, record, middleware, otelhttp, sdk = 0, 1, 2, 3, 4, 5
+		var took [6]time.Duration
+		order := []int{answer, floor, record, middleware, otelhttp, sdk}
 		shuffle := rand.New(rand.NewPCG(1, 2)).Shuffle // the same orders every run
 		for b.Loop() {
 			shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -102,10 +108,13 @@ func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.H
 		}
 		own := func(i int) float64 { return float64(took[i]-took[answer]) / float64(b.N) }
 		b.ReportMetric(own(floor), "ns-floor/op")
+		b.ReportMetric(own(record), "ns-record/op")
 		b.ReportMetric(own(middleware), "ns-middleware/op")
 		b.ReportMetric(own(otelhttp), "ns-otelhttp/op")
 		b.ReportMetric(float64(took[sdk])/float64(b.N)/1e3, "µs-sdk/op")
 		b.ReportMetric(own(middleware)/own(floor), "×floor")
+		b.ReportMetric(own(record)/own(floor), "record×floor")
+		b.ReportMetric(own(middleware)/own(record), "×record")
 		b.ReportMetric(own(middleware)/own(otelhttp), "×otelhttp")
 	})
 }
@@ -136,6 +145,58 @@ func floor(next http.Handler) http.Handler {
 	})
 }
 
+// recorded is next, a floor, with the least recording adds to it: next's
+// answer held (in a pooled buffer) and read as one JSON value with a kept
+// decoder, then one decided event, as decided at the time of the answer,
+// made and written as a JSON line (to io.Discard: the encoding is paid, no
+// disk is).
+func recorded(next http.Handler, decided events.NegotiationDecided) http.Handler {
+	sink := events.NewJSONLines(io.Discard)
+	pool := sync.Pool{New: func() any { return new(heldAnswer) }}
+	var (
+		mu  sync.Mutex
+		src bytes.Reader
+		dec jsontext.Decoder
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		held := pool.Get().(*heldAnswer)
+		defer pool.Put(held)
+		held.ResponseWriter, held.status = w, http.StatusOK
+		held.body.Reset()
+		next.ServeHTTP(held, r)
+		mu.Lock()
+		src.Reset(held.body.Bytes())
+		dec.Reset(&src)
+		_, err := dec.ReadValue()
+		mu.Unlock()
+		if err == nil {
+			decided.At = time.Now()
+			var e events.Event
+			if e, err = events.NewHostEvent("", decided); err == nil {
+				err = sink.Emit(r.Context(), e)
+			}
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(held.status)
+		_, _ = w.Write(held.body.Bytes())
+	})
+}
+
+// heldAnswer holds an answer's status and body; its head is written
+// straight to the ResponseWriter underneath, which sends it only once the
+// held status is written there.
+type heldAnswer struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldAnswer) WriteHeader(status int)      { h.status = status }
+func (h *heldAnswer) Write(p []byte) (int, error) { return h.body.Write(p) }
+
 // instrumented is next behind otelhttp with the OpenTelemetry SDK's
 // tracer provider (spans kept in memory) and meter provider (read by
 // hand, never exported), as a host that already traces its requests has.
@@ -159,7 +220,9 @@ func BenchmarkMCP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchAdapter(b, m.Wrap, mcpServer(), mcpAnswer, mcpBenchRequest)
+	benchAdapter(b, m.Wrap, mcpServer(), mcpAnswer, events.NegotiationDecided{
+		Protocol: facets.ProtocolMCP, Outcome: "accepted", Version: "2026-07-28", Requested: "2026-07-28", Floor: "2025-11-25",
+	}, mcpBenchRequest)
 }
 
 // The requests the benchmarks send, and the answers of their "answer"
@@ -179,5 +242,7 @@ func BenchmarkA2A(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchAdapter(b, m.Wrap, a2aServer(), a2aAnswer, a2aBenchRequest)
+	benchAdapter(b, m.Wrap, a2aServer(), a2aAnswer, events.NegotiationDecided{
+		Protocol: facets.ProtocolA2A, Outcome: "accepted", Version: "1.0", Requested: "1.0", Floor: "1.0",
+	}, a2aBenchRequest)
 }
