@@ -5,18 +5,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/wopneg/wopneg/internal/a2aversion"
 )
 
 // TestBounds pins each bound at its edge: a value of exactly the bound is
 // within it, one more is not.
 func TestBounds(t *testing.T) {
-	at, over := strings.Repeat("a", maxQuoted), strings.Repeat("a", maxQuoted+1)
-	if got := truncate(at); got != at {
-		t.Errorf("truncate of %d bytes: %s", maxQuoted, got)
-	}
-	if got := truncate(over); got != at+"..." {
-		t.Errorf("truncate of %d bytes: %s", maxQuoted+1, got)
-	}
 	for body, ok := range map[string]bool{"12345": true, "1234": true, "123456": false} {
 		got, err := readBounded(strings.NewReader(body), 5)
 		if ok != (err == nil) || (ok && string(got) != body) {
@@ -25,21 +20,11 @@ func TestBounds(t *testing.T) {
 	}
 }
 
-// TestDigits: isMajorMinor takes 0 to 9 and nothing beside them ('/' and
-// ':' are the bytes on either side).
-func TestDigits(t *testing.T) {
-	for s, want := range map[string]bool{"0.9": true, "9.0": true, "10.19": true, "/.0": false, "1.:": false, "1.": false, ".1": false, "1": false} {
-		if got := isMajorMinor(s); got != want {
-			t.Errorf("isMajorMinor(%q) = %t", s, got)
-		}
-	}
-}
-
 // TestLeadingComma: a list that starts with a comma is two values, never
 // one malformed one.
 func TestLeadingComma(t *testing.T) {
 	got := readVersion(http.Header{"A2a-Version": {",1.0"}}, "", false)
-	if got.problem != problemMultiple || got.count != 2 {
+	if got.Problem != a2aversion.Multiple || got.Count != 2 {
 		t.Errorf("%+v", got)
 	}
 }

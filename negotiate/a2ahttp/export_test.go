@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/internal/a2acard"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -18,11 +19,13 @@ const (
 	DefaultMaxBodyBytes = defaultMaxBodyBytes
 )
 
-// ErrNoVersion is errNoVersion, for the tests.
-var ErrNoVersion = errNoVersion
+// ErrNoVersion is the failure of an object that names no A2A version at
+// all, for the tests.
+var ErrNoVersion = a2acard.ErrNoVersion
 
-// CardOffers is cardOffers, for the tests.
-func CardOffers(card []byte) ([]string, error) { return cardOffers(card) }
+// CardOffers returns the A2A versions an agent card offers, over every
+// binding, for the tests.
+func CardOffers(card []byte) ([]string, error) { return a2acard.Offers(card, "") }
 
 // VersionConflictError names the unexported error type for errors.As in
 // the tests.

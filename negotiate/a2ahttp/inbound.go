@@ -195,14 +195,14 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	req := readVersion(r.Header, r.URL.RawQuery, m.opts.HTTPJSON)
-	if !card && req.version == "" && req.problem == problemNone {
+	if !card {
 		// A2A §3.6.2: "Agents MUST interpret empty value as 0.3
 		// version." Only the card keeps the v2 rule (the preferred one).
-		req = requested{version: impliedVersion, implied: true}
+		req = req.Call()
 	}
 
 	ctx := r.Context()
-	offer := exchange.Offer(m.adv, req.raw())
+	offer := exchange.Offer(m.adv, req.Raw())
 	outcome, payload := m.n.Decide(subject, offer)
 	cardServed := card && m.opts.Card != nil
 	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
@@ -338,16 +338,16 @@ func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version s
 // What it lists as served is what this caller could be served: the
 // decision's details.supported, never below the floor, and never below
 // preferred for a caller who could not have it.
-func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *requested, o *negotiate.Outcome) {
+func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card bool, req *a2aversion.Requested, o *negotiate.Outcome) {
 	servable, _ := o.Error.Details["supported"].([]string)
-	msg := m.refusalMessage(req, o, servable)
+	msg := a2aversion.Message(req, m.adv, o, servable)
 	if card || m.opts.HTTPJSON {
 		info := errorInfo(rpcerr.A2AReasonVersionNotSupported)
 		info.Metadata = map[string]string{"supportedVersions": strings.Join(servable, ",")}
 		writeStatus(w, http.StatusBadRequest, statusFailedPrecondition, msg, info)
 		return
 	}
-	e := rpcerr.A2AVersionNotSupported(req.raw(), servable)
+	e := rpcerr.A2AVersionNotSupported(req.Raw(), servable)
 	e.Message = msg
 	if m.opts.OmitErrorData {
 		e = e.WithoutData()
@@ -405,26 +405,6 @@ func (m *Middleware) requestID(r *http.Request) jsontext.Value {
 		return nullID
 	}
 	return sniffID(body)
-}
-
-// refusalMessage says, for people, why the version was refused and what is
-// served instead.
-func (m *Middleware) refusalMessage(req *requested, o *negotiate.Outcome, servable []string) string {
-	return a2aversion.Message(req.shared(), m.adv, o, servable)
-}
-
-// maxQuoted bounds how much of a value the caller sent is echoed in a
-// message: enough to recognise it, not a way to make the answer large.
-const maxQuoted = 32
-
-// quoteList echoes what a caller sent, as every A2A refusal does.
-var quoteList = a2aversion.QuoteList
-
-func truncate(s string) string {
-	if len(s) > maxQuoted {
-		return s[:maxQuoted] + "..."
-	}
-	return s
 }
 
 // Version returns the A2A version the middleware decided for the request

@@ -17,6 +17,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/a2acard"
+	"github.com/wopneg/wopneg/internal/a2aversion"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/tracectx"
@@ -85,10 +86,6 @@ type OutboundOptions struct {
 	// context" in the package doc). Nil stamps none.
 	TraceContext negotiate.TraceContext
 }
-
-// errNoVersion is the failure of an object that names no A2A version at
-// all: it is no agent card.
-var errNoVersion = a2acard.ErrNoVersion
 
 // Negotiate settles the A2A version a host speaks to the peer at peerURL,
 // as the reference host does before it sends anything: it fetches the
@@ -171,16 +168,9 @@ func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string)
 func init() {
 	a2acard.Refuses = func(body []byte) bool {
 		var w answerWatch // only its reader
-		return w.Classify(body, true) == refused
+		return w.Classify(body, true) == exchange.Refused
 	}
 }
-
-// cardOffers returns the A2A versions an agent card offers, over every
-// binding (see a2acard.Offers).
-func cardOffers(card []byte) ([]string, error) { return a2acard.Offers(card, "") }
-
-// isMajorMinor matches the facet pattern ^[0-9]+\.[0-9]+$.
-var isMajorMinor = a2acard.MajorMinor
 
 // Transport is an [http.RoundTripper] for calls to a peer at a negotiated
 // version: it stamps A2A-Version with that version on every request, and
@@ -280,7 +270,7 @@ type versionConflictError struct {
 // nothing was sent, so that the caller knows the peer saw nothing.
 func (e *versionConflictError) Error() string {
 	return fmt.Sprintf("a2ahttp: the request names %s %s, but %s was negotiated with this peer; nothing was sent",
-		headerName, quoteList(e.sent), e.negotiated)
+		headerName, a2aversion.QuoteList(e.sent), e.negotiated)
 }
 
 // Unwrap returns ErrVersionConflict.
@@ -344,7 +334,7 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	var w answerWatch // only its reader: it holds no writer here
 	held, v, rerr := exchange.Read(resp, int64(t.maxAnswer), w.Classify)
 	switch {
-	case v == refused:
+	case v == exchange.Refused:
 		resp.Body.Close()
 		return nil, t.refused(req, held)
 	case v == exchange.Unreadable:

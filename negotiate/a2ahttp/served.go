@@ -54,15 +54,6 @@ func (a *answerWatch) release() {
 // middleware could not read.
 const overflowMessage = "the A2A server's answer could not be read within its bound; the exchange is refused"
 
-// A verdict is the engine's: what an answer says of the version.
-type verdict = exchange.Verdict
-
-const (
-	undecided = exchange.Undecided // more of the answer is needed
-	served    = exchange.Served    // no version refusal: the decision stands
-	refused   = exchange.Refused   // the server refused the version
-)
-
 // answerWatch is the ResponseWriter the wrapped handler answers through:
 // the engine's Hold, with the A2A side of it. The answer leaves with the
 // A2A-Version of the version served, or, when the server refused the
@@ -92,15 +83,15 @@ func (a *answerWatch) Holds(status int, stream bool) bool {
 
 // AtEnd: an answer that showed no refusal served the version (one not
 // written at all is net/http's 200 with nothing).
-func (a *answerWatch) AtEnd(bool) verdict { return served }
+func (a *answerWatch) AtEnd(bool) exchange.Verdict { return exchange.Served }
 
 // Classify is the A2A reading of answer text: a -32009, or an error
 // whose details carry the reason VERSION_NOT_SUPPORTED, refuses; a result,
 // or a complete answer without either, serves. It keeps the answer's
 // JSON-RPC id for a replacement.
-func (a *answerWatch) Classify(b []byte, complete bool) verdict {
+func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 	if complete && !mayRefuse(b) {
-		return served
+		return exchange.Served
 	}
 	s := answerReader{complete: complete}
 	s.d.Reset(bytes.NewBuffer(b), lenient...)
@@ -108,7 +99,7 @@ func (a *answerWatch) Classify(b []byte, complete bool) verdict {
 	if s.id != nil {
 		a.id = s.id
 	}
-	if v == refused {
+	if v == exchange.Refused {
 		s.d.Reset(bytes.NewBuffer(b), lenient...)
 		if _, err := s.d.ReadValue(); err != nil {
 			return s.failed(err)
@@ -124,7 +115,7 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 // second event when the acceptance was recorded before the handler ran),
 // and readies the head; when a required record failed or the answer could
 // not be read, it answers in the server's place.
-func (a *answerWatch) Settle(hold *exchange.Hold, v verdict) bool {
+func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	o := a.m.rec.Settled(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload, v, a.recorded)
 	head := hold.Header()
 	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
@@ -146,12 +137,12 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v verdict) bool {
 		return false
 	}
 	code := 0
-	if v == refused {
+	if v == exchange.Refused {
 		code = a.m.rpcCode(a.card, rpcerr.RPCA2AVersionNotSupported)
 	}
-	if _, own := head[canonicalHeader]; v == served && !own {
+	if _, own := head[canonicalHeader]; v == exchange.Served && !own {
 		head[canonicalHeader] = []string{a.version}
-	} else if v != served {
+	} else if v != exchange.Served {
 		delete(head, canonicalHeader)
 	}
 	if a.card {
@@ -196,11 +187,11 @@ type answerReader struct {
 // failed is the verdict of an answer that could not be read to its end: it
 // may yet show something when more of it is to come, and otherwise it is no
 // refusal a client could read.
-func (s *answerReader) failed(err error) verdict {
+func (s *answerReader) failed(err error) exchange.Verdict {
 	if !s.complete && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
-		return undecided
+		return exchange.Undecided
 	}
-	return served
+	return exchange.Served
 }
 
 // token reads the next token. A number that ends an answer still arriving
@@ -211,7 +202,7 @@ func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() 
 
 // response reads a JSON-RPC response, a batch of them, or a google.rpc.Status
 // body (an object with an error member too).
-func (s *answerReader) response() verdict {
+func (s *answerReader) response() exchange.Verdict {
 	t, err := s.token()
 	if err != nil {
 		return s.failed(err)
@@ -228,7 +219,7 @@ func (s *answerReader) response() verdict {
 			if _, err := s.token(); err != nil {
 				return s.failed(err)
 			}
-			if v, err := s.object(false); err != nil || v == refused {
+			if v, err := s.object(false); err != nil || v == exchange.Refused {
 				return s.failedOr(v, err)
 			}
 		}
@@ -239,11 +230,11 @@ func (s *answerReader) response() verdict {
 		}
 	}
 	// Not a response a client reads a refusal in, or a batch without one.
-	return served
+	return exchange.Served
 }
 
 // failedOr is v, or the verdict of err when there is one.
-func (s *answerReader) failedOr(v verdict, err error) verdict {
+func (s *answerReader) failedOr(v exchange.Verdict, err error) exchange.Verdict {
 	if err != nil {
 		return s.failed(err)
 	}
@@ -253,35 +244,35 @@ func (s *answerReader) failedOr(v verdict, err error) verdict {
 // object reads the members of a response after its '{'. At the top of the
 // answer a result settles it: JSON-RPC forbids an error beside a result, and
 // a result is not held to look for one.
-func (s *answerReader) object(top bool) (verdict, error) {
+func (s *answerReader) object(top bool) (exchange.Verdict, error) {
 	for s.d.PeekKind() != '}' {
 		name, err := s.token()
 		if err != nil {
-			return undecided, err
+			return exchange.Undecided, err
 		}
 		switch key := name.String(); {
 		case top && strings.EqualFold(key, "result"):
-			return served, nil
+			return exchange.Served, nil
 		case strings.EqualFold(key, "error") && s.d.PeekKind() == '{':
 			if ok, err := s.members(s.errorMember); ok || err != nil {
-				return refused, err
+				return exchange.Refused, err
 			}
 		case top && strings.EqualFold(key, "id"):
 			v, err := s.d.ReadValue()
 			if err != nil {
-				return undecided, err
+				return exchange.Undecided, err
 			}
 			if k := v.Kind(); k == '"' || k == '0' {
 				s.id = v.Clone()
 			}
 		default:
 			if err := s.d.SkipValue(); err != nil {
-				return undecided, err
+				return exchange.Undecided, err
 			}
 		}
 	}
 	_, err := s.token()
-	return served, err
+	return exchange.Served, err
 }
 
 // members reads the object that comes next, calling member for each of its

@@ -14,52 +14,9 @@ import (
 // matched in any case; net/http writes and reads this one as A2a-Version.
 const headerName = "A2A-Version"
 
-// impliedVersion is the version A2A reads a request that names none as
-// (A2A §3.6.2), everywhere but on the agent card.
-const impliedVersion = a2aversion.Implied
-
 // canonicalHeader is headerName as net/http stores it, so that the common
 // case is one map lookup.
 var canonicalHeader = http.CanonicalHeaderKey(headerName)
-
-// problem says what is wrong with the A2A-Version a request carried: the
-// rule of every A2A binding, read by package a2aversion.
-type problem = a2aversion.Problem
-
-const (
-	problemNone      = a2aversion.None
-	problemMultiple  = a2aversion.Multiple
-	problemMalformed = a2aversion.Malformed
-)
-
-// requested is the A2A-Version of a request as read: the value, or the
-// values when there are several, and what is wrong with them.
-type requested struct {
-	// version is the one well-formed value; empty when the request named
-	// none (absent or empty), until the middleware reads that as
-	// impliedVersion, off the card path.
-	version string
-	// implied says the request named no version and version is the one
-	// A2A reads that as.
-	implied bool
-	// values are what the request sent, each trimmed, when it is refused:
-	// the malformed value, or the first a2aversion.MaxListed of several.
-	values []string
-	// count is how many values a request with several sent.
-	count   int
-	problem problem
-}
-
-// raw is what is handed to the decision as the requested version: the
-// version, or for a refusal what was sent, so that the decision refuses it
-// (a malformed version is one the host does not speak) and the event
-// leaves it out.
-func (r *requested) raw() string {
-	if r.problem == problemNone {
-		return r.version
-	}
-	return strings.Join(r.values, ", ")
-}
 
 // readVersion reads the A2A-Version of a request from its header lines and,
 // when query is true (the HTTP+JSON binding), from rawQuery.
@@ -70,7 +27,7 @@ func (r *requested) raw() string {
 // or malformed; none, or one empty line or parameter, is no version (the
 // caller decides what that means); anything more is several values, never
 // a choice among them.
-func readVersion(h http.Header, rawQuery string, query bool) requested {
+func readVersion(h http.Header, rawQuery string, query bool) a2aversion.Requested {
 	all := h[canonicalHeader]
 	other := otherSpellings(h)
 	var params []string
@@ -82,13 +39,7 @@ func readVersion(h http.Header, rawQuery string, query bool) requested {
 		// its backing array.
 		all = slices.Concat(all, other, params)
 	}
-	r := a2aversion.Read(all)
-	return requested{version: r.Version, values: r.Values, count: r.Count, problem: r.Problem}
-}
-
-// shared is req as package a2aversion reads it.
-func (r *requested) shared() *a2aversion.Requested {
-	return &a2aversion.Requested{Version: r.version, Implied: r.implied, Values: r.values, Count: r.count, Problem: r.problem}
+	return a2aversion.Read(all)
 }
 
 // otherSpellings returns the values of header keys that name A2A-Version in

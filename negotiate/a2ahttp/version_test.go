@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/a2acard"
+	"github.com/wopneg/wopneg/internal/a2aversion"
 )
 
 func TestReadVersion(t *testing.T) {
@@ -17,26 +19,26 @@ func TestReadVersion(t *testing.T) {
 		header http.Header
 		query  string
 		useQ   bool
-		want   requested
+		want   a2aversion.Requested
 	}{
-		{"nothing", nil, "", true, requested{}},
-		{"one", http.Header{"A2a-Version": {"1.0"}}, "", false, requested{version: "1.0"}},
-		{"ows", http.Header{"A2a-Version": {"\t 1.0 "}}, "", false, requested{version: "1.0"}},
-		{"empty", http.Header{"A2a-Version": {""}}, "", false, requested{}},
-		{"malformed", http.Header{"A2a-Version": {"1"}}, "", false, requested{values: []string{"1"}, problem: problemMalformed}},
-		{"inner space", http.Header{"A2a-Version": {"1. 0"}}, "", false, requested{values: []string{"1. 0"}, problem: problemMalformed}},
-		{"list", http.Header{"A2a-Version": {"1.0 , 0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
-		{"lines", http.Header{"A2a-Version": {"1.0", "0.3"}}, "", false, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
-		{"query", nil, "A2A-Version=1.0", true, requested{version: "1.0"}},
-		{"query not read", nil, "A2A-Version=1.0", false, requested{}},
-		{"query plus", nil, "A2A-Version=+1.0+", true, requested{version: "1.0"}},
-		{"query and header", http.Header{"A2a-Version": {"1.0"}}, "A2A-Version=0.3", true, requested{values: []string{"1.0", "0.3"}, count: 2, problem: problemMultiple}},
-		{"query name without value", nil, "A2A-Version", true, requested{}},
-		{"other parameters", nil, "a=1&b=A2A&c=%41", true, requested{}},
+		{"nothing", nil, "", true, a2aversion.Requested{}},
+		{"one", http.Header{"A2a-Version": {"1.0"}}, "", false, a2aversion.Requested{Version: "1.0"}},
+		{"ows", http.Header{"A2a-Version": {"\t 1.0 "}}, "", false, a2aversion.Requested{Version: "1.0"}},
+		{"empty", http.Header{"A2a-Version": {""}}, "", false, a2aversion.Requested{}},
+		{"malformed", http.Header{"A2a-Version": {"1"}}, "", false, a2aversion.Requested{Values: []string{"1"}, Problem: a2aversion.Malformed}},
+		{"inner space", http.Header{"A2a-Version": {"1. 0"}}, "", false, a2aversion.Requested{Values: []string{"1. 0"}, Problem: a2aversion.Malformed}},
+		{"list", http.Header{"A2a-Version": {"1.0 , 0.3"}}, "", false, a2aversion.Requested{Values: []string{"1.0", "0.3"}, Count: 2, Problem: a2aversion.Multiple}},
+		{"lines", http.Header{"A2a-Version": {"1.0", "0.3"}}, "", false, a2aversion.Requested{Values: []string{"1.0", "0.3"}, Count: 2, Problem: a2aversion.Multiple}},
+		{"query", nil, "A2A-Version=1.0", true, a2aversion.Requested{Version: "1.0"}},
+		{"query not read", nil, "A2A-Version=1.0", false, a2aversion.Requested{}},
+		{"query plus", nil, "A2A-Version=+1.0+", true, a2aversion.Requested{Version: "1.0"}},
+		{"query and header", http.Header{"A2a-Version": {"1.0"}}, "A2A-Version=0.3", true, a2aversion.Requested{Values: []string{"1.0", "0.3"}, Count: 2, Problem: a2aversion.Multiple}},
+		{"query name without value", nil, "A2A-Version", true, a2aversion.Requested{}},
+		{"other parameters", nil, "a=1&b=A2A&c=%41", true, a2aversion.Requested{}},
 		// A header of commas keeps four values, not one per comma.
-		{"many commas", http.Header{"A2a-Version": {strings.Repeat(",", 1<<16)}}, "", false, requested{values: []string{"", "", "", ""}, count: 1<<16 + 1, problem: problemMultiple}},
-		{"four values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4", true, requested{values: []string{"1", "2", "3", "4"}, count: 4, problem: problemMultiple}},
-		{"five values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4&A2A-Version=5", true, requested{values: []string{"1", "2", "3", "4"}, count: 5, problem: problemMultiple}},
+		{"many commas", http.Header{"A2a-Version": {strings.Repeat(",", 1<<16)}}, "", false, a2aversion.Requested{Values: []string{"", "", "", ""}, Count: 1<<16 + 1, Problem: a2aversion.Multiple}},
+		{"four values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4", true, a2aversion.Requested{Values: []string{"1", "2", "3", "4"}, Count: 4, Problem: a2aversion.Multiple}},
+		{"five values", http.Header{"A2a-Version": {"1,2", "3"}}, "A2A-Version=4&A2A-Version=5", true, a2aversion.Requested{Values: []string{"1", "2", "3", "4"}, Count: 5, Problem: a2aversion.Multiple}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := readVersion(tc.header, tc.query, tc.useQ); !reflect.DeepEqual(got, tc.want) {
@@ -107,40 +109,40 @@ func FuzzReadVersion(f *testing.F) {
 			}
 		}
 		got := readVersion(h, rawQuery, true)
-		switch got.problem {
-		case problemNone:
-			if got.values != nil {
-				t.Fatalf("values %q without a problem", got.values)
+		switch got.Problem {
+		case a2aversion.None:
+			if got.Values != nil {
+				t.Fatalf("values %q without a problem", got.Values)
 			}
-			if got.version != "" {
-				if _, err := facets.ParseVersion(facets.ProtocolA2A, got.version); err != nil {
-					t.Fatalf("accepted %q, which does not parse: %v", got.version, err)
+			if got.Version != "" {
+				if _, err := facets.ParseVersion(facets.ProtocolA2A, got.Version); err != nil {
+					t.Fatalf("accepted %q, which does not parse: %v", got.Version, err)
 				}
 			}
-			if got.raw() != got.version {
-				t.Fatalf("raw %q, version %q", got.raw(), got.version)
+			if got.Raw() != got.Version {
+				t.Fatalf("raw %q, version %q", got.Raw(), got.Version)
 			}
-		case problemMalformed:
-			if len(got.values) != 1 || got.version != "" {
+		case a2aversion.Malformed:
+			if len(got.Values) != 1 || got.Version != "" {
 				t.Fatalf("malformed with %+v", got)
 			}
 			fallthrough
-		case problemMultiple:
-			if got.version != "" || len(got.values) == 0 {
+		case a2aversion.Multiple:
+			if got.Version != "" || len(got.Values) == 0 {
 				t.Fatalf("refused with %+v", got)
 			}
 			// What the decision sees must never read as a version.
-			if _, err := facets.ParseVersion(facets.ProtocolA2A, got.raw()); err == nil {
-				t.Fatalf("refused %+v, but the decision would read %q as a version", got, got.raw())
+			if _, err := facets.ParseVersion(facets.ProtocolA2A, got.Raw()); err == nil {
+				t.Fatalf("refused %+v, but the decision would read %q as a version", got, got.Raw())
 			}
 		default:
-			t.Fatalf("problem %d", got.problem)
+			t.Fatalf("problem %d", got.Problem)
 		}
 		// One value and one only is what is accepted.
-		if got.problem == problemNone && got.version != "" {
+		if got.Problem == a2aversion.None && got.Version != "" {
 			n := len(h.Values(HeaderName)) + len(queryValues(rawQuery))
 			if n != 1 {
-				t.Fatalf("accepted %q from %d values", got.version, n)
+				t.Fatalf("accepted %q from %d values", got.Version, n)
 			}
 		}
 	})
@@ -190,7 +192,7 @@ func FuzzCardOffers(f *testing.F) {
 			t.Fatalf("CardOffers(%q) = %q, %v: offers beside an error", card, offers, err)
 		}
 		for i, v := range offers {
-			if !isMajorMinor(v) {
+			if !a2acard.MajorMinor(v) {
 				t.Fatalf("CardOffers(%q) offers %q, not major.minor", card, v)
 			}
 			for _, w := range offers[:i] {
