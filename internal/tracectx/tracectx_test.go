@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wopneg/wopneg/internal/tracectx"
+	"github.com/wopneg/wopneg/internal/tracectx/tracectxtest"
 )
 
 const (
@@ -218,7 +219,7 @@ func TestMembers(t *testing.T) {
 
 // TestCases: the adapters' table says what From makes of each row.
 func TestCases(t *testing.T) {
-	for _, c := range tracectx.Cases {
+	for _, c := range tracectxtest.Cases {
 		got := tracectx.From(context.Background(), c.Hook())
 		if got.Parent != c.WantParent || got.State != c.WantState || c.NoHook != (c.Hook() == nil) {
 			t.Errorf("%s: From = %+v, want %q %q", c.Name, got, c.WantParent, c.WantState)

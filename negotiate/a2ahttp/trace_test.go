@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wopneg/wopneg/internal/tracectx"
+	"github.com/wopneg/wopneg/internal/tracectx/tracectxtest"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -107,7 +107,7 @@ const sendMessage = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"m
 // A malformed traceparent puts none anywhere, a malformed tracestate is
 // dropped alone, and the record holds none of it.
 func TestTraceContextOutbound(t *testing.T) {
-	for _, h := range tracectx.Cases {
+	for _, h := range tracectxtest.Cases {
 		for _, refuseCard := range []bool{false, true} {
 			p := newTracingPeer(t, refuseCard)
 			rec := &negotiatetest.Recorder{}

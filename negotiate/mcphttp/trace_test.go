@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wopneg/wopneg/internal/tracectx"
+	"github.com/wopneg/wopneg/internal/tracectx/tracectxtest"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
@@ -89,7 +89,7 @@ func TestTraceContextOutbound(t *testing.T) {
 			"tools/list":      jsonAnswer(200, `[{"jsonrpc":"2.0","id":3,"result":{}}]`),
 		}))
 	}
-	for _, h := range tracectx.Cases {
+	for _, h := range tracectxtest.Cases {
 		for _, c := range []struct {
 			name    string
 			peer    func() *peer

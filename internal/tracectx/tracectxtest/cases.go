@@ -1,4 +1,8 @@
-package tracectx
+// Package tracectxtest holds the table of trace-context hook outputs that
+// the tests of every adapter run through each outbound request they make,
+// and the tests of package tracectx check against From. Only tests import
+// it.
+package tracectxtest
 
 import (
 	"context"
