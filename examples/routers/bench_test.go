@@ -69,7 +69,7 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 // alike; a fixed rotation would put the same handler after the SDK's
 // request every time. It reports each
 // middleware's own cost over the bare answer, and wopneg's as a multiple
-// of the floor's and of otelhttp's.
+// of the floor's, of the recording floor's and of otelhttp's.
 func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.Handler, canned string, decided events.NegotiationDecided, request func() *http.Request) {
 	bare := answer(canned)
 	rows := []struct {
@@ -170,9 +170,10 @@ func recorded(next http.Handler, decided events.NegotiationDecided) http.Handler
 		_, err := dec.ReadValue()
 		mu.Unlock()
 		if err == nil {
-			decided.At = time.Now()
+			d := decided // a copy per request: the handler may serve several at once
+			d.At = time.Now()
 			var e events.Event
-			if e, err = events.NewHostEvent("", decided); err == nil {
+			if e, err = events.NewHostEvent("", d); err == nil {
 				err = sink.Emit(r.Context(), e)
 			}
 		}
