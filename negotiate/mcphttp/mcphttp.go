@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -142,10 +142,8 @@ type settings struct {
 	opts      Options
 	maxBody   int64
 	maxAnswer int64
-	maxSess   int
 	maxBatch  int
 	counter   bool // the preferred revision can be counter-offered at initialize
-	supported []string
 	log       *slog.Logger
 	sessions  *sessions // the legacy sessions' pins, for every wrapped handler
 	rec       *exchange.Recorder
@@ -182,33 +180,16 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		n:         n,
 		adv:       adv,
 		opts:      opts,
-		maxBody:   opts.MaxBodyBytes,
-		maxAnswer: opts.MaxAnswerBytes,
-		maxSess:   opts.MaxSessions,
-		maxBatch:  opts.MaxBatchMembers,
-		supported: slices.Clone(adv.Versions),
+		maxBody:   cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes),
+		maxAnswer: cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes),
+		maxBatch:  cmp.Or(opts.MaxBatchMembers, defaultMaxBatchMembers),
 		// The handshake can only settle a revision before
 		// statelessRevision, so only such a preferred revision can be
 		// counter-offered at initialize.
-		counter: !opts.ByteExact && !isStateless(adv.Preferred),
-		log:     opts.ErrorLog,
-	}
-	if m.maxBody == 0 {
-		m.maxBody = defaultMaxBodyBytes
-	}
-	if m.maxAnswer == 0 {
-		m.maxAnswer = defaultMaxAnswerBytes
-	}
-	if m.maxSess == 0 {
-		m.maxSess = defaultMaxSessions
-	}
-	m.sessions = newSessions(m.maxSess)
-	m.rec = &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: m.log}
-	if m.maxBatch == 0 {
-		m.maxBatch = defaultMaxBatchMembers
-	}
-	if m.log == nil {
-		m.log = slog.Default()
+		counter:  !opts.ByteExact && !isStateless(adv.Preferred),
+		log:      cmp.Or(opts.ErrorLog, slog.Default()),
+		sessions: newSessions(cmp.Or(opts.MaxSessions, defaultMaxSessions)),
+		rec:      &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog},
 	}
 	return &Middleware{m}, nil
 }
@@ -361,19 +342,16 @@ func writeRPCError(w http.ResponseWriter, status int, id jsontext.Value, e rpcer
 	if id == nil {
 		id = jsontext.Value("null")
 	}
-	body, err := json.Marshal(struct {
+	type response struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      jsontext.Value  `json:"id"`
 		Error   rpcerr.RPCError `json:"error"`
-	}{"2.0", id, e})
+	}
+	body, err := json.Marshal(response{"2.0", id, e})
 	if err != nil {
 		// Only an id that is not JSON could fail, and ids come from a body
 		// that a lenient parser accepted; answer null rather than nothing.
-		body, _ = json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      any             `json:"id"`
-			Error   rpcerr.RPCError `json:"error"`
-		}{"2.0", nil, e})
+		body, _ = json.Marshal(response{"2.0", jsontext.Value("null"), e})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
