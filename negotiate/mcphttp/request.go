@@ -266,20 +266,18 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// revision or not at all.
 	}
 	o, e, ok := h.decide(r, subject, exchange.Offer(h.adv, requested))
-	if !ok {
-		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
-		return
-	}
-	recorded := rh.method != methodDiscover && h.n.RequiresAudit()
+	recorded := ok && rh.method != methodDiscover && h.n.RequiresAudit()
 	if recorded {
 		// Anything but discover may act (a tools/call runs a tool), and
 		// under RequireAudit nothing may act unrecorded: its record comes
 		// before it is served, and a server that then refuses the
 		// revision (-32022) is recorded in a second event.
-		if o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e); o.Err() != nil {
-			h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
-			return
-		}
+		o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e)
+		ok = o.Err() == nil
+	}
+	if !ok {
+		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		return
 	}
 	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests, recorded)
 	h.forward(a, r, raw, &o, false)
@@ -329,7 +327,8 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		// The counter-offer: the server must answer with the host's
 		// revision, and answers with the one it is asked for. This is the
 		// one change the middleware makes to a body (see Options.ByteExact).
-		raw = replaceSpan(raw, m.protocolVersionAt, strconv.Quote(o.Version))
+		at := m.protocolVersionAt
+		raw = slices.Concat(raw[:at.start], []byte(strconv.Quote(o.Version)), raw[at.end:])
 	}
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
@@ -337,11 +336,6 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1, false)
 	h.forward(a, r, raw, &o, true)
 	a.release()
-}
-
-// replaceSpan returns a copy of b with the bytes at s replaced by with.
-func replaceSpan(b []byte, s span, with string) []byte {
-	return slices.Concat(b[:s.start], []byte(with), b[s.end:])
 }
 
 // decide decides offer for r's caller, once: it returns the outcome, its
@@ -383,7 +377,8 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negoti
 	if o.Rule == negotiate.RuleAudit {
 		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
 	} else if d, ok := e.Data.(rpcerr.VersionData); ok {
-		e.Data = withReason(d, o.Reason)
+		d.Reason = string(o.Reason)
+		e.Data = d
 	}
 	writeRPCError(w, status, id, e)
 	h.observe(r, method, &o, e.Code)
@@ -403,7 +398,8 @@ func (h *handler) refuseDecided(w http.ResponseWriter, r *http.Request, method s
 		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
 	} else {
 		servable := h.servable(subject)
-		e.Message = named + why(o, h.adv) + servedList(servable)
+		// Never nothing served: the preferred revision is served to anyone.
+		e.Message = named + why(o, h.adv) + "; this caller can be served " + strings.Join(servable, ", ")
 		d := e.Data.(rpcerr.VersionData)
 		d.Supported, d.Reason = servable, string(o.Reason)
 		e.Data = d
@@ -426,12 +422,6 @@ func why(o *negotiate.Outcome, adv facets.Advertised) string {
 	return " is not a revision this server serves"
 }
 
-// servedList ends a refusal's message with what the caller could be
-// served: never nothing, since the preferred revision is served to anyone.
-func servedList(servable []string) string {
-	return "; this caller can be served " + strings.Join(servable, ", ")
-}
-
 // servable returns the revisions subject could be served at, in the
 // facet's order: the ones the decision accepts when asked for by name.
 // None is below the floor, and an unauthenticated caller is never offered
@@ -444,13 +434,6 @@ func (h *handler) servable(subject *negotiate.Subject) []string {
 		}
 	}
 	return out
-}
-
-// withReason returns version data d with its reason set.
-func withReason(d any, reason string) rpcerr.VersionData {
-	v := d.(rpcerr.VersionData)
-	v.Reason = string(reason)
-	return v
 }
 
 // sessionMismatch is the refusal of a request whose revision is not the
