@@ -284,10 +284,9 @@ func readReply(b []byte) (reply, error) {
 	var rep reply
 	r := newReader(b)
 	defer r.release()
-	var at span
 	err := errors.New("the answer is not a JSON object")
 	if r.d.PeekKind() == '{' {
-		err = r.object(&at, func(key []byte) error {
+		err = r.object(func(key []byte) error {
 			// A key a case-folding client reads as result or error is
 			// refused: the response would read two ways.
 			switch k, err := matchKey(key, "result", "error"); {
@@ -295,7 +294,7 @@ func readReply(b []byte) (reply, error) {
 				return err
 			case k == "result":
 				rep.result = true
-				return r.objectOrSkip(&at, func(key []byte) error {
+				return r.object(func(key []byte) error {
 					switch string(key) {
 					case "supportedVersions":
 						return r.strings(&rep.versions)
@@ -308,7 +307,7 @@ func readReply(b []byte) (reply, error) {
 				})
 			case k == "error":
 				rep.isError = true
-				return r.objectOrSkip(&at, func(key []byte) error { return r.replyError(&rep, key) })
+				return r.object(func(key []byte) error { return r.replyError(&rep, key) })
 			}
 			return r.skip()
 		})
@@ -338,9 +337,8 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 		}
 		return err
 	case "data":
-		var at span
 		var err error
-		return r.objectOrSkip(&at, func(key []byte) error {
+		return r.object(func(key []byte) error {
 			switch string(key) {
 			case "supported":
 				return r.strings(&rep.supported)

@@ -46,18 +46,6 @@ func (e *shapeError) Error() string { return e.msg }
 
 func shapef(msg string) error { return &shapeError{msg} }
 
-// The keys the middleware reads, at each level.
-const (
-	keyJSONRPC         = "jsonrpc"
-	keyID              = "id"
-	keyMethod          = "method"
-	keyParams          = "params"
-	keyMeta            = "_meta"
-	keyProtocolVersion = "protocolVersion"
-	keyName            = "name"
-	keyURI             = "uri"
-)
-
 // message is what the middleware reads of one JSON-RPC message.
 type message struct {
 	obj span // the message object; its first byte is '{'
@@ -232,27 +220,26 @@ func (r *bodyReader) path(ptr jsontext.Pointer) string { return strictjson.Point
 
 // message reads the message object that is the next value into m.
 func (r *bodyReader) message(m *message) error {
-	return r.object(&m.obj, func(key []byte) error {
-		switch k, err := matchKey(key, keyJSONRPC, keyID, keyMethod, keyParams); {
+	return r.value(&m.obj, func(key []byte) error {
+		switch k, err := matchKey(key, "jsonrpc", "id", "method", "params"); {
 		case err != nil:
 			return err
-		case k == keyID:
-			at := int(r.d.InputOffset())
-			err := r.skip()
-			id := r.since(at)
+		case k == "id":
+			var id span
+			err := r.value(&id, nil)
 			m.id = r.b[id.start:id.end]
 			return err
-		case k == keyMethod:
+		case k == "method":
 			m.hasMethod = true
 			var ok bool
 			if m.method, ok, err = r.string(); err == nil && !ok {
 				err = shapef("method is not a string")
 			}
 			return err
-		case k == keyParams:
+		case k == "params":
 			m.hasParams = true
 			m.paramsObject = r.d.PeekKind() == '{'
-			return r.objectOrSkip(&m.params, func(key []byte) error { return r.param(m, key) })
+			return r.value(&m.params, func(key []byte) error { return r.param(m, key) })
 		}
 		return r.skip()
 	})
@@ -261,11 +248,11 @@ func (r *bodyReader) message(m *message) error {
 // param reads the member key of m.params, when the middleware uses it.
 func (r *bodyReader) param(m *message, key []byte) error {
 	var err error
-	switch k, kerr := matchKey(key, keyMeta, keyProtocolVersion, keyName, keyURI); k {
-	case keyMeta:
+	switch k, kerr := matchKey(key, "_meta", "protocolVersion", "name", "uri"); k {
+	case "_meta":
 		m.hasMeta = true
 		m.metaObject = r.d.PeekKind() == '{'
-		return r.objectOrSkip(&m.meta, func(key []byte) error {
+		return r.value(&m.meta, func(key []byte) error {
 			// _meta's keys are map keys to every server (no case
 			// folding): only the revision key itself is read.
 			if string(key) != metaProtocolVersion {
@@ -276,14 +263,14 @@ func (r *bodyReader) param(m *message, key []byte) error {
 			m.metaVersion, m.metaVersionStr, err = r.string()
 			return err
 		})
-	case keyProtocolVersion:
+	case "protocolVersion":
 		m.hasProtocolVersion = true
 		at := int(r.d.InputOffset())
 		m.protocolVersion, m.protocolVersionStr, err = r.string()
 		m.protocolVersionAt = r.since(at)
-	case keyName:
+	case "name":
 		m.name, m.nameStr, err = r.string()
-	case keyURI:
+	case "uri":
 		m.uri, m.uriStr, err = r.string()
 	default:
 		if kerr != nil {
@@ -294,14 +281,10 @@ func (r *bodyReader) param(m *message, key []byte) error {
 	return err
 }
 
-// objectOrSkip reads the next value through object when it is an object,
-// and skips it otherwise; at is its span either way.
-func (r *bodyReader) objectOrSkip(at *span, member func(key []byte) error) error {
-	if r.d.PeekKind() == '{' {
-		return r.object(at, member)
-	}
+// value reads the next value through object, and sets *at to its span.
+func (r *bodyReader) value(at *span, member func(key []byte) error) error {
 	start := int(r.d.InputOffset())
-	err := r.skip()
+	err := r.object(member)
 	*at = r.since(start)
 	return err
 }
@@ -313,14 +296,17 @@ func (r *bodyReader) since(at int) span {
 	return span{end - len(bytes.TrimLeft(r.b[at:end], " \t\r\n:,")), end}
 }
 
-// object reads the object that is the next value, calling member with
-// each key (unquoted; valid until the next read) to read its value, and
-// refusing the member past maxObjectMembers. at is the object's span.
-func (r *bodyReader) object(at *span, member func(key []byte) error) error {
-	if err := r.open(); err != nil {
+// object reads the next value: an object member by member, calling member
+// with each key (unquoted; valid until the next read) to read its value,
+// and refusing the member past maxObjectMembers; any other value, or any
+// value when member is nil, is skipped.
+func (r *bodyReader) object(member func(key []byte) error) error {
+	if member == nil || r.d.PeekKind() != '{' {
+		return r.skip()
+	}
+	if err := r.token(); err != nil {
 		return err
 	}
-	at.start = int(r.d.InputOffset()) - 1
 	for n := 0; r.d.PeekKind() == '"'; n++ {
 		if n == maxObjectMembers {
 			where := r.path(r.d.StackPointer().Parent())
@@ -333,22 +319,17 @@ func (r *bodyReader) object(at *span, member func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
-		key := name[1 : len(name)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			key, _ = jsontext.AppendUnquote(nil, name)
-		}
-		if err := member(key); err != nil {
+		if err := member(unquoted(name)); err != nil {
 			return err
 		}
 	}
 	_, err := r.d.ReadToken() // '}', or the syntax error that stands in its place
-	at.end = int(r.d.InputOffset())
 	return err
 }
 
-// open reads the next token, an object or array's opening, refusing it
-// past maxDepth before anything inside is read.
-func (r *bodyReader) open() error {
+// token reads the next token, refusing an object or array that opens
+// past maxDepth before anything inside it is read.
+func (r *bodyReader) token() error {
 	if _, err := r.d.ReadToken(); err != nil {
 		return err
 	}
@@ -361,21 +342,20 @@ func (r *bodyReader) open() error {
 // skip reads the next value token by token, bounding its depth.
 func (r *bodyReader) skip() error {
 	base := r.d.StackDepth()
-	for {
-		switch r.d.PeekKind() {
-		case '{', '[':
-			if err := r.open(); err != nil {
-				return err
-			}
-		default:
-			if _, err := r.d.ReadToken(); err != nil {
-				return err
-			}
-		}
-		if r.d.StackDepth() == base {
-			return nil
-		}
+	err := r.token()
+	for err == nil && r.d.StackDepth() > base {
+		err = r.token()
 	}
+	return err
+}
+
+// unquoted is the content of the JSON string v, unescaped.
+func unquoted(v jsontext.Value) []byte {
+	s := v[1 : len(v)-1]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		s, _ = jsontext.AppendUnquote(nil, v)
+	}
+	return s
 }
 
 // string reads the next value, and returns it and true when it is a
@@ -388,10 +368,7 @@ func (r *bodyReader) string() (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	s := v[1 : len(v)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		s, _ = jsontext.AppendUnquote(nil, v)
-	}
+	s := unquoted(v)
 	if known, ok := interned[string(s)]; ok {
 		return known, true, nil
 	}
@@ -418,7 +395,7 @@ func (r *bodyReader) strings(dst *[]string) error {
 	if r.d.PeekKind() != '[' {
 		return shapef(prefixed(r.path(r.d.StackPointer()), "want an array of strings"))
 	}
-	if err := r.open(); err != nil {
+	if err := r.token(); err != nil {
 		return err
 	}
 	*dst = []string{}

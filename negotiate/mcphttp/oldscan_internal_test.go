@@ -78,21 +78,21 @@ func oldReaderError(err error) error {
 func oldReadMessage(r *strictjson.Reader, b []byte, m *message) error {
 	m.obj.start = oldValueStart(r, b)
 	err := r.Object(oldBounded(r, func(key string) error {
-		k, err := oldMatchKey(key, keyJSONRPC, keyID, keyMethod, keyParams)
+		k, err := oldMatchKey(key, "jsonrpc", "id", "method", "params")
 		if err != nil {
 			return err
 		}
 		switch k {
-		case keyID:
+		case "id":
 			m.id, err = r.Raw()
-		case keyMethod:
+		case "method":
 			var ok bool
 			m.method, ok, err = oldReadString(r)
 			if err == nil && !ok {
 				err = shapef("method is not a string")
 			}
 			m.hasMethod = true
-		case keyParams:
+		case "params":
 			m.hasParams = true
 			m.paramsObject, m.params, err = oldReadObject(r, b, func(key string) error { return oldReadParam(r, b, m, key) })
 		}
@@ -121,12 +121,12 @@ func oldBounded(r *strictjson.Reader, fn func(key string) error) func(key string
 
 // oldReadParam reads the member key of m.params, when the middleware uses it.
 func oldReadParam(r *strictjson.Reader, b []byte, m *message, key string) error {
-	k, err := oldMatchKey(key, keyMeta, keyProtocolVersion, keyName, keyURI)
+	k, err := oldMatchKey(key, "_meta", "protocolVersion", "name", "uri")
 	if err != nil {
 		return err
 	}
 	switch k {
-	case keyMeta:
+	case "_meta":
 		m.hasMeta = true
 		m.metaObject, m.meta, err = oldReadObject(r, b, func(key string) error {
 			// _meta's keys are map keys to every server (no case
@@ -139,14 +139,14 @@ func oldReadParam(r *strictjson.Reader, b []byte, m *message, key string) error 
 			m.metaVersion, m.metaVersionStr, err = oldReadString(r)
 			return err
 		})
-	case keyProtocolVersion:
+	case "protocolVersion":
 		m.hasProtocolVersion = true
 		m.protocolVersionAt.start = oldValueStart(r, b)
 		m.protocolVersion, m.protocolVersionStr, err = oldReadString(r)
 		m.protocolVersionAt.end = r.Offset()
-	case keyName:
+	case "name":
 		m.name, m.nameStr, err = oldReadString(r)
-	case keyURI:
+	case "uri":
 		m.uri, m.uriStr, err = oldReadString(r)
 	}
 	return err
