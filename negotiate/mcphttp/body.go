@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/tracectx"
 )
 
 // This file reads the few members of a JSON-RPC body that version
@@ -60,6 +61,9 @@ type message struct {
 	params                  span
 	hasMeta, metaObject     bool
 	meta                    span
+	// metaTrace: params._meta holds a traceparent or a tracestate
+	// member, whatever its value (the caller's trace context).
+	metaTrace bool
 
 	// params._meta["io.modelcontextprotocol/protocolVersion"]:
 	// hasMetaVersion when the member is there at all, metaVersionStr when
@@ -256,6 +260,7 @@ func (r *bodyReader) param(m *message, key []byte) error {
 			// _meta's keys are map keys to every server (no case
 			// folding): only the revision key itself is read.
 			if string(key) != metaProtocolVersion {
+				m.metaTrace = m.metaTrace || string(key) == tracectx.Parent || string(key) == tracectx.State
 				return r.skip()
 			}
 			m.hasMetaVersion = true
@@ -428,5 +433,3 @@ func matchKey(key []byte, names ...string) (string, error) {
 	}
 	return "", nil
 }
-
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/internal/strictjson"
+	"github.com/wopneg/wopneg/internal/tracectx"
 )
 
 // oldScanBody reads a JSON-RPC body, one message or a batch of them, calling
@@ -132,6 +133,7 @@ func oldReadParam(r *strictjson.Reader, b []byte, m *message, key string) error 
 			// _meta's keys are map keys to every server (no case
 			// folding): only the revision key itself is read.
 			if key != metaProtocolVersion {
+				m.metaTrace = m.metaTrace || key == tracectx.Parent || key == tracectx.State
 				return nil
 			}
 			m.hasMetaVersion = true
@@ -175,6 +177,8 @@ func oldReadString(r *strictjson.Reader) (string, bool, error) {
 	s, err := r.String()
 	return s, true, err
 }
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // oldValueStart returns the offset in b of r's next value: what r has read,
 // then the white space and the separator before the value. It is called

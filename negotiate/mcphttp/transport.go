@@ -14,7 +14,6 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
-	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -332,7 +331,7 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		if version {
 			members = append(members, metaMember)
 		}
-		if trace != "" && !(m.hasMeta && metaHasTrace(raw[m.meta.start:m.meta.end])) {
+		if trace != "" && !m.metaTrace {
 			members = append(members, trace)
 		}
 		switch {
@@ -385,26 +384,8 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 // empty, so that a member inserted first keeps the object valid. The body
 // is JSON, so a key or the closing brace follows within b.
 func commaUnlessEmpty(b []byte, open int) string {
-	i := open + 1
-	for isWS(b[i]) {
-		i++
-	}
-	if b[i] == '}' {
+	if bytes.TrimLeft(b[open+1:], " \t\r\n")[0] == '}' {
 		return ""
 	}
 	return ","
-}
-
-// metaHasTrace reports whether the _meta object meta holds a traceparent
-// or a tracestate member, whatever its value: the caller's trace context.
-// A _meta that is no object holds neither.
-func metaHasTrace(meta []byte) bool {
-	found := false
-	r := strictjson.NewReader(meta, 0)
-	defer r.Release()
-	_ = r.Object(func(key string) error {
-		found = found || key == tracectx.Parent || key == tracectx.State
-		return nil
-	})
-	return found
 }
