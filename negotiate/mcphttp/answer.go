@@ -125,7 +125,7 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 		switch {
 		case err != nil && a.Stream():
 			return exchange.Undecided // an event that is no response
-		case err == nil && a.confirms(rep):
+		case err == nil && confirms(rep, a.method, a.outcome.Version):
 			a.code = int(rep.code)
 			return exchange.Served
 		}
@@ -173,15 +173,15 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	return false
 }
 
-// confirms reports whether rep, the wrapped server's answer to a discover
-// or initialize, read strictly (a response the middleware could read two
-// ways confirms nothing), shows the revision decided: a discover result
-// that lists it, an initialize result that names it.
-func (a *answerWatch) confirms(rep reply) bool {
-	if a.method == methodDiscover {
-		return rep.result && slices.Contains(rep.versions, a.outcome.Version)
+// confirms reports whether rep, a server's answer to method (a discover
+// or initialize), read strictly (a response the middleware could read two
+// ways confirms nothing), shows version: a discover result that lists it,
+// an initialize result that names it.
+func confirms(rep reply, method, version string) bool {
+	if method == methodDiscover {
+		return rep.result && slices.Contains(rep.versions, version)
 	}
-	return rep.result && rep.protocolVersion == a.outcome.Version
+	return rep.result && rep.protocolVersion == version
 }
 
 // clientReading is how the answer watcher reads an answer for a refusal:

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -46,19 +45,10 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolMCP, &o)
 	method := methodDiscover
-	params := map[string]any{"_meta": map[string]any{
-		metaProtocolVersion:                          preferred,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-	}}
 	if !isStateless(preferred) {
 		method = methodInitialize
-		params = map[string]any{
-			"protocolVersion": preferred,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "wopneg-check", "version": "1"},
-		}
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	body, _ := json.Marshal(askRevision(method, preferred, nil, map[string]any{"name": "wopneg-check", "version": "1"}))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -84,13 +74,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	if err == nil {
 		rep, err = readReply(data)
 	}
-	served := err == nil && rep.result
-	if method == methodDiscover {
-		served = served && slices.Contains(rep.versions, preferred)
-	} else {
-		served = served && rep.protocolVersion == preferred
-	}
-	if served {
+	if err == nil && confirms(rep, method, preferred) {
 		return nil
 	}
 	answered := "HTTP " + strconv.Itoa(w.Status()) + " with no JSON-RPC response"

@@ -82,6 +82,27 @@ const (
 // clientInfo is how the host names itself in initialize.
 var clientInfo = map[string]any{"name": "wopneg", "version": "2"}
 
+// askRevision is the JSON-RPC request (id 1) that asks a server about
+// revision: a server/discover, whose params._meta declares revision and
+// empty client capabilities beside meta, or an initialize of revision by
+// client, with meta (when not nil) as its params._meta. meta is the
+// caller's to give: it is changed.
+func askRevision(method, revision string, meta map[string]any, client any) map[string]any {
+	params := map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": client}
+	if method == methodDiscover {
+		params = map[string]any{}
+		if meta == nil {
+			meta = make(map[string]any, 2)
+		}
+		meta[metaProtocolVersion] = revision
+		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+}
+
 // post sends msg to serverURL with c through egress.Do, with header and
 // the trace context tc (the caller puts tc in msg's _meta), and
 // reads the JSON-RPC response of the answer (readAnswerBody). The answer's
@@ -118,21 +139,10 @@ func post(ctx context.Context, c *http.Client, serverURL string, header http.Hea
 // goes in the headers and in _meta.
 func discover(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (discovered, error) {
 	tc := tracectx.From(ctx, hook)
-	meta := tc.Map()
-	if meta == nil {
-		meta = make(map[string]any, 2)
-	}
-	meta[metaProtocolVersion] = revision
-	meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
 	resp, data, err := post(ctx, client, serverURL, http.Header{
 		headerProtocolVersion: {revision},
 		headerMethod:          {methodDiscover},
-	}, tc, map[string]any{
-		"jsonrpc": "2.0",
-		"id":      1,
-		"method":  methodDiscover,
-		"params":  map[string]any{"_meta": meta},
-	})
+	}, tc, askRevision(methodDiscover, revision, tc.Map(), nil))
 	if resp == nil {
 		return discovered{}, err
 	}
@@ -216,16 +226,7 @@ type handshake struct {
 // then holds nothing else: a handshake revision is never in _meta.
 func initialize(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (handshake, error) {
 	tc := tracectx.From(ctx, hook)
-	params := map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": clientInfo}
-	if meta := tc.Map(); meta != nil {
-		params["_meta"] = meta
-	}
-	resp, data, err := post(ctx, client, serverURL, http.Header{}, tc, map[string]any{
-		"jsonrpc": "2.0",
-		"id":      1,
-		"method":  methodInitialize,
-		"params":  params,
-	})
+	resp, data, err := post(ctx, client, serverURL, http.Header{}, tc, askRevision(methodInitialize, revision, tc.Map(), clientInfo))
 	var h handshake
 	if resp == nil {
 		return h, err
