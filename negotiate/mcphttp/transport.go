@@ -292,12 +292,6 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 	return out, asks, nil
 }
 
-// edit inserts text at pos.
-type edit struct {
-	pos  int
-	text string
-}
-
 // stampBody checks every message of a JSON-RPC body and, at a stateless
 // revision, inserts the revision into the _meta of each request that
 // lacks it; and inserts the trace context tc into the _meta of each
@@ -306,10 +300,13 @@ type edit struct {
 // _meta that is not an object gets no trace context: it never makes a
 // request fail.
 func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, asks string, err error) {
-	quoted := strconv.Quote(t.revision)
-	metaMember := strconv.Quote(metaProtocolVersion) + ":" + quoted
+	metaMember := strconv.Quote(metaProtocolVersion) + ":" + strconv.Quote(t.revision)
 	trace := tc.Members()
-	var edits []edit
+	at := 0 // stamped is raw up to at, with the insertions before it
+	insert := func(pos int, text string) {
+		stamped = append(append(stamped, raw[at:pos]...), text...)
+		at = pos
+	}
 	_, err = scanBody(raw, 0, func(m *message) error {
 		if !m.hasMethod {
 			return nil // a response to the server carries no revision
@@ -334,50 +331,37 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		if trace != "" && !m.metaTrace {
 			members = append(members, trace)
 		}
-		switch {
+		// Each message gets one insertion at most, after the last one's.
+		switch inner := strings.Join(members, ","); {
+		case inner == "":
 		case !m.hasParams:
-			if len(members) > 0 {
-				edits = append(edits, edit{m.obj.start + 1, `"params":{"_meta":{` + strings.Join(members, ",") + `}},`})
-			}
+			insert(m.obj.start+1, `"params":{"_meta":{`+inner+`}},`)
 		case !m.paramsObject:
 			if version {
 				return &revisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
 			}
 		case !m.hasMeta:
-			if len(members) > 0 {
-				edits = append(edits, edit{m.params.start + 1, `"_meta":{` + strings.Join(members, ",") + `}` + commaUnlessEmpty(raw, m.params.start)})
-			}
+			insert(m.params.start+1, `"_meta":{`+inner+`}`+commaUnlessEmpty(raw, m.params.start))
 		case !m.metaObject:
 			if version {
 				return &revisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
 			}
-		case len(members) > 0:
-			edits = append(edits, edit{m.meta.start + 1, strings.Join(members, ",") + commaUnlessEmpty(raw, m.meta.start)})
+		default:
+			insert(m.meta.start+1, inner+commaUnlessEmpty(raw, m.meta.start))
 		}
 		return nil
 	}, nil)
 	var re *revisionError
-	if errors.As(err, &re) {
-		return nil, "", err
+	if err != nil && !errors.As(err, &re) {
+		err = &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if err != nil {
-		return nil, "", &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
+		return nil, "", err
 	}
-	if len(edits) == 0 {
+	if stamped == nil {
 		return raw, asks, nil
 	}
-	size := len(raw)
-	for _, e := range edits {
-		size += len(e.text)
-	}
-	out := make([]byte, 0, size)
-	at := 0
-	for _, e := range edits {
-		out = append(out, raw[at:e.pos]...)
-		out = append(out, e.text...)
-		at = e.pos
-	}
-	return append(out, raw[at:]...), asks, nil
+	return append(stamped, raw[at:]...), asks, nil
 }
 
 // commaUnlessEmpty returns "," unless the object that opens at b[open] is
