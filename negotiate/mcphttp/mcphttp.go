@@ -242,13 +242,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch r.Method {
-	case http.MethodPost:
-		if subject, ok := h.caller(w, r); ok {
-			h.servePost(w, r, subject)
+	case http.MethodPost, http.MethodGet, http.MethodDelete:
+		subject, ok := h.caller(w, r)
+		if !ok {
+			return
 		}
-	case http.MethodGet, http.MethodDelete:
-		if subject, ok := h.caller(w, r); ok {
-			h.serveBodiless(w, r, subject)
+		rh, err := readHeaders(r.Header)
+		if err != nil {
+			h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+		} else if r.Method == http.MethodPost {
+			h.servePost(w, r, subject, rh)
+		} else {
+			h.serveBodiless(w, r, subject, rh)
 		}
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.

@@ -26,22 +26,14 @@ import (
 // its context, through the watcher of answer.go when the record waits for
 // the server's answer.
 
-func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
-	rh, err := readHeaders(r.Header)
-	if err != nil {
-		h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
-		return
-	}
+func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders) {
 	raw, err := h.readBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcerr.RPCError{
-				Code: codeInvalidRequest, Message: "the request body exceeds " + strconv.FormatInt(h.maxBody, 10) + " bytes",
-			})
-			return
+		status, msg := http.StatusBadRequest, "the request body could not be read"
+		if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
+			status, msg = http.StatusRequestEntityTooLarge, "the request body exceeds "+strconv.FormatInt(h.maxBody, 10)+" bytes"
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the request body could not be read"})
+		writeRPCError(w, status, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: msg})
 		return
 	}
 	requested := rh.revision()
@@ -222,12 +214,7 @@ func quoteOrAbsent(v string) string {
 // serveBodiless serves GET (a legacy session's event stream) and DELETE
 // (the end of a legacy session): there is no body to check, only the
 // revision the header names.
-func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject) {
-	rh, err := readHeaders(r.Header)
-	if err != nil {
-		h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
-		return
-	}
+func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders) {
 	if r.Method == http.MethodDelete && rh.session != "" {
 		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 	}
