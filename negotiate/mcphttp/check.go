@@ -49,10 +49,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		method = methodInitialize
 	}
 	body, _ := json.Marshal(askRevision(method, preferred, nil, map[string]any{"name": "wopneg-check", "version": "1"}))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", bytes.NewReader(body)) // ctx is not nil: WithOutcome would have panicked
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if method == methodDiscover {

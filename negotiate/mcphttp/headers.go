@@ -66,12 +66,11 @@ func (e *headerError) Error() string { return e.msg }
 // sends one revision, and a guess between two would be a downgrade nobody
 // decided.
 func singleHeader(vs []string, name string, commasAllowed bool) (string, error) {
-	switch len(vs) {
-	case 0:
-		return "", nil
-	case 1:
-	default:
+	if len(vs) > 1 {
 		return "", &headerError{"more than one " + name + " header"}
+	}
+	if len(vs) == 0 {
+		return "", nil
 	}
 	v := strings.Trim(vs[0], " \t")
 	if !commasAllowed && strings.ContainsRune(v, ',') {
@@ -189,22 +188,14 @@ func respelled(h http.Header) bool {
 	return false
 }
 
-// The wrapper MCP (SEP-2243) puts around a header value that is not plain
-// visible ASCII: "=?base64?" + standard base64 + "?=".
-const (
-	base64Prefix = "=?base64?"
-	base64Suffix = "?="
-)
-
 // decodeHeaderValue undoes the base64 wrapper of an Mcp-Name value, so that
-// a name outside ASCII compares with the body's.
+// a name outside ASCII compares with the body's: the wrapper MCP
+// (SEP-2243) puts around a header value that is not plain visible ASCII,
+// "=?base64?" + standard base64 + "?=".
 func decodeHeaderValue(v string) (string, error) {
-	inner, ok := strings.CutPrefix(v, base64Prefix)
-	if !ok {
-		return v, nil
-	}
-	inner, ok = strings.CutSuffix(inner, base64Suffix)
-	if !ok {
+	inner, opens := strings.CutPrefix(v, "=?base64?")
+	inner, closes := strings.CutSuffix(inner, "?=")
+	if !opens || !closes {
 		return v, nil
 	}
 	dec, err := base64.StdEncoding.DecodeString(inner)

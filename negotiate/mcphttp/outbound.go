@@ -447,18 +447,15 @@ func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts O
 // viaInitialize settles the revision through initialize at revision: the
 // server's protocolVersion is its offer, decided as offer and recorded
 // once. A refused outcome ends the session, as the lifecycle requires of a
-// client that cannot speak the server's revision.
+// client that cannot speak the server's revision; so does an initialize
+// whose answer reached no decision.
 func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, revision string) (negotiation, error) {
 	h, err := initialize(ctx, r.client, offer.Peer, revision, opts.TraceContext)
 	r.session, r.handshaken = h.session, true
-	if err != nil {
-		if r.session != "" {
-			_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision, opts.TraceContext)
-			r.session = ""
-		}
-		return r, r.rec.NoDecision(ctx, facets.ProtocolMCP, offer.Peer, err)
-	}
-	if h.version != "" {
+	switch {
+	case err != nil:
+		err = r.rec.NoDecision(ctx, facets.ProtocolMCP, offer.Peer, err)
+	case h.version != "":
 		r.offers = []string{h.version}
 		offer.PeerVersions = r.offers
 		if _, err := facets.ParseVersion(facets.ProtocolMCP, h.version); err != nil || isStateless(h.version) {
@@ -466,11 +463,14 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 			// this session.
 			offer.PeerVersions = []string{unoffered}
 		}
-	} else {
+	default:
 		r.offers, r.peerReason = h.supported, h.reason
 		offer = refusal(n, opts.Subject, offer, h.supported)
 	}
-	r, err = r.record(ctx, n, opts, offer, nil)
+	if err == nil {
+		r, err = r.record(ctx, n, opts, offer, nil)
+	}
+	// No decision (the zero outcome) ends the session as a refusal does.
 	if r.outcome.Err() != nil && r.session != "" {
 		_ = endSession(ctx, r.client.Transport, offer.Peer, r.session, revision, opts.TraceContext)
 		r.session = ""
