@@ -122,14 +122,13 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 	}
 	if a.confirm {
 		rep, err := readReply(msg)
-		switch {
-		case err != nil && a.Stream():
+		if err != nil && a.Stream() {
 			return exchange.Undecided // an event that is no response
-		case err == nil && confirms(rep, a.method, a.outcome.Version):
-			a.code = int(rep.code)
-			return exchange.Served
 		}
 		a.code = int(rep.code)
+		if err == nil && confirms(rep, a.method, a.outcome.Version) {
+			return exchange.Served
+		}
 		return exchange.Refused
 	}
 	if !a.Stream() && !exchange.MayHoldCode(msg, rpcerr.RPCMCPUnsupportedProtocolVersion) {

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -57,18 +56,17 @@ type discoverError struct {
 
 // Error says what the answer was, as far as there was one.
 func (e *discoverError) Error() string {
-	var b strings.Builder
-	b.WriteString("mcphttp: server/discover")
+	s := "mcphttp: server/discover"
 	if e.status != 0 {
-		b.WriteString(": HTTP " + strconv.Itoa(e.status))
+		s += ": HTTP " + strconv.Itoa(e.status)
 	}
 	if e.code != 0 {
-		b.WriteString(": json-rpc error " + strconv.Itoa(e.code) + " " + strconv.Quote(e.message))
+		s += ": json-rpc error " + strconv.Itoa(e.code) + " " + strconv.Quote(e.message)
 	}
 	if e.err != nil {
-		b.WriteString(": " + e.err.Error())
+		s += ": " + e.err.Error()
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns ErrNoOffers and the underlying failure.
@@ -143,20 +141,24 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		headerProtocolVersion: {revision},
 		headerMethod:          {methodDiscover},
 	}, tc, askRevision(methodDiscover, revision, tc.Map(), nil))
-	if resp == nil {
+	if resp == nil || err != nil && !errors.Is(err, errNoResponse) {
 		return discovered{}, err
 	}
 	if err != nil {
-		if !errors.Is(err, errNoResponse) {
-			return discovered{}, err
-		}
 		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
 	rep, err := readReply(data)
-	if err != nil {
+	switch {
+	case err != nil:
 		return discovered{}, &discoverError{status: resp.StatusCode, err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
+	case rep.result && rep.versions == nil:
+		return discovered{}, &discoverError{status: resp.StatusCode, err: errors.New(`the result: no member "supportedVersions"`)}
+	case rep.result:
+		return discovered{versions: rep.versions}, nil
+	case rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil:
+		return discovered{versions: rep.supported, refused: true, reason: rep.reason}, nil
 	}
-	return discoveryOf(resp.StatusCode, rep)
+	return discovered{}, &discoverError{status: resp.StatusCode, code: int(rep.code), message: rep.message}
 }
 
 // errNoResponse is an answer that holds no JSON-RPC response.
@@ -189,20 +191,6 @@ func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
 		return nil, held, errNoResponse
 	}
 	return data, held, nil
-}
-
-// discoveryOf reads the revisions a server/discover reply lists.
-func discoveryOf(status int, rep reply) (discovered, error) {
-	if rep.result {
-		if rep.versions == nil {
-			return discovered{}, &discoverError{status: status, err: errors.New(`the result: no member "supportedVersions"`)}
-		}
-		return discovered{versions: rep.versions}, nil
-	}
-	if rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil {
-		return discovered{versions: rep.supported, refused: true, reason: rep.reason}, nil
-	}
-	return discovered{}, &discoverError{status: status, code: int(rep.code), message: rep.message}
 }
 
 // handshake is what a server answered to initialize.

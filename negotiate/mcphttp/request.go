@@ -300,12 +300,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
-	o, e, ok := h.decide(r, subject, negotiate.Offer{
-		Protocol:     facets.ProtocolMCP,
-		Requested:    requested,
-		PeerVersions: []string{requested},
-		CounterOffer: h.counter,
-	})
+	o, e, ok := h.decide(r, subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter})
 	if !ok {
 		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
