@@ -153,8 +153,8 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 // read.
 func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	o := a.h.rec.Settled(a.r.Context(), a.h.dest(a.r), a.subject, *a.outcome, a.payload, v, a.recorded)
-	defer func() { a.h.observe(a.r, a.observed, &o, a.code) }()
 	if o.Rule != negotiate.RuleAudit && v != exchange.Unreadable {
+		a.h.observe(a.r, a.observed, &o, a.code)
 		return true
 	}
 	clear(hold.Header())
@@ -163,12 +163,7 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	if int64(len(hold.Held())) > a.h.maxAnswer {
 		e.Message = "the server's answer exceeds " + limit + " bytes, more than the middleware reads to record it"
 	}
-	status := http.StatusBadGateway
-	if o.Rule == negotiate.RuleAudit {
-		e.Message, status = o.Error.Message, http.StatusInternalServerError
-	}
-	a.code = e.Code
-	writeRPCError(hold.Underlying(), status, a.id, e)
+	a.h.answerRefusal(hold.Underlying(), a.r, a.observed, a.id, http.StatusBadGateway, &o, e)
 	return false
 }
 

@@ -66,7 +66,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	}
 	// Read as the middleware reads the server's answers, with the
 	// engine's one reader.
-	data, _, err := readAnswerBody(&http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))})
+	data, err := readAnswerBody(&http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))})
 	var rep reply
 	if err == nil {
 		rep, err = readReply(data)

@@ -125,7 +125,7 @@ func post(ctx context.Context, c *http.Client, serverURL string, header http.Hea
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	data, _, err := readAnswerBody(resp)
+	data, err := readAnswerBody(resp)
 	return resp, data, err
 }
 
@@ -169,13 +169,12 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 // readAnswerBody reads the JSON-RPC response in an answer with the
 // engine's one reader, up to defaultMaxBodyBytes: the body itself, or the
 // data of the first server-sent event that is a response, decoded as
-// clients decode it, and returns it with every byte it read (held). An
-// event stream is read only as far as that event, so a server that keeps
+// clients decode it. An event stream is read only as far as that event, so a server that keeps
 // its stream open does not hold the caller; one that ends before it is
 // errNoResponse. An answer over the bound or in a coding clients do not
 // decode is an *egress.Error (TooLarge, NotAnAnswer), and a read that
 // fails one of its kind.
-func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
+func readAnswerBody(resp *http.Response) (data []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	held, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete || sse && !isResponse(msg) {
@@ -186,13 +185,13 @@ func readAnswerBody(resp *http.Response) (data, held []byte, err error) {
 	})
 	switch {
 	case v == exchange.Unreadable:
-		return nil, held, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
+		return nil, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
 	case err != nil && err != io.EOF:
-		return nil, held, exchange.ReadFailure(resp, err)
+		return nil, exchange.ReadFailure(resp, err)
 	case data == nil:
-		return nil, held, errNoResponse
+		return nil, errNoResponse
 	}
-	return data, held, nil
+	return data, nil
 }
 
 // handshake is what a server answered to initialize.

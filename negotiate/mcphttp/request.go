@@ -250,10 +250,8 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 			initialize = true
 			return errStopScan
 		}
-		if mismatch = checkAgreement(rh, stateless, m); mismatch != nil {
-			return errStopScan
-		}
-		return nil
+		mismatch = checkAgreement(rh, stateless, m) // which, when not nil, ends the scan
+		return mismatch
 	}, func() error {
 		if !batchesAllowed(requested) {
 			return errBatchRevision
@@ -334,8 +332,8 @@ func readGrowing(body io.Reader, declared, limit int64) ([]byte, error) {
 	}
 }
 
-// errStopScan ends a body's scan at a message that settles the answer;
-// errBatchRevision, at a batch under a revision that has none.
+// errStopScan ends a body's scan at an initialize, which settles the
+// answer; errBatchRevision, at a batch under a revision that has none.
 var (
 	errStopScan      = errors.New("stop")
 	errBatchRevision = errors.New("batch at a revision without batches")
@@ -553,14 +551,22 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negoti
 		ev.Reason = events.ReasonUnsupported
 	}
 	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, ev)
-	if o.Rule == negotiate.RuleAudit {
-		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
-	} else if d, ok := e.Data.(rpcerr.VersionData); ok {
+	if d, ok := e.Data.(rpcerr.VersionData); ok {
 		d.Reason = string(o.Reason)
 		e.Data = d
 	}
+	h.answerRefusal(w, r, method, id, status, &o, e)
+}
+
+// answerRefusal answers the refusal o with e on status, or, when o is the
+// audit's (its record failed under RequireAudit), with the audit's error
+// on HTTP 500; and hands the exchange to Options.Observe.
+func (h *handler) answerRefusal(w http.ResponseWriter, r *http.Request, method string, id jsontext.Value, status int, o *negotiate.Outcome, e rpcerr.RPCError) {
+	if o.Rule == negotiate.RuleAudit {
+		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
+	}
 	writeRPCError(w, status, id, e)
-	h.observe(r, method, &o, e.Code)
+	h.observe(r, method, o, e.Code)
 }
 
 // unoffered is a revision no host offers, as the only version the peer
@@ -573,9 +579,7 @@ const unoffered = "9999-12-31"
 // caller could be served instead, and the reason. r and method are the
 // request's, for Options.Observe.
 func (h *handler) refuseDecided(w http.ResponseWriter, r *http.Request, method string, id jsontext.Value, status int, o *negotiate.Outcome, e rpcerr.RPCError, named string, subject *negotiate.Subject) {
-	if o.Rule == negotiate.RuleAudit {
-		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
-	} else {
+	if o.Rule != negotiate.RuleAudit {
 		servable := h.servable(subject)
 		// Never nothing served: the preferred revision is served to anyone.
 		e.Message = named + why(o, h.adv) + "; this caller can be served " + strings.Join(servable, ", ")
@@ -583,8 +587,7 @@ func (h *handler) refuseDecided(w http.ResponseWriter, r *http.Request, method s
 		d.Supported, d.Reason = servable, string(o.Reason)
 		e.Data = d
 	}
-	writeRPCError(w, status, id, e)
-	h.observe(r, method, o, e.Code)
+	h.answerRefusal(w, r, method, id, status, o, e)
 }
 
 // why says, for people, why the revision named was refused: the go-sdk
