@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,14 +47,9 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	if !isStateless(preferred) {
 		method = methodInitialize
 	}
-	body, _ := json.Marshal(askRevision(method, preferred, nil, map[string]any{"name": "wopneg-check", "version": "1"}))
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", bytes.NewReader(body)) // ctx is not nil: WithOutcome would have panicked
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if method == methodDiscover {
-		req.Header.Set(headerProtocolVersion, preferred)
-		req.Header.Set(headerMethod, methodDiscover)
-	}
+	// ctx is not nil (WithOutcome would have panicked) and the URL is
+	// fixed: the request is made.
+	req, _ := askRevision(ctx, "http://127.0.0.1/", method, preferred, nil, map[string]any{"name": "wopneg-check", "version": "1"})
 	w := exchange.NewCapture(m.maxAnswer)
 	server.ServeHTTP(w, req)
 	if id := w.Header().Get(headerSessionID); id != "" {

@@ -82,12 +82,13 @@ const (
 // clientInfo is how the host names itself in initialize.
 var clientInfo = map[string]any{"name": "wopneg", "version": "2"}
 
-// askRevision is the JSON-RPC request (id 1) that asks a server about
-// revision: a server/discover, whose params._meta declares revision and
-// empty client capabilities beside meta, or an initialize of revision by
-// client, with meta (when not nil) as its params._meta. meta is the
-// caller's to give: it is changed.
-func askRevision(method, revision string, meta map[string]any, client any) map[string]any {
+// askRevision is the POST to serverURL of the JSON-RPC request (id 1)
+// that asks a server about revision, with the headers a client sends with
+// it: a server/discover, whose params._meta declares revision and empty
+// client capabilities beside meta, and whose headers name the revision and
+// the method; or an initialize of revision by client, with meta (when not
+// nil) as its params._meta. meta is the caller's to give: it is changed.
+func askRevision(ctx context.Context, serverURL, method, revision string, meta map[string]any, client any) (*http.Request, error) {
 	params := map[string]any{"protocolVersion": revision, "capabilities": map[string]any{}, "clientInfo": client}
 	if method == methodDiscover {
 		params = map[string]any{}
@@ -100,25 +101,33 @@ func askRevision(method, revision string, meta map[string]any, client any) map[s
 	if meta != nil {
 		params["_meta"] = meta
 	}
-	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	if method == methodDiscover {
+		req.Header[headerProtocolVersion] = []string{revision}
+		req.Header[headerMethod] = []string{methodDiscover}
+	}
+	return req, nil
 }
 
-// post sends msg to serverURL with c through egress.Do, with header and
-// the trace context tc (the caller puts tc in msg's _meta), and
-// reads the JSON-RPC response of the answer (readAnswerBody). The answer's
+// post asks the server at serverURL about revision with method
+// (askRevision), with c through egress.Do, carrying the trace context of
+// hook in its headers and params._meta, and reads the JSON-RPC response of
+// the answer (readAnswerBody). The answer's
 // head comes back whenever there was one, its body closed. An error is an
 // *egress.Error when no answer was read (the peer could not be reached,
 // hung up, timed out, answered a 5xx or too much), and errNoResponse
 // (wrapped) when the answer holds no JSON-RPC response.
-func post(ctx context.Context, c *http.Client, serverURL string, header http.Header, tc tracectx.Context, msg any) (*http.Response, []byte, error) {
-	body, _ := json.Marshal(msg)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
+func post(ctx context.Context, c *http.Client, serverURL, method, revision string, hook negotiate.TraceContext) (*http.Response, []byte, error) {
+	tc := tracectx.From(ctx, hook)
+	req, err := askRevision(ctx, serverURL, method, revision, tc.Map(), clientInfo)
 	if err != nil {
 		return nil, nil, &egress.Error{Kind: egress.Denied, Err: err}
 	}
-	req.Header = header
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	tc.SetHeader(req.Header)
 	resp, err := egress.Do(c, req, defaultMaxBodyBytes)
 	if err != nil {
@@ -138,11 +147,7 @@ func post(ctx context.Context, c *http.Client, serverURL string, header http.Hea
 // client nil means egress.Do's default client. The trace context of hook
 // goes in the headers and in _meta.
 func discover(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (discovered, error) {
-	tc := tracectx.From(ctx, hook)
-	resp, data, err := post(ctx, client, serverURL, http.Header{
-		headerProtocolVersion: {revision},
-		headerMethod:          {methodDiscover},
-	}, tc, askRevision(methodDiscover, revision, tc.Map(), nil))
+	resp, data, err := post(ctx, client, serverURL, methodDiscover, revision, hook)
 	if resp == nil || err != nil && !errors.Is(err, errNoResponse) {
 		return discovered{}, err
 	}
@@ -214,8 +219,7 @@ type handshake struct {
 // trace context of hook goes in the headers and in params._meta, which
 // then holds nothing else: a handshake revision is never in _meta.
 func initialize(ctx context.Context, client *http.Client, serverURL, revision string, hook negotiate.TraceContext) (handshake, error) {
-	tc := tracectx.From(ctx, hook)
-	resp, data, err := post(ctx, client, serverURL, http.Header{}, tc, askRevision(methodInitialize, revision, tc.Map(), clientInfo))
+	resp, data, err := post(ctx, client, serverURL, methodInitialize, revision, hook)
 	var h handshake
 	if resp == nil {
 		return h, err
