@@ -39,4 +39,9 @@ func Discover(ctx context.Context, client *http.Client, serverURL, revision stri
 }
 
 // Sessions returns how many legacy sessions h, made by Wrap, remembers.
-func Sessions(h http.Handler) int { return h.(*handler).sessions.len() }
+func Sessions(h http.Handler) int {
+	s := h.(*handler).sessions
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID)
+}

@@ -153,13 +153,6 @@ func (s *sessions) remove(id string) {
 	}
 }
 
-// len returns how many sessions are remembered.
-func (s *sessions) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.byID)
-}
-
 // sameSubject reports whether a and b are the same caller: both absent, or
 // equal in every field down their actor chains. Both are valid Subjects
 // (handler.caller drops any other), so their chains are short and end.
