@@ -376,7 +376,14 @@ func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 	if stateless && rh.method == "" {
 		return fmt.Errorf("%s is required at %s %q", headerMethod, headerProtocolVersion, rh.version)
 	}
-	want, named, present := mirroredName(m)
+	// Mcp-Name mirrors params.name of tools/call and prompts/get and
+	// params.uri of resources/read; a member that is missing or not a
+	// string (present false) matches no header.
+	named := m.method == "tools/call" || m.method == "prompts/get" || m.method == "resources/read"
+	want, present := m.name, m.nameStr
+	if m.method == "resources/read" {
+		want, present = m.uri, m.uriStr
+	}
 	if rh.hasName && named && (!present || rh.name != want) {
 		return fmt.Errorf("%s %q does not match the %s's name %s", headerName, rh.name, m.method, quoteOrAbsent(want))
 	}
@@ -384,19 +391,6 @@ func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
 		return fmt.Errorf("%s is required for %s at %s %q", headerName, m.method, headerProtocolVersion, rh.version)
 	}
 	return nil
-}
-
-// mirroredName returns the body value Mcp-Name mirrors for m's method,
-// whether the method has one, and whether the body holds it as a string;
-// a member that is missing or not a string matches no header.
-func mirroredName(m *message) (want string, named, present bool) {
-	switch m.method {
-	case "tools/call", "prompts/get":
-		return m.name, true, m.nameStr
-	case "resources/read":
-		return m.uri, true, m.uriStr
-	}
-	return "", false, false
 }
 
 func quoteOrAbsent(v string) string {
@@ -430,13 +424,14 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 			// what its server settled, so the client must initialize again,
 			// which MCP asks of a client told 404 on its session. Ending an
 			// unknown session serves nothing, and is decided afresh.
-			h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{
-				Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session",
-			})
+			h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session"})
 			return
 		}
 		if ok && s.outcome.Version != requested {
-			h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, sessionMismatch(rh.version, s.outcome.Version))
+			// The session serves the one revision it settled.
+			e := rpcerr.MCPUnsupportedProtocolVersion(requested, []string{s.outcome.Version})
+			e.Message = headerProtocolVersion + " " + quoteOrAbsent(rh.version) + " is not the revision " + strconv.Quote(s.outcome.Version) + " this session negotiated"
+			h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, e)
 			return
 		}
 		if ok && sameSubject(s.subject, subject) {
@@ -616,14 +611,6 @@ func (h *handler) servable(subject *negotiate.Subject) []string {
 		}
 	}
 	return out
-}
-
-// sessionMismatch is the refusal of a request whose revision is not the
-// one its session settled: the session serves that one revision only.
-func sessionMismatch(header, settled string) rpcerr.RPCError {
-	e := rpcerr.MCPUnsupportedProtocolVersion(revisionOrImplied(header), []string{settled})
-	e.Message = headerProtocolVersion + " " + quoteOrAbsent(header) + " is not the revision " + strconv.Quote(settled) + " this session negotiated"
-	return e
 }
 
 // forward passes r, with raw as its body, to the wrapped handler, with the
