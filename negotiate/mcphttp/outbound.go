@@ -394,7 +394,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	if _, err := events.PeerDigest(serverURL); err != nil {
 		// Without a URL that has an origin, nothing is sent, and the
 		// decision refuses the exchange (negotiate.RuleInput).
-		return r.record(ctx, n, opts, offer, nil)
+		return r.record(ctx, opts, offer, nil)
 	}
 	d, err := discover(ctx, r.client, serverURL, adv.Preferred, opts.TraceContext)
 	var legacy *discoverError
@@ -407,7 +407,7 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 			// Nothing the host may offer: refused for the host's reason
 			// (anonymous, the policy, the floor), and nothing sent.
 			offer.PeerVersions = handshakeRevisions(adv, requested)
-			return r.record(ctx, n, opts, offer, err)
+			return r.record(ctx, opts, offer, err)
 		}
 		return r.viaInitialize(ctx, n, opts, offer, revision)
 	case err != nil:
@@ -421,13 +421,13 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 		// answer there is the record.
 		return r.viaInitialize(ctx, n, opts, offer, o.Version)
 	}
-	return r.record(ctx, n, opts, offer, nil)
+	return r.record(ctx, opts, offer, nil)
 }
 
 // record decides offer, records it and returns r with the outcome; a
 // refusal says what the server offered (exchange.PeerRefusal), and cause
 // is joined to it.
-func (r negotiation) record(ctx context.Context, n *negotiate.Negotiator, opts OutboundOptions, offer negotiate.Offer, cause error) (negotiation, error) {
+func (r negotiation) record(ctx context.Context, opts OutboundOptions, offer negotiate.Offer, cause error) (negotiation, error) {
 	o, aerr := r.rec.DecideAndRecord(ctx, opts.Destination, opts.Subject, offer)
 	r.outcome = o
 	var refusal error
@@ -461,7 +461,7 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 		offer = refusal(n, opts.Subject, offer, h.supported)
 	}
 	if err == nil {
-		r, err = r.record(ctx, n, opts, offer, nil)
+		r, err = r.record(ctx, opts, offer, nil)
 	}
 	// No decision (the zero outcome) ends the session as a refusal does.
 	if r.outcome.Err() != nil && r.session != "" {

@@ -73,11 +73,6 @@ func isStateless(rev string) bool {
 	return err == nil && v.Compare(statelessParsed) >= 0
 }
 
-// headerError is a request whose headers cannot be read unambiguously.
-type headerError struct{ msg string }
-
-func (e *headerError) Error() string { return e.msg }
-
 // singleHeader returns the value of the header name, whose values are vs:
 // "" when it is absent or empty. More than one field line, or
 // (unless commasAllowed) a comma-separated list, is an error: a client
@@ -85,14 +80,14 @@ func (e *headerError) Error() string { return e.msg }
 // decided.
 func singleHeader(vs []string, name string, commasAllowed bool) (string, error) {
 	if len(vs) > 1 {
-		return "", &headerError{"more than one " + name + " header"}
+		return "", errors.New("more than one " + name + " header")
 	}
 	if len(vs) == 0 {
 		return "", nil
 	}
 	v := strings.Trim(vs[0], " \t")
 	if !commasAllowed && strings.ContainsRune(v, ',') {
-		return "", &headerError{name + " holds a list; one value is allowed"}
+		return "", errors.New(name + " holds a list; one value is allowed")
 	}
 	return v, nil
 }
@@ -173,21 +168,15 @@ func readHeaders(h http.Header) (requestHeaders, error) {
 		// The session id is visible ASCII (MCP transports §session
 		// management); anything else is not one a server issued.
 		if c := rh.session[i]; c < 0x21 || c > 0x7e {
-			return rh, &headerError{headerSessionID + " holds a character outside visible ASCII"}
+			return rh, errors.New(headerSessionID + " holds a character outside visible ASCII")
 		}
 	}
 	names := values(headerName)
-	name, err := singleHeader(names, headerName, true)
-	if err != nil {
-		return rh, err
+	rh.hasName = len(names) > 0
+	if rh.name, err = singleHeader(names, headerName, true); err == nil && rh.hasName {
+		rh.name, err = decodeHeaderValue(rh.name)
 	}
-	if len(names) > 0 {
-		rh.hasName = true
-		if rh.name, err = decodeHeaderValue(name); err != nil {
-			return rh, err
-		}
-	}
-	return rh, nil
+	return rh, err
 }
 
 // readHeaderNames are the headers readHeaders reads.
@@ -218,7 +207,7 @@ func decodeHeaderValue(v string) (string, error) {
 	}
 	dec, err := base64.StdEncoding.DecodeString(inner)
 	if err != nil {
-		return "", &headerError{headerName + " has a malformed base64 value"}
+		return "", errors.New(headerName + " has a malformed base64 value")
 	}
 	return string(dec), nil
 }

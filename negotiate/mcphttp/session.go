@@ -226,17 +226,12 @@ func (w *answerWatcher) observe(status int) {
 // negotiation.
 func (h *handler) rememberSession(s session) func(http.Header, int) {
 	return func(header http.Header, status int) {
-		if status > 299 {
-			return
-		}
-		vs := header[headerSessionID]
-		if len(vs) != 1 || vs[0] == "" {
-			return
-		}
 		// When the store cannot take it (full of identified callers'
 		// sessions and this one anonymous), the session's next request is
 		// answered 404 and its client initializes again.
-		h.sessions.put(vs[0], s)
+		if vs := header[headerSessionID]; status <= 299 && len(vs) == 1 && vs[0] != "" {
+			h.sessions.put(vs[0], s)
+		}
 	}
 }
 
