@@ -221,40 +221,41 @@ func readAnswer(b []byte) (responses int, refused bool) {
 // error's code is -32022.
 func readResponse(d *jsontext.Decoder, responses *int, refused *bool) error {
 	response := true
+	err := members(d, func(key string) error {
+		switch {
+		case strings.EqualFold(key, "method"):
+			response = false
+		case strings.EqualFold(key, "error") && d.PeekKind() == '{':
+			return members(d, func(key string) error {
+				if !strings.EqualFold(key, "code") || d.PeekKind() != '0' {
+					return d.SkipValue()
+				}
+				code, err := d.ReadToken()
+				f, _ := code.Float()
+				*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
+				return err
+			})
+		}
+		return d.SkipValue()
+	})
+	if response {
+		*responses++
+	}
+	return err
+}
+
+// members reads the object that is d's next value, calling fn with each
+// key to read its value.
+func members(d *jsontext.Decoder, fn func(key string) error) error {
 	_, err := d.ReadToken()
 	for err == nil && d.PeekKind() == '"' {
 		var name jsontext.Token
-		if name, err = d.ReadToken(); err != nil {
-			break
-		}
-		switch key := name.String(); {
-		case strings.EqualFold(key, "method"):
-			response = false
-			err = d.SkipValue()
-		case strings.EqualFold(key, "error") && d.PeekKind() == '{':
-			_, err = d.ReadToken()
-			for err == nil && d.PeekKind() == '"' {
-				if name, err = d.ReadToken(); err == nil && strings.EqualFold(name.String(), "code") && d.PeekKind() == '0' {
-					var code jsontext.Token
-					code, err = d.ReadToken()
-					f, _ := code.Float()
-					*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
-				} else if err == nil {
-					err = d.SkipValue()
-				}
-			}
-			if err == nil {
-				_, err = d.ReadToken()
-			}
-		default:
-			err = d.SkipValue()
+		if name, err = d.ReadToken(); err == nil {
+			err = fn(name.String())
 		}
 	}
 	if err == nil {
 		_, err = d.ReadToken() // the '}', or an error at anything else
-	}
-	if response {
-		*responses++
 	}
 	return err
 }
