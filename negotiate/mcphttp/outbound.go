@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -384,12 +385,9 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 		return negotiation{}, err
 	}
 	r := negotiation{client: egressOf(opts).Fetcher(), rec: &exchange.Recorder{Pkg: "mcphttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}}
-	requested := opts.Requested
-	if requested == "" {
-		// RFC 0242: outbound, requested is what the host asks the peer
-		// for, and absent a choice that is its preferred revision.
-		requested = adv.Preferred
-	}
+	// RFC 0242: outbound, requested is what the host asks the peer for,
+	// and absent a choice that is its preferred revision.
+	requested := cmp.Or(opts.Requested, adv.Preferred)
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: serverURL, Requested: requested}
 	if _, err := events.PeerDigest(serverURL); err != nil {
 		// Without a URL that has an origin, nothing is sent, and the
