@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -119,16 +120,7 @@ func headerValues(h http.Header, name string) []string {
 // which the decision refuses as no revision when there is more than one,
 // or impliedRevision when there is none.
 func headerRevision(h http.Header) string {
-	return revisionOrImplied(strings.Trim(strings.Join(headerValues(h, headerProtocolVersion), ", "), " \t"))
-}
-
-// revisionOrImplied returns the revision a request's header names, or
-// impliedRevision when it names none (the MCP rule).
-func revisionOrImplied(header string) string {
-	if header == "" {
-		return impliedRevision
-	}
-	return header
+	return cmp.Or(strings.Trim(strings.Join(headerValues(h, headerProtocolVersion), ", "), " \t"), impliedRevision)
 }
 
 // requestHeaders are the MCP headers of one request.
@@ -140,8 +132,9 @@ type requestHeaders struct {
 	hasName bool
 }
 
-// revision is the revision the request names, as MCP reads it.
-func (rh *requestHeaders) revision() string { return revisionOrImplied(rh.version) }
+// revision is the revision the request names, as MCP reads it:
+// impliedRevision when it names none.
+func (rh *requestHeaders) revision() string { return cmp.Or(rh.version, impliedRevision) }
 
 // readHeaders reads and checks the MCP headers of r. It walks the map
 // once to see whether any of them is also under another spelling of its
