@@ -231,8 +231,10 @@ func readResponse(d *jsontext.Decoder, responses *int, refused *bool) error {
 					return d.SkipValue()
 				}
 				code, err := d.ReadToken()
-				f, _ := code.Float()
-				*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
+				if err == nil { // a number that breaks off is no code
+					f, _ := code.Float()
+					*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
+				}
 				return err
 			})
 		}

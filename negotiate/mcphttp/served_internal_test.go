@@ -90,6 +90,9 @@ func TestReadAnswer(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"data":{"a":1},"code":-32022}}`, 1, true},
 		{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}] []`, 0, true},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}}`, 0, false},
+		// A code that breaks off mid-number is no code, and no panic.
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-}}`, 0, false},
+		{`{"id":"32022","error":{"code":-`, 0, false},
 	} {
 		if n, refused := readAnswer([]byte(c.answer)); n != c.responses || refused != c.refused {
 			t.Errorf("%s: %d responses, refused %t; want %d, %t", c.answer, n, refused, c.responses, c.refused)
