@@ -250,13 +250,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		rh, err := readHeaders(r.Header)
-		if err != nil {
+		switch rh, err := readHeaders(r.Header); {
+		case err != nil:
 			h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
-		} else if r.Method == http.MethodPost {
+		case r.Method == http.MethodPost:
 			h.servePost(w, r, subject, rh)
-		} else {
-			h.serveBodiless(w, r, subject, rh)
+		case r.Method == http.MethodDelete && rh.session != "":
+			// The end of a legacy session, which is forgotten once its
+			// server ended it; like a GET, it has no body to check.
+			h.serveDecided(&answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}, r, subject, rh, nil, "", nil, 0)
+		default:
+			// GET (a legacy session's event stream) or DELETE: no body to
+			// check, only the revision the header names.
+			h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
 		}
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.

@@ -382,16 +382,6 @@ func quoteOrAbsent(v string) string {
 	return strconv.Quote(v)
 }
 
-// serveBodiless serves GET (a legacy session's event stream) and DELETE
-// (the end of a legacy session): there is no body to check, only the
-// revision the header names.
-func (h *handler) serveBodiless(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders) {
-	if r.Method == http.MethodDelete && rh.session != "" {
-		w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
-	}
-	h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
-}
-
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now. method is the method of its one
