@@ -12,6 +12,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/a2aversion"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
@@ -397,10 +398,10 @@ func errorInfo(reason string) rpcerr.ErrorInfo {
 // null either way. The declared length never sizes a buffer; the body is
 // read into one that grows as bytes arrive.
 func (m *Middleware) requestID(r *http.Request) jsontext.Value {
-	if r.ContentLength > m.maxBody {
+	if r.ContentLength > m.maxBody || r.Body == nil {
 		return nullID
 	}
-	body, err := readBounded(r.Body, m.maxBody)
+	body, err := egress.ReadBody(r.Body, m.maxBody)
 	if err != nil {
 		return nullID
 	}
