@@ -53,9 +53,6 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	if set.MCP.MRTR != nil {
 		guard, _ = mrtr.NewGuard(set.MCP.MRTR.MaxRounds) // nil for a bound out of range: none
 	}
-	header := func() http.Header {
-		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
-	}
 	meta := map[string]jsontext.Value{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
 	var seen, retried, echoed bool
@@ -64,7 +61,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		// Each call continues the seam request's trace under a span id
 		// of its own, in the headers and in _meta, as Negotiate's
 		// requests do.
-		trace, h := tracectx.From(ctx, x.trace), header()
+		trace, h := tracectx.From(ctx, x.trace), http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 		trace.SetHeader(h)
 		if trace.Parent != "" {
 			meta[tracectx.Parent] = quoteJSON(trace.Parent)
@@ -147,22 +144,18 @@ func (x *invocation) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *h
 		if strictjson.DecodeOpen(result, &r) != nil || r.ResultType != "input_required" {
 			return false, nil
 		}
-		return false, x.roundsExceeded(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
-			Message: "the MCP server asked for input; this host advertises no mcp.mrtr rounds", Details: map[string]any{"rounds": 1, "maxRounds": 0}})
+		return false, onRun(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
+			Message: "the MCP server asked for input; this host advertises no mcp.mrtr rounds", Details: map[string]any{"rounds": 1, "maxRounds": 0}}, x.runID)
 	}
 	retry, err := guard.Observe(result)
 	var e *wperrors.Error
 	if errors.As(err, &e) && e.Code == wperrors.MCPRoundsExceeded {
-		return false, x.roundsExceeded(e)
+		return false, onRun(e, x.runID)
 	}
 	if err != nil {
 		return false, x.peerFailure(http.StatusOK, "a tools/call result that is not a JSON object with a string resultType")
 	}
 	return retry, nil
-}
-
-func (x *invocation) roundsExceeded(e *wperrors.Error) *httpError {
-	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 }
 
 // checkFields checks the fields of one seam: the MCP seam's defaults and

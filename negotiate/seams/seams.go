@@ -102,6 +102,7 @@
 package seams
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -117,6 +118,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -254,10 +256,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail)
 		return
 	}
-	out, _ := json.Marshal(body)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(out)
+	writeJSON(w, http.StatusOK, body)
 }
 
 // read decodes and checks the request, and opens the audit run.
@@ -266,7 +265,7 @@ func (x *invocation) read(r *http.Request, proto facets.Protocol) *httpError {
 	if err != nil {
 		return envelope(http.StatusRequestEntityTooLarge, "validation_error", "the request body is unreadable or larger than 64 KiB", nil)
 	}
-	if err := decodeRequest(raw, &x.req); err != nil {
+	if err := strictjson.Decode(raw, &x.req); err != nil {
 		return envelope(http.StatusBadRequest, "validation_error", "the request body is not a seam request: "+err.Error(), nil)
 	}
 	x.peer, err = peerOf(x.req, proto)
@@ -354,15 +353,11 @@ func (x *invocation) decided(o negotiate.Outcome, err error) *httpError {
 	}
 	// The adapter's error is the outcome's refusal told whole: it says
 	// what the peer offered (details.offered, and details.peerReason when
-	// it gave one).
-	e := o.Error
-	if said := (*wperrors.Error)(nil); errors.As(err, &said) {
-		e = said
-	}
-	if e == nil {
-		e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
-	}
-	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+	// it gave one). A refused outcome's own error is always an
+	// *errors.Error.
+	e, _ := o.Err().(*wperrors.Error)
+	errors.As(err, &e)
+	return onRun(e, x.runID)
 }
 
 // success is the 200 body of an accepted exchange.
@@ -417,10 +412,16 @@ func hostFailure(err error, runID string) *httpError {
 	}
 	var env *wperrors.Error
 	errors.As(e, &env) // an egress error always unwraps to its envelope
+	return onRun(env, runID)
+}
+
+// onRun is the answer of e, with details.runId naming the run when there
+// is one ("": the run holds no record).
+func onRun(e *wperrors.Error, runID string) *httpError {
 	if runID != "" {
-		env = env.WithDetail("runId", runID)
+		e = e.WithDetail("runId", runID)
 	}
-	return &httpError{status: env.Code.HTTPStatus(), err: env}
+	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
 // peerFailure is the answer when the peer refused or failed the call made
@@ -437,7 +438,7 @@ func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target stri
 	if err != nil {
 		return rpcReply{}, 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytesReader(data))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
 	if err != nil {
 		return rpcReply{}, 0, err
 	}
@@ -465,10 +466,13 @@ func envelope(status int, code, message string, details map[string]any) *httpErr
 	return &httpError{status: status, err: &wperrors.Error{Code: wperrors.Code(code), Message: message, Details: details}}
 }
 
-func writeError(w http.ResponseWriter, e *httpError) {
-	body, _ := json.Marshal(e.err)
+func writeError(w http.ResponseWriter, e *httpError) { writeJSON(w, e.status, e.err) }
+
+// writeJSON answers v with status, as JSON no cache keeps.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(e.status)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -76,11 +76,13 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	raw := body
 	if exchange.IsEventStream(resp.Header.Get("Content-Type")) {
-		events := eventData(body)
-		if len(events) == 0 {
+		// The first event, read as the adapters read events.
+		var s exchange.EventScanner
+		first, ok := s.Next(body)
+		if !ok {
 			return body
 		}
-		raw = events[0]
+		raw = first
 		resp.Header.Set("Content-Type", "application/json")
 	}
 	var doc object

@@ -1,7 +1,6 @@
 package seams
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 )
-
-// decodeRequest reads a seam request strictly: only its fields, each once.
-func decodeRequest(raw []byte, req *request) error { return strictjson.Decode(raw, req) }
 
 // rpcReply is a JSON-RPC response, as far as the seams read one. Peers'
 // answers are read with the module's strict reader, as the adapters read
@@ -86,22 +82,3 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	}
 	return rep, bad
 }
-
-// eventData returns the data of the events of a whole event stream, as
-// exchange.EventScanner reads them (the adapters' one reader): an event
-// ends at a blank line, its data lines joined by "\n", and one the stream
-// ends inside is no event, as the event-stream format says.
-func eventData(stream []byte) [][]byte {
-	var s exchange.EventScanner
-	var out [][]byte
-	for {
-		data, ok := s.Next(stream)
-		if !ok {
-			return out
-		}
-		out = append(out, data)
-	}
-}
-
-// bytesReader is a request body over data.
-func bytesReader(data []byte) io.Reader { return bytes.NewReader(data) }
