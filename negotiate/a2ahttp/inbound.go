@@ -1,6 +1,7 @@
 package a2ahttp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -144,30 +145,17 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}
-	if m.cardPath == "" {
-		m.cardPath = defaultCardPath
-	}
-	if !strings.HasPrefix(m.cardPath, "/") {
-		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
-	}
-	if m.maxBody < 0 {
-		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
-	}
-	if m.maxBody == 0 {
-		m.maxBody = defaultMaxBodyBytes
-	}
+	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: cmp.Or(opts.CardPath, defaultCardPath),
+		maxBody: cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes), log: cmp.Or(opts.ErrorLog, slog.Default())}
 	switch {
+	case !strings.HasPrefix(m.cardPath, "/"):
+		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
+	case opts.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
 	case opts.MaxAnswerBytes < 0:
 		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
-	case opts.MaxAnswerBytes == 0:
-		m.maxAnswer = defaultMaxAnswerBytes
-	default:
-		m.maxAnswer = int(min(opts.MaxAnswerBytes, 1<<40))
 	}
-	if m.log == nil {
-		m.log = slog.Default()
-	}
+	m.maxAnswer = int(min(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes), 1<<40))
 	m.rec = &exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: m.log}
 	return m, nil
 }
@@ -374,7 +362,7 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 }
 
 // answerInternal answers an internal error; id is the JSON-RPC id, on that
-// binding.
+// binding (nil is written null: an id that could not be read).
 func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id jsontext.Value) {
 	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, errorInfo(reasonInternal))

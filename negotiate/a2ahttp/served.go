@@ -128,11 +128,7 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 		if a.card {
 			varyOnVersion(head)
 		}
-		id := nullID
-		if a.id != nil {
-			id = []byte(a.id)
-		}
-		a.m.answerInternal(hold.Underlying(), a.card, msg, id)
+		a.m.answerInternal(hold.Underlying(), a.card, msg, a.id)
 		a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
 		return false
 	}
@@ -219,8 +215,12 @@ func (s *answerReader) response() exchange.Verdict {
 			if _, err := s.token(); err != nil {
 				return s.failed(err)
 			}
-			if v, err := s.object(false); err != nil || v == exchange.Refused {
-				return s.failedOr(v, err)
+			v, err := s.object(false)
+			if err != nil {
+				return s.failed(err)
+			}
+			if v == exchange.Refused {
+				return v
 			}
 		}
 		// A batch serves only once it has ended: a member still to come
@@ -231,14 +231,6 @@ func (s *answerReader) response() exchange.Verdict {
 	}
 	// Not a response a client reads a refusal in, or a batch without one.
 	return exchange.Served
-}
-
-// failedOr is v, or the verdict of err when there is one.
-func (s *answerReader) failedOr(v exchange.Verdict, err error) exchange.Verdict {
-	if err != nil {
-		return s.failed(err)
-	}
-	return v
 }
 
 // object reads the members of a response after its '{'. At the top of the
