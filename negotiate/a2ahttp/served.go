@@ -95,15 +95,17 @@ func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 	}
 	s := answerReader{complete: complete}
 	s.d.Reset(bytes.NewBuffer(b), lenient...)
-	v := s.response()
+	v, err := s.response()
 	if s.id != nil {
 		a.id = s.id
 	}
-	if v == exchange.Refused {
+	if v == exchange.Refused && err == nil {
+		// A refusal settles an answer only once its whole value is read.
 		s.d.Reset(bytes.NewBuffer(b), lenient...)
-		if _, err := s.d.ReadValue(); err != nil {
-			return s.failed(err)
-		}
+		_, err = s.d.ReadValue()
+	}
+	if err != nil {
+		return s.failed(err)
 	}
 	return v
 }
@@ -196,41 +198,31 @@ func (s *answerReader) failed(err error) exchange.Verdict {
 // from a whole response, which a cut number is not.
 func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() }
 
-// response reads a JSON-RPC response, a batch of them, or a google.rpc.Status
-// body (an object with an error member too).
-func (s *answerReader) response() exchange.Verdict {
+// response reads a JSON-RPC response, a batch of them, or a
+// google.rpc.Status body (an object with an error member too): what it
+// shows, and the error that stopped the reading.
+func (s *answerReader) response() (exchange.Verdict, error) {
 	t, err := s.token()
-	if err != nil {
-		return s.failed(err)
-	}
-	switch t.Kind() {
-	case '{':
-		v, err := s.object(true)
-		if err != nil {
-			return s.failed(err)
-		}
-		return v
-	case '[':
+	switch {
+	case err != nil:
+		return exchange.Undecided, err
+	case t.Kind() == '{':
+		return s.object(true)
+	case t.Kind() == '[':
 		for s.d.PeekKind() == '{' {
 			if _, err := s.token(); err != nil {
-				return s.failed(err)
+				return exchange.Undecided, err
 			}
-			v, err := s.object(false)
-			if err != nil {
-				return s.failed(err)
-			}
-			if v == exchange.Refused {
-				return v
+			if v, err := s.object(false); err != nil || v == exchange.Refused {
+				return v, err
 			}
 		}
 		// A batch serves only once it has ended: a member still to come
 		// may refuse.
-		if _, err := s.token(); err != nil {
-			return s.failed(err)
-		}
+		_, err = s.token()
 	}
 	// Not a response a client reads a refusal in, or a batch without one.
-	return exchange.Served
+	return exchange.Served, err
 }
 
 // object reads the members of a response after its '{'. At the top of the
