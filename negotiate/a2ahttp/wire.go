@@ -75,24 +75,21 @@ func writeStatus(w http.ResponseWriter, code int, status, message string, info r
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was
 // written, or null when there is none to echo: the body is not one JSON
-// object as this module reads JSON (strictjson: member names matched
-// exactly, as JSON-RPC requires, none repeated, valid UTF-8, nesting at
-// most strictjson.MaxDepth deep, nothing after it), or its id is missing or
-// neither a string nor a number (JSON-RPC 2.0 §4).
+// object as this module reads JSON (member names matched exactly, as
+// JSON-RPC requires, none repeated at any depth, valid UTF-8, nesting at
+// most strictjson.MaxDepth deep, nothing after it), or its id is missing
+// or neither a string nor a number (JSON-RPC 2.0 §4).
 func sniffID(body []byte) jsontext.Value {
 	r := strictjson.NewReader(body, 0)
 	defer r.Release()
 	var id jsontext.Value
 	err := r.Object(func(key string) error {
-		if key != "id" {
-			return nil // skipped, and checked, by Object
+		k, err := r.Next()
+		if err == nil && key == "id" && (k == strictjson.String || k == strictjson.Number) {
+			id, err = r.Raw()
+			return err
 		}
-		if k, err := r.Next(); err != nil || k != strictjson.String && k != strictjson.Number {
-			return nil // no id to echo; Object still reads the value
-		}
-		var err error
-		id, err = r.Raw()
-		return err
+		return skipStrict(r) // another member, or an id of a kind that is no id
 	})
 	if err != nil || id == nil || r.End() != nil {
 		return nullID
@@ -112,10 +109,24 @@ func sniffMethod(prefix []byte) string {
 	method := ""
 	_ = r.Object(func(key string) error {
 		if key != "method" {
-			return nil
+			return skipStrict(r)
 		}
 		method, _ = r.String()
 		return errMethodRead
 	})
 	return method
+}
+
+// errRepeatedName is a value in which an object repeats a member name.
+var errRepeatedName = errors.New("a member name is repeated")
+
+// skipStrict reads the value r is at, and refuses it when an object
+// nested in it repeats a member name: strictjson.Reader's Object looks
+// for repeated names only in the objects it walks.
+func skipStrict(r *strictjson.Reader) error {
+	raw, err := r.Raw()
+	if err == nil && !jsontext.Value(raw).IsValid() {
+		return errRepeatedName
+	}
+	return err
 }
