@@ -122,20 +122,15 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	if err != nil {
 		return negotiate.Outcome{}, nil, err
 	}
-	for _, b := range [...]struct {
-		name string
-		v    int64
-	}{{"MaxCardBytes", opts.MaxCardBytes}, {"MaxAnswerBytes", opts.MaxAnswerBytes}} {
-		if b.v < 0 {
-			return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.%s %d is negative", b.name, b.v)
-		}
+	switch {
+	case opts.MaxCardBytes < 0:
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxCardBytes %d is negative", opts.MaxCardBytes)
+	case opts.MaxAnswerBytes < 0:
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
 	}
-	requested := opts.Requested
-	if requested == "" {
-		// RFC 0242: outbound, requested is what the host asks the peer
-		// for, and absent a choice that is its preferred version.
-		requested = adv.Preferred
-	}
+	// RFC 0242: outbound, requested is what the host asks the peer for,
+	// and absent a choice that is its preferred version.
+	requested := cmp.Or(opts.Requested, adv.Preferred)
 	rec := exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}
 	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
 	if err != nil {

@@ -41,7 +41,7 @@ func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 	tap := x.discoveryTap()
 	tap.getOnly = true
 	t, o, err := a2ahttp.Connect(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
-		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: tap.client(x.client), Requested: x.req.RequestVersion,
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: via(x.client, tap), Requested: x.req.RequestVersion,
 		TraceContext: x.trace,
 	})
 	if fail := x.decided(o, err); fail != nil {

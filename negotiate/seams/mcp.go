@@ -39,7 +39,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	// A server that cannot be asked offers nothing, which the decision
 	// refuses.
 	o, _, err := mcphttp.Negotiate(ctx, x.h.Negotiator, x.peer, mcphttp.OutboundOptions{
-		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: x.discoveryTap().client(x.client), Requested: x.req.RequestVersion,
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: via(x.client, x.discoveryTap()), Requested: x.req.RequestVersion,
 		TraceContext: x.trace,
 	})
 	if fail := x.decided(o, err); fail != nil {

@@ -445,9 +445,7 @@ func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target stri
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	client := *x.client
-	client.Transport = rt
-	resp, err := egress.Do(&client, req, maxPeerBytes)
+	resp, err := egress.Do(via(x.client, rt), req, maxPeerBytes)
 	if err != nil {
 		return rpcReply{}, 0, err
 	}

@@ -34,10 +34,10 @@ func (x *invocation) discoveryTap() *tap {
 	return &tap{base: x.client.Transport, only: x.req.PeerOffersOnly}
 }
 
-// client is c sending through t.
-func (t *tap) client(c *http.Client) *http.Client {
+// via is c sending through rt.
+func via(c *http.Client, rt http.RoundTripper) *http.Client {
 	cc := *c
-	cc.Transport = t
+	cc.Transport = rt
 	return &cc
 }
 
