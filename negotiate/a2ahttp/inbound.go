@@ -224,9 +224,8 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	a := watch(w, m, r)
-	a.subject, a.payload, a.version, a.card, a.recorded = subject, payload, outcome.Version, card, recorded
-	a.outcome, a.body = outcome, body
-	a.everyStatus = !card && !m.opts.HTTPJSON
+	a.subject, a.payload, a.outcome = subject, payload, outcome
+	a.card, a.recorded, a.body = card, recorded, body
 	next.ServeHTTP(a, r.WithContext(exchange.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.Finish()
 	a.release()

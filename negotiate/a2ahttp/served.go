@@ -64,21 +64,17 @@ type answerWatch struct {
 	r        *http.Request
 	subject  *negotiate.Subject
 	payload  events.NegotiationDecided // the decision's event
-	version  string                    // the version decided
 	card     bool
 	recorded bool              // the acceptance was recorded before the handler ran
-	outcome  negotiate.Outcome // the decision, for Options.Observe
+	outcome  negotiate.Outcome // the decision, and the version it served
 	body     *bodyPrefix       // the request's body, for Options.Observe
-	// everyStatus holds answers of every status, not only errors and
-	// streams: on the JSON-RPC binding a refusal is a 200.
-	everyStatus bool
-	id          jsontext.Value // the answer's JSON-RPC id, once read
+	id       jsontext.Value    // the answer's JSON-RPC id, once read
 }
 
 // Holds: an error or a stream is read on every binding, any answer on the
 // JSON-RPC binding, where a refusal is a 200.
 func (a *answerWatch) Holds(status int, stream bool) bool {
-	return a.everyStatus || status >= 300 || stream
+	return !a.card && !a.m.opts.HTTPJSON || status >= 300 || stream
 }
 
 // AtEnd: an answer that showed no refusal served the version (one not
@@ -139,7 +135,7 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 		code = a.m.rpcCode(a.card, rpcerr.RPCA2AVersionNotSupported)
 	}
 	if _, own := head[canonicalHeader]; v == exchange.Served && !own {
-		head[canonicalHeader] = []string{a.version}
+		head[canonicalHeader] = []string{a.outcome.Version}
 	} else if v != exchange.Served {
 		delete(head, canonicalHeader)
 	}
