@@ -200,16 +200,18 @@ type invocation struct {
 	trace   negotiate.TraceContext // the seam request's trace, continued
 }
 
+// routes are the seams' paths, and the protocol each seam exchanges.
+var routes = map[string]facets.Protocol{
+	Prefix + "/sample/a2a/invoke": facets.ProtocolA2A,
+	Prefix + "/sample/mcp/invoke": facets.ProtocolMCP,
+}
+
 // ServeHTTP serves POST Prefix/sample/a2a/invoke and
 // POST Prefix/sample/mcp/invoke; any other path is 404 and any other
 // method 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var proto facets.Protocol
-	if r.URL.Path == Prefix+"/sample/a2a/invoke" {
-		proto = facets.ProtocolA2A
-	} else if r.URL.Path == Prefix+"/sample/mcp/invoke" {
-		proto = facets.ProtocolMCP
-	} else {
+	proto, ok := routes[r.URL.Path]
+	if !ok {
 		writeError(w, envelope(http.StatusNotFound, "not_found", "no seam at this path", nil))
 		return
 	}
@@ -245,13 +247,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), maxExchange)
 	defer cancel()
-	var body map[string]any
-	var fail *httpError
+	run := x.mcp
 	if proto == facets.ProtocolA2A {
-		body, fail = x.a2a(ctx)
-	} else {
-		body, fail = x.mcp(ctx)
+		run = x.a2a
 	}
+	body, fail := run(ctx)
 	if fail != nil {
 		writeError(w, fail)
 		return
