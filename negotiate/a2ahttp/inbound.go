@@ -191,8 +191,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	offer := exchange.Offer(m.adv, req.Raw())
-	outcome, payload := m.n.Decide(subject, offer)
+	outcome, payload := m.n.Decide(subject, exchange.Offer(m.adv, req.Raw()))
 	cardServed := card && m.opts.Card != nil
 	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
 	if recorded {

@@ -190,15 +190,12 @@ func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 		r.ElicitationAnswer = nil
 	}
 	for name, v := range map[string]jsontext.Value{"arguments": r.Arguments, "clientCapabilities": r.ClientCapabilities, "elicitationAnswer": r.ElicitationAnswer} {
-		if v != nil && !isObject(v) {
+		if v != nil && v.Kind() != '{' {
 			return envelope(http.StatusBadRequest, "validation_error", name+" must be a JSON object", nil)
 		}
 	}
 	return nil
 }
-
-// isObject reports whether raw, one valid JSON value, is an object.
-func isObject(raw jsontext.Value) bool { return raw.Kind() == '{' }
 
 // quoteJSON is s as a JSON string.
 func quoteJSON(s string) jsontext.Value {
