@@ -281,13 +281,8 @@ func (x *invocation) read(r *http.Request, proto facets.Protocol) *httpError {
 	if base == nil {
 		base = egress.NewTransport(egress.Options{AllowLoopback: x.h.AllowLoopback, AllowPrivate: x.h.AllowPrivate})
 	}
-	x.client = &http.Client{
-		Transport: base,
-		Timeout:   peerTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	x.client = &http.Client{Transport: base, Timeout: peerTimeout, CheckRedirect: noRedirect}
 	return nil
 }
 
@@ -434,10 +429,7 @@ func (x *invocation) peerFailure(status int, why string) *httpError {
 // post sends one JSON-RPC request through rt and reads the response, up to
 // the bound; an event-stream answer is read to its first response.
 func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return rpcReply{}, 0, err
-	}
+	data, _ := json.Marshal(body) // maps of strings, numbers and JSON values read strictly: it marshals
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
 	if err != nil {
 		return rpcReply{}, 0, err
