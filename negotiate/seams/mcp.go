@@ -2,8 +2,8 @@ package seams
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -53,22 +53,17 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	if set.MCP.MRTR != nil {
 		guard, _ = mrtr.NewGuard(set.MCP.MRTR.MaxRounds) // nil for a bound out of range: none
 	}
-	meta := map[string]jsontext.Value{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
+	meta := map[string]any{metaProtocolVersion: x.outcome.Version, metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
-	var seen, retried, echoed bool
-	rounds := 0 // the input_required results the guard let through
+	echoed := false
+	rounds := 0 // the input_required results the guard let through, each retried
 	for id := 2; ; id++ {
 		// Each call continues the seam request's trace under a span id
 		// of its own, in the headers and in _meta, as Negotiate's
 		// requests do.
 		trace, h := tracectx.From(ctx, x.trace), http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 		trace.SetHeader(h)
-		if trace.Parent != "" {
-			meta[tracectx.Parent] = quoteJSON(trace.Parent)
-		}
-		if trace.State != "" {
-			meta[tracectx.State] = quoteJSON(trace.State)
-		}
+		maps.Copy(meta, trace.Map())
 		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, h)
 		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
 			return nil, fail
@@ -90,13 +85,12 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		}
 		if !retry {
 			body := x.success(rep.Result)
-			if seen {
-				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": retried, "requestStateEchoed": echoed,
+			if rounds > 0 {
+				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": true, "requestStateEchoed": echoed,
 					"rounds": rounds, "result": rep.Result}
 			}
 			return body, nil
 		}
-		seen = true
 		rounds++
 		var ir inputRequired
 		if err := strictjson.DecodeOpen(rep.Result, &ir); err != nil {
@@ -116,7 +110,6 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		if echoed {
 			params["requestState"] = ir.RequestState
 		}
-		retried = true
 	}
 }
 
@@ -195,10 +188,4 @@ func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 		}
 	}
 	return nil
-}
-
-// quoteJSON is s as a JSON string.
-func quoteJSON(s string) jsontext.Value {
-	b, _ := json.Marshal(s)
-	return b
 }
