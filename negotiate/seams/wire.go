@@ -33,12 +33,10 @@ func (r rpcReply) versionRefused() bool {
 	if strictjson.DecodeOpen(r.Error, &code) == nil {
 		return code == string(wperrors.InteropVersionUnsupported)
 	}
-	var e rpcError
+	var e struct {
+		Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
+	}
 	return strictjson.DecodeOpen(r.Error, &e) == nil && e.Code == -32022
-}
-
-type rpcError struct {
-	Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
 }
 
 // unsupported is the refusal of a version the peer would not serve after
