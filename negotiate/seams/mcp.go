@@ -1,6 +1,7 @@
 package seams
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -167,9 +168,7 @@ func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 	if r.Scenario != "" {
 		return envelope(http.StatusBadRequest, "validation_error", "scenario is a field of the a2a seam", nil)
 	}
-	if r.Tool == "" {
-		r.Tool = "echo"
-	}
+	r.Tool = cmp.Or(r.Tool, "echo")
 	if len(r.Tool) > maxToolName {
 		return envelope(http.StatusBadRequest, "validation_error", "tool is longer than 128 bytes", nil)
 	}
