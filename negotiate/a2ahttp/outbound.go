@@ -132,7 +132,11 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	// and absent a choice that is its preferred version.
 	requested := cmp.Or(opts.Requested, adv.Preferred)
 	rec := exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}
-	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
+	// The card, asked for at the preferred version within the bounds (and
+	// again naming none when the peer refuses that version); the error of
+	// an attempt that got no card is an *egress.Error.
+	card := a2acard.Fetch{Client: egressOf(&opts).Fetcher(), Max: cmp.Or(opts.MaxCardBytes, defaultMaxCardBytes), Trace: opts.TraceContext}
+	offers, err := card.Offers(ctx, peerURL, adv.Preferred)
 	if err != nil {
 		return negotiate.Outcome{}, nil, rec.NoDecision(ctx, facets.ProtocolA2A, peerURL, err)
 	}
@@ -147,15 +151,6 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 // egressOf is how o reaches the peer.
 func egressOf(o *OutboundOptions) exchange.Egress {
 	return exchange.Egress{Client: o.Client, AllowLoopback: o.AllowLoopback, AllowPrivate: o.AllowPrivate}
-}
-
-// fetchCard GETs the peer's agent card, asking for version (none when
-// empty), within the bounds, and returns what its interfaces offer; the
-// error of an attempt that got no card is an *egress.Error. A card request
-// the peer refuses for its version is asked again naming none.
-func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]string, error) {
-	f := a2acard.Fetch{Client: egressOf(o).Fetcher(), Max: cmp.Or(o.MaxCardBytes, defaultMaxCardBytes), Trace: o.TraceContext}
-	return f.Offers(ctx, peerURL, version)
 }
 
 // init hands package a2acard the one reader of A2A answers, for a card
