@@ -37,12 +37,9 @@ type rpcResponse struct {
 	Error   rpcerr.RPCError `json:"error"`
 }
 
-// statusBody is a google.rpc.Status error response as the A2A HTTP+JSON
-// binding sends it (AIP-193): {"error": {code, status, message, details}}.
-type statusBody struct {
-	Error statusError `json:"error"`
-}
-
+// statusError is the error of a google.rpc.Status error response as the
+// A2A HTTP+JSON binding sends it (AIP-193): {"error": {code, status,
+// message, details}}.
 type statusError struct {
 	Code    int                `json:"code"`
 	Status  string             `json:"status"`
@@ -70,7 +67,7 @@ func writeRPCError(w http.ResponseWriter, id jsontext.Value, e rpcerr.RPCError) 
 
 // writeStatus answers with a google.rpc.Status body.
 func writeStatus(w http.ResponseWriter, code int, status, message string, info rpcerr.ErrorInfo) {
-	writeJSON(w, code, statusBody{statusError{Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
+	writeJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
 }
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was
