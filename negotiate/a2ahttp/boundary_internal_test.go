@@ -18,9 +18,10 @@ func TestLeadingComma(t *testing.T) {
 	}
 }
 
-// TestRequestIDAtTheBound: a refused body of at most MaxBodyBytes is read
-// and its id echoed; one byte more, declared or not, is answered null.
-func TestRequestIDAtTheBound(t *testing.T) {
+// TestBounds pins the bound of a refused body at its edge: a body of at
+// most MaxBodyBytes is read and its id echoed; one byte more, declared or
+// not, is answered null.
+func TestBounds(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":"req-7"}`
 	m := &Middleware{maxBody: int64(len(body))}
 	if got := string(m.requestID(httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(body)))); got != `"req-7"` {
