@@ -366,49 +366,32 @@ func refusalSays(answer []byte) []string {
 	}
 	var offered []string
 	d := jsontext.NewDecoder(bytes.NewReader(answer[start:]), lenient...)
-	// walk reads one value, the member name of which is name.
-	var walk func(name string) error
-	walk = func(name string) error {
+	// names holds, for each object open, the name of the member being
+	// read, and "" for each array open.
+	var names []string
+	for {
 		tok, err := d.ReadToken()
 		if err != nil {
-			return err
+			return offered
 		}
-		switch tok.Kind() {
-		case '{':
-			for d.PeekKind() != '}' {
-				tok, err := d.ReadToken()
-				if err != nil {
-					return err
-				}
-				member := tok.String() // before the next read voids tok
-				if name == "metadata" && member == "supportedVersions" && d.PeekKind() == '"' {
-					v, err := d.ReadToken()
-					if err != nil {
-						return err
-					}
-					for elem := range strings.SplitSeq(v.String(), ",") {
-						if elem = trimOWS(elem); elem != "" {
-							offered = append(offered, elem)
-						}
-					}
-					continue
-				}
-				if err := walk(member); err != nil {
-					return err
+		in, n := d.StackIndex(d.StackDepth())
+		last := len(names) - 1
+		switch k := tok.Kind(); {
+		case k == '{' || k == '[':
+			names = append(names, "")
+		case k == '}' || k == ']':
+			names = names[:last]
+		case in == '{' && n%2 == 1:
+			names[last] = tok.String()
+		case k == '"' && in == '{' && last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata":
+			for elem := range strings.SplitSeq(tok.String(), ",") {
+				if elem = trimOWS(elem); elem != "" {
+					offered = append(offered, elem)
 				}
 			}
-		case '[':
-			for d.PeekKind() != ']' {
-				if err := walk(""); err != nil {
-					return err
-				}
-			}
-		default:
-			return nil
 		}
-		_, err = d.ReadToken()
-		return err
+		if d.StackDepth() == 0 {
+			return offered // the first value, read whole
+		}
 	}
-	_ = walk("")
-	return offered
 }
