@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/wopneg/wopneg/events"
@@ -81,20 +82,17 @@ func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 func (x *invocation) interfaceURL(raw []byte) string {
 	var c card
 	_ = strictjson.DecodeOpen(raw, &c)
-	var candidates []string
+	var atVersion, jsonRPC []string
 	for _, i := range c.SupportedInterfaces {
 		if i.ProtocolBinding == "JSONRPC" && i.ProtocolVersion == x.outcome.Version {
-			candidates = append(candidates, i.URL)
+			atVersion = append(atVersion, i.URL)
 		}
-	}
-	for _, i := range c.SupportedInterfaces {
 		if i.ProtocolBinding == "JSONRPC" {
-			candidates = append(candidates, i.URL)
+			jsonRPC = append(jsonRPC, i.URL)
 		}
 	}
-	candidates = append(candidates, c.URL)
 	own, _ := events.Origin(x.peer)
-	for _, u := range candidates {
+	for _, u := range slices.Concat(atVersion, jsonRPC, []string{c.URL}) {
 		if o, err := events.Origin(u); err == nil && o == own {
 			return u
 		}
