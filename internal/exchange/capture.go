@@ -1,6 +1,9 @@
 package exchange
 
-import "net/http"
+import (
+	"cmp"
+	"net/http"
+)
 
 // Capture is the ResponseWriter of the adapters' start-up checks: an
 // answer written in process and never sent, of which it keeps the head,
@@ -43,9 +46,4 @@ func (c *Capture) Write(p []byte) (int, error) {
 func (*Capture) Flush() {}
 
 // Status is the status written, 200 when none was (as net/http answers).
-func (c *Capture) Status() int {
-	if c.status == 0 {
-		return http.StatusOK
-	}
-	return c.status
-}
+func (c *Capture) Status() int { return cmp.Or(c.status, http.StatusOK) }

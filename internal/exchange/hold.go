@@ -167,17 +167,14 @@ func (h *Hold) begin() uint8 {
 	return h.state
 }
 
-// held settles the answer once v decided it; the error is the write's.
+// held settles the answer once v decided it; the error is the write's:
+// ErrReplaced when the protocol answered instead, or the error of
+// writing what was held.
 func (h *Hold) held(v Verdict) error {
 	if v == Undecided {
 		return nil
 	}
 	h.settle(v)
-	return h.writeErr()
-}
-
-// writeErr is what a write that settled the answer returns.
-func (h *Hold) writeErr() error {
 	if h.state == replaced {
 		return ErrReplaced
 	}

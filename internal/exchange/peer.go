@@ -71,11 +71,11 @@ type Egress struct {
 }
 
 // sharedEgress holds the clients and transports of the four address
-// policies, made once each: index 1 allows loopback, 2 private addresses.
-var sharedEgress = func() (out [4]func() (*http.Client, http.RoundTripper)) {
-	for i := range out {
-		o := egress.Options{AllowLoopback: i&1 != 0, AllowPrivate: i&2 != 0}
-		out[i] = sync.OnceValues(func() (*http.Client, http.RoundTripper) {
+// policies, made once each, keyed by their options.
+var sharedEgress = func() map[egress.Options]func() (*http.Client, http.RoundTripper) {
+	out := make(map[egress.Options]func() (*http.Client, http.RoundTripper), 4)
+	for _, o := range []egress.Options{{}, {AllowLoopback: true}, {AllowPrivate: true}, {AllowLoopback: true, AllowPrivate: true}} {
+		out[o] = sync.OnceValues(func() (*http.Client, http.RoundTripper) {
 			c, _ := egress.NewClient(o) // the zero bounds are valid
 			return c, egress.NewTransport(o)
 		})
@@ -84,14 +84,7 @@ var sharedEgress = func() (out [4]func() (*http.Client, http.RoundTripper)) {
 }()
 
 func (e Egress) shared() (*http.Client, http.RoundTripper) {
-	i := 0
-	if e.AllowLoopback {
-		i |= 1
-	}
-	if e.AllowPrivate {
-		i |= 2
-	}
-	return sharedEgress[i]()
+	return sharedEgress[egress.Options{AllowLoopback: e.AllowLoopback, AllowPrivate: e.AllowPrivate}]()
 }
 
 // Fetcher is the client a negotiation fetch (a card, server/discover,

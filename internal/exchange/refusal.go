@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -46,10 +47,7 @@ func PeerRefusal(o negotiate.Outcome, offered []string, peerReason string) error
 		}
 		versions = append(versions, v)
 	}
-	listed := "no version"
-	if len(versions) > 0 {
-		listed = strings.Join(versions, ", ")
-	}
+	listed := cmp.Or(strings.Join(versions, ", "), "no version")
 	if cut {
 		listed += ", ..."
 	}

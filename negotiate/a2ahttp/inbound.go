@@ -1,6 +1,7 @@
 package a2ahttp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/a2aversion"
+	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
@@ -143,30 +145,17 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: opts.CardPath, maxBody: opts.MaxBodyBytes, log: opts.ErrorLog}
-	if m.cardPath == "" {
-		m.cardPath = defaultCardPath
-	}
-	if !strings.HasPrefix(m.cardPath, "/") {
-		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
-	}
-	if m.maxBody < 0 {
-		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
-	}
-	if m.maxBody == 0 {
-		m.maxBody = defaultMaxBodyBytes
-	}
+	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: cmp.Or(opts.CardPath, defaultCardPath),
+		maxBody: cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes), log: cmp.Or(opts.ErrorLog, slog.Default())}
 	switch {
+	case !strings.HasPrefix(m.cardPath, "/"):
+		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
+	case opts.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
 	case opts.MaxAnswerBytes < 0:
 		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
-	case opts.MaxAnswerBytes == 0:
-		m.maxAnswer = defaultMaxAnswerBytes
-	default:
-		m.maxAnswer = int(min(opts.MaxAnswerBytes, 1<<40))
 	}
-	if m.log == nil {
-		m.log = slog.Default()
-	}
+	m.maxAnswer = int(min(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes), 1<<40))
 	m.rec = &exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: m.log}
 	return m, nil
 }
@@ -202,8 +191,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	offer := exchange.Offer(m.adv, req.Raw())
-	outcome, payload := m.n.Decide(subject, offer)
+	outcome, payload := m.n.Decide(subject, exchange.Offer(m.adv, req.Raw()))
 	cardServed := card && m.opts.Card != nil
 	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
 	if recorded {
@@ -235,9 +223,8 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	a := watch(w, m, r)
-	a.subject, a.payload, a.version, a.card, a.recorded = subject, payload, outcome.Version, card, recorded
-	a.outcome, a.body = outcome, body
-	a.everyStatus = !card && !m.opts.HTTPJSON
+	a.subject, a.payload, a.outcome = subject, payload, outcome
+	a.card, a.recorded, a.body = card, recorded, body
 	next.ServeHTTP(a, r.WithContext(exchange.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.Finish()
 	a.release()
@@ -373,7 +360,7 @@ func (m *Middleware) refuseInternal(w http.ResponseWriter, r *http.Request, card
 }
 
 // answerInternal answers an internal error; id is the JSON-RPC id, on that
-// binding.
+// binding (nil is written null: an id that could not be read).
 func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string, id jsontext.Value) {
 	if card || m.opts.HTTPJSON {
 		writeStatus(w, http.StatusInternalServerError, statusInternal, msg, errorInfo(reasonInternal))
@@ -397,10 +384,10 @@ func errorInfo(reason string) rpcerr.ErrorInfo {
 // null either way. The declared length never sizes a buffer; the body is
 // read into one that grows as bytes arrive.
 func (m *Middleware) requestID(r *http.Request) jsontext.Value {
-	if r.ContentLength > m.maxBody {
+	if r.ContentLength > m.maxBody || r.Body == nil {
 		return nullID
 	}
-	body, err := readBounded(r.Body, m.maxBody)
+	body, err := egress.ReadBody(r.Body, m.maxBody)
 	if err != nil {
 		return nullID
 	}

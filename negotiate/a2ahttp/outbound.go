@@ -122,22 +122,21 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	if err != nil {
 		return negotiate.Outcome{}, nil, err
 	}
-	for _, b := range [...]struct {
-		name string
-		v    int64
-	}{{"MaxCardBytes", opts.MaxCardBytes}, {"MaxAnswerBytes", opts.MaxAnswerBytes}} {
-		if b.v < 0 {
-			return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.%s %d is negative", b.name, b.v)
-		}
+	switch {
+	case opts.MaxCardBytes < 0:
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxCardBytes %d is negative", opts.MaxCardBytes)
+	case opts.MaxAnswerBytes < 0:
+		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
 	}
-	requested := opts.Requested
-	if requested == "" {
-		// RFC 0242: outbound, requested is what the host asks the peer
-		// for, and absent a choice that is its preferred version.
-		requested = adv.Preferred
-	}
+	// RFC 0242: outbound, requested is what the host asks the peer for,
+	// and absent a choice that is its preferred version.
+	requested := cmp.Or(opts.Requested, adv.Preferred)
 	rec := exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: opts.ErrorLog}
-	offers, err := fetchCard(ctx, &opts, peerURL, adv.Preferred)
+	// The card, asked for at the preferred version within the bounds (and
+	// again naming none when the peer refuses that version); the error of
+	// an attempt that got no card is an *egress.Error.
+	card := a2acard.Fetch{Client: egressOf(&opts).Fetcher(), Max: cmp.Or(opts.MaxCardBytes, defaultMaxCardBytes), Trace: opts.TraceContext}
+	offers, err := card.Offers(ctx, peerURL, adv.Preferred)
 	if err != nil {
 		return negotiate.Outcome{}, nil, rec.NoDecision(ctx, facets.ProtocolA2A, peerURL, err)
 	}
@@ -152,15 +151,6 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 // egressOf is how o reaches the peer.
 func egressOf(o *OutboundOptions) exchange.Egress {
 	return exchange.Egress{Client: o.Client, AllowLoopback: o.AllowLoopback, AllowPrivate: o.AllowPrivate}
-}
-
-// fetchCard GETs the peer's agent card, asking for version (none when
-// empty), within the bounds, and returns what its interfaces offer; the
-// error of an attempt that got no card is an *egress.Error. A card request
-// the peer refuses for its version is asked again naming none.
-func fetchCard(ctx context.Context, o *OutboundOptions, peerURL, version string) ([]string, error) {
-	f := a2acard.Fetch{Client: egressOf(o).Fetcher(), Max: cmp.Or(o.MaxCardBytes, defaultMaxCardBytes), Trace: o.TraceContext}
-	return f.Offers(ctx, peerURL, version)
 }
 
 // init hands package a2acard the one reader of A2A answers, for a card
@@ -376,49 +366,32 @@ func refusalSays(answer []byte) []string {
 	}
 	var offered []string
 	d := jsontext.NewDecoder(bytes.NewReader(answer[start:]), lenient...)
-	// walk reads one value, the member name of which is name.
-	var walk func(name string) error
-	walk = func(name string) error {
+	// names holds, for each object open, the name of the member being
+	// read, and "" for each array open.
+	var names []string
+	for {
 		tok, err := d.ReadToken()
 		if err != nil {
-			return err
+			return offered
 		}
-		switch tok.Kind() {
-		case '{':
-			for d.PeekKind() != '}' {
-				tok, err := d.ReadToken()
-				if err != nil {
-					return err
-				}
-				member := tok.String() // before the next read voids tok
-				if name == "metadata" && member == "supportedVersions" && d.PeekKind() == '"' {
-					v, err := d.ReadToken()
-					if err != nil {
-						return err
-					}
-					for elem := range strings.SplitSeq(v.String(), ",") {
-						if elem = trimOWS(elem); elem != "" {
-							offered = append(offered, elem)
-						}
-					}
-					continue
-				}
-				if err := walk(member); err != nil {
-					return err
+		in, n := d.StackIndex(d.StackDepth())
+		last := len(names) - 1
+		switch k := tok.Kind(); {
+		case k == '{' || k == '[':
+			names = append(names, "")
+		case k == '}' || k == ']':
+			names = names[:last]
+		case in == '{' && n%2 == 1:
+			names[last] = tok.String()
+		case k == '"' && in == '{' && last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata":
+			for elem := range strings.SplitSeq(tok.String(), ",") {
+				if elem = trimOWS(elem); elem != "" {
+					offered = append(offered, elem)
 				}
 			}
-		case '[':
-			for d.PeekKind() != ']' {
-				if err := walk(""); err != nil {
-					return err
-				}
-			}
-		default:
-			return nil
 		}
-		_, err = d.ReadToken()
-		return err
+		if d.StackDepth() == 0 {
+			return offered // the first value, read whole
+		}
 	}
-	_ = walk("")
-	return offered
 }

@@ -64,21 +64,17 @@ type answerWatch struct {
 	r        *http.Request
 	subject  *negotiate.Subject
 	payload  events.NegotiationDecided // the decision's event
-	version  string                    // the version decided
 	card     bool
 	recorded bool              // the acceptance was recorded before the handler ran
-	outcome  negotiate.Outcome // the decision, for Options.Observe
+	outcome  negotiate.Outcome // the decision, and the version it served
 	body     *bodyPrefix       // the request's body, for Options.Observe
-	// everyStatus holds answers of every status, not only errors and
-	// streams: on the JSON-RPC binding a refusal is a 200.
-	everyStatus bool
-	id          jsontext.Value // the answer's JSON-RPC id, once read
+	id       jsontext.Value    // the answer's JSON-RPC id, once read
 }
 
 // Holds: an error or a stream is read on every binding, any answer on the
 // JSON-RPC binding, where a refusal is a 200.
 func (a *answerWatch) Holds(status int, stream bool) bool {
-	return a.everyStatus || status >= 300 || stream
+	return !a.card && !a.m.opts.HTTPJSON || status >= 300 || stream
 }
 
 // AtEnd: an answer that showed no refusal served the version (one not
@@ -95,15 +91,17 @@ func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 	}
 	s := answerReader{complete: complete}
 	s.d.Reset(bytes.NewBuffer(b), lenient...)
-	v := s.response()
+	v, err := s.response()
 	if s.id != nil {
 		a.id = s.id
 	}
-	if v == exchange.Refused {
+	if v == exchange.Refused && err == nil {
+		// A refusal settles an answer only once its whole value is read.
 		s.d.Reset(bytes.NewBuffer(b), lenient...)
-		if _, err := s.d.ReadValue(); err != nil {
-			return s.failed(err)
-		}
+		_, err = s.d.ReadValue()
+	}
+	if err != nil {
+		return s.failed(err)
 	}
 	return v
 }
@@ -128,11 +126,7 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 		if a.card {
 			varyOnVersion(head)
 		}
-		id := nullID
-		if a.id != nil {
-			id = []byte(a.id)
-		}
-		a.m.answerInternal(hold.Underlying(), a.card, msg, id)
+		a.m.answerInternal(hold.Underlying(), a.card, msg, a.id)
 		a.m.observe(a.r, a.body, &o, a.m.rpcCode(a.card, -32603))
 		return false
 	}
@@ -141,7 +135,7 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 		code = a.m.rpcCode(a.card, rpcerr.RPCA2AVersionNotSupported)
 	}
 	if _, own := head[canonicalHeader]; v == exchange.Served && !own {
-		head[canonicalHeader] = []string{a.version}
+		head[canonicalHeader] = []string{a.outcome.Version}
 	} else if v != exchange.Served {
 		delete(head, canonicalHeader)
 	}
@@ -200,45 +194,31 @@ func (s *answerReader) failed(err error) exchange.Verdict {
 // from a whole response, which a cut number is not.
 func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() }
 
-// response reads a JSON-RPC response, a batch of them, or a google.rpc.Status
-// body (an object with an error member too).
-func (s *answerReader) response() exchange.Verdict {
+// response reads a JSON-RPC response, a batch of them, or a
+// google.rpc.Status body (an object with an error member too): what it
+// shows, and the error that stopped the reading.
+func (s *answerReader) response() (exchange.Verdict, error) {
 	t, err := s.token()
-	if err != nil {
-		return s.failed(err)
-	}
-	switch t.Kind() {
-	case '{':
-		v, err := s.object(true)
-		if err != nil {
-			return s.failed(err)
-		}
-		return v
-	case '[':
+	switch {
+	case err != nil:
+		return exchange.Undecided, err
+	case t.Kind() == '{':
+		return s.object(true)
+	case t.Kind() == '[':
 		for s.d.PeekKind() == '{' {
 			if _, err := s.token(); err != nil {
-				return s.failed(err)
+				return exchange.Undecided, err
 			}
 			if v, err := s.object(false); err != nil || v == exchange.Refused {
-				return s.failedOr(v, err)
+				return v, err
 			}
 		}
 		// A batch serves only once it has ended: a member still to come
 		// may refuse.
-		if _, err := s.token(); err != nil {
-			return s.failed(err)
-		}
+		_, err = s.token()
 	}
 	// Not a response a client reads a refusal in, or a batch without one.
-	return exchange.Served
-}
-
-// failedOr is v, or the verdict of err when there is one.
-func (s *answerReader) failedOr(v exchange.Verdict, err error) exchange.Verdict {
-	if err != nil {
-		return s.failed(err)
-	}
-	return v
+	return exchange.Served, err
 }
 
 // object reads the members of a response after its '{'. At the top of the

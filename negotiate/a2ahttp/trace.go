@@ -65,7 +65,8 @@ func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
 	var method string
 	hasMethod := false
 	var inParams, top carrier
-	_, err := objectAt(d, func(key string) error {
+	var whole, params int // offsets no carrier needs
+	err := objectAt(d, &whole, func(key string) error {
 		switch key {
 		case "method":
 			hasMethod = true
@@ -76,13 +77,12 @@ func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
 			method = t.String()
 			return err
 		case "params":
-			_, err := objectAt(d, func(key string) error {
+			return objectAt(d, &params, func(key string) error {
 				if key == "message" {
 					return inParams.read(d)
 				}
 				return d.SkipValue()
 			})
-			return err
 		case "message":
 			return top.read(d)
 		}
@@ -127,26 +127,20 @@ type carrier struct {
 // read reads the message value at d.
 func (c *carrier) read(d *jsontext.Decoder) error {
 	c.found, c.metadata, c.openwop = true, absent, absent
-	var err error
-	c.message, err = objectAt(d, func(key string) error {
+	return objectAt(d, &c.message, func(key string) error {
 		if key != "metadata" {
 			return d.SkipValue()
 		}
-		var err error
-		c.metadata, err = objectAt(d, func(key string) error {
+		return objectAt(d, &c.metadata, func(key string) error {
 			if key != "openwop" {
 				return d.SkipValue()
 			}
-			var err error
-			c.openwop, err = objectAt(d, func(key string) error {
+			return objectAt(d, &c.openwop, func(key string) error {
 				c.traced = c.traced || key == tracectx.Parent || key == tracectx.State
 				return d.SkipValue()
 			})
-			return err
 		})
-		return err
 	})
-	return err
 }
 
 // insertion is the offset of the brace after which the members trace go,
@@ -166,27 +160,29 @@ func (c carrier) insertion(trace string) (open int, text string) {
 }
 
 // objectAt reads the value at d: an object, calling member with each key
-// for it to read the member's value, and returns the offset of its
-// opening brace; any other value is skipped, and its offset is noObject.
-func objectAt(d *jsontext.Decoder, member func(key string) error) (int, error) {
+// for it to read the member's value, and sets *open to the offset of its
+// opening brace; any other value is skipped, and *open is noObject. The
+// offsets of a body that breaks are of no use: its error ends the reading.
+func objectAt(d *jsontext.Decoder, open *int, member func(key string) error) error {
 	if d.PeekKind() != '{' {
-		return noObject, d.SkipValue()
+		*open = noObject
+		return d.SkipValue()
 	}
 	if _, err := d.ReadToken(); err != nil {
-		return noObject, err
+		return err
 	}
-	open := int(d.InputOffset()) - 1
+	*open = int(d.InputOffset()) - 1
 	for d.PeekKind() == '"' {
 		t, err := d.ReadToken()
 		if err != nil {
-			return noObject, err
+			return err
 		}
 		if err := member(t.String()); err != nil {
-			return noObject, err
+			return err
 		}
 	}
 	_, err := d.ReadToken() // the closing brace, or the error of a body that is no JSON
-	return open, err
+	return err
 }
 
 // emptyObject reports whether the object that opens at b[open] has no

@@ -53,10 +53,7 @@ func otherSpellings(h http.Header) []string {
 			keys = append(keys, k)
 		}
 	}
-	if keys == nil {
-		return nil
-	}
-	slices.Sort(keys)
+	slices.Sort(keys) // none, the common case, leaves values nil
 	var values []string
 	for _, k := range keys {
 		values = append(values, h[k]...)

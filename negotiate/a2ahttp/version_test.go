@@ -81,6 +81,7 @@ func TestSniffID(t *testing.T) {
 		// The strict reader's rules: any repeated member, a nesting
 		// past strictjson.MaxDepth, invalid UTF-8, an id of another case.
 		`{"method":"a","method":"b","id":1}`:                                          `null`,
+		`{"params":{"a":1,"a":2},"id":1}`:                                             `null`,
 		`{"params":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `,"id":1}`: `null`,
 		`{"params":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `,"id":1}`: `1`,
 		"{\"id\":\"\xff\"}": `null`,

@@ -1,16 +1,15 @@
 package a2ahttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/internal/rpcerr"
+	"github.com/wopneg/wopneg/internal/strictjson"
 )
 
 // The google.rpc statuses the middleware answers with. Its JSON-RPC codes
@@ -38,12 +37,9 @@ type rpcResponse struct {
 	Error   rpcerr.RPCError `json:"error"`
 }
 
-// statusBody is a google.rpc.Status error response as the A2A HTTP+JSON
-// binding sends it (AIP-193): {"error": {code, status, message, details}}.
-type statusBody struct {
-	Error statusError `json:"error"`
-}
-
+// statusError is the error of a google.rpc.Status error response as the
+// A2A HTTP+JSON binding sends it (AIP-193): {"error": {code, status,
+// message, details}}.
 type statusError struct {
 	Code    int                `json:"code"`
 	Status  string             `json:"status"`
@@ -52,15 +48,10 @@ type statusError struct {
 }
 
 // writeJSON writes v as the JSON body of a response with the given status.
-// The values written here are built by this package and always marshal.
+// The values written here are built by this package, of the types above,
+// and always marshal.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		// Unreachable with the types above; answer something a client can
-		// read rather than an empty 200.
-		http.Error(w, "a2ahttp: cannot encode the error response", http.StatusInternalServerError)
-		return
-	}
+	body, _ := json.Marshal(v)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -76,108 +67,63 @@ func writeRPCError(w http.ResponseWriter, id jsontext.Value, e rpcerr.RPCError) 
 
 // writeStatus answers with a google.rpc.Status body.
 func writeStatus(w http.ResponseWriter, code int, status, message string, info rpcerr.ErrorInfo) {
-	writeJSON(w, code, statusBody{statusError{Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
+	writeJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
 }
-
-// errTooLarge reports a body that was not read to its end because it is
-// larger than the bound.
-var errTooLarge = errors.New("request body exceeds the bound")
-
-// readBounded reads all of r, up to max bytes; more is errTooLarge.
-func readBounded(r io.Reader, max int64) ([]byte, error) {
-	if r == nil || r == http.NoBody {
-		return nil, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > max {
-		return nil, errTooLarge
-	}
-	return body, nil
-}
-
-// maxDepth bounds the nesting of a request body read for its id, the
-// module's rule for every JSON it reads: the object itself is depth 1.
-const maxDepth = 64
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was
 // written, or null when there is none to echo: the body is not one JSON
 // object as this module reads JSON (member names matched exactly, as
-// JSON-RPC requires, none repeated, valid UTF-8, nesting at most 64 deep,
-// nothing after it), or its id is missing or neither a string nor a number
-// (JSON-RPC 2.0 §4).
+// JSON-RPC requires, none repeated at any depth, valid UTF-8, nesting at
+// most strictjson.MaxDepth deep, nothing after it), or its id is missing
+// or neither a string nor a number (JSON-RPC 2.0 §4).
 func sniffID(body []byte) jsontext.Value {
-	d := jsontext.NewDecoder(bytes.NewBuffer(body)) // repeated names and invalid UTF-8 are errors by default
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
-		return nullID
-	}
+	r := strictjson.NewReader(body, 0)
+	defer r.Release()
 	var id jsontext.Value
-	for d.PeekKind() != '}' {
-		name, err := d.ReadToken()
-		if err != nil {
-			return nullID
+	err := r.Object(func(key string) error {
+		k, err := r.Next()
+		if err == nil && key == "id" && (k == strictjson.String || k == strictjson.Number) {
+			id, err = r.Raw()
+			return err
 		}
-		if name.String() != "id" {
-			if !skip(d) {
-				return nullID
-			}
-			continue
-		}
-		v, err := d.ReadValue()
-		if err != nil || v.Kind() != '"' && v.Kind() != '0' {
-			return nullID
-		}
-		id = v.Clone()
-	}
-	if _, err := d.ReadToken(); err != nil || id == nil {
+		return skipStrict(r) // another member, or an id of a kind that is no id
+	})
+	if err != nil || id == nil || r.End() != nil {
 		return nullID
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		return nullID // something after the object
 	}
 	return id
 }
 
-// skip reads the value that comes next, token by token so that its nesting
-// is bounded as it is read, and reports whether it was well formed.
-func skip(d *jsontext.Decoder) bool {
-	depth := d.StackDepth()
-	for {
-		t, err := d.ReadToken()
-		if err != nil || d.StackDepth() > maxDepth {
-			return false
-		}
-		if k := t.Kind(); d.StackDepth() == depth && k != '{' && k != '[' {
-			return true
-		}
-	}
-}
+// errMethodRead ends the walk of a request at its method member.
+var errMethodRead = errors.New("method read")
 
 // sniffMethod returns the method of the JSON-RPC request whose body
 // begins with prefix, read as sniffID reads the id but only as far as
 // its method member; "" when prefix names none before it ends or breaks.
 func sniffMethod(prefix []byte) string {
-	d := jsontext.NewDecoder(bytes.NewBuffer(prefix))
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
-		return ""
+	r := strictjson.NewReader(prefix, 0)
+	defer r.Release()
+	method := ""
+	_ = r.Object(func(key string) error {
+		if key != "method" {
+			return skipStrict(r)
+		}
+		method, _ = r.String()
+		return errMethodRead
+	})
+	return method
+}
+
+// errRepeatedName is a value in which an object repeats a member name.
+var errRepeatedName = errors.New("a member name is repeated")
+
+// skipStrict reads the value r is at, and refuses it when an object
+// nested in it repeats a member name: strictjson.Reader's Object looks
+// for repeated names only in the objects it walks.
+func skipStrict(r *strictjson.Reader) error {
+	raw, err := r.Raw()
+	if err == nil && !jsontext.Value(raw).IsValid() {
+		return errRepeatedName
 	}
-	for d.PeekKind() == '"' {
-		name, err := d.ReadToken()
-		if err != nil {
-			return ""
-		}
-		if name.String() != "method" {
-			if !skip(d) {
-				return ""
-			}
-			continue
-		}
-		if t, err := d.ReadToken(); err == nil && t.Kind() == '"' {
-			return t.String()
-		}
-		return ""
-	}
-	return ""
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/wopneg/wopneg/events"
@@ -41,7 +42,7 @@ func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 	tap := x.discoveryTap()
 	tap.getOnly = true
 	t, o, err := a2ahttp.Connect(ctx, x.h.Negotiator, x.peer, a2ahttp.OutboundOptions{
-		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: tap.client(x.client), Requested: x.req.RequestVersion,
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: via(x.client, tap), Requested: x.req.RequestVersion,
 		TraceContext: x.trace,
 	})
 	if fail := x.decided(o, err); fail != nil {
@@ -81,20 +82,17 @@ func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 func (x *invocation) interfaceURL(raw []byte) string {
 	var c card
 	_ = strictjson.DecodeOpen(raw, &c)
-	var candidates []string
+	var atVersion, jsonRPC []string
 	for _, i := range c.SupportedInterfaces {
 		if i.ProtocolBinding == "JSONRPC" && i.ProtocolVersion == x.outcome.Version {
-			candidates = append(candidates, i.URL)
+			atVersion = append(atVersion, i.URL)
 		}
-	}
-	for _, i := range c.SupportedInterfaces {
 		if i.ProtocolBinding == "JSONRPC" {
-			candidates = append(candidates, i.URL)
+			jsonRPC = append(jsonRPC, i.URL)
 		}
 	}
-	candidates = append(candidates, c.URL)
 	own, _ := events.Origin(x.peer)
-	for _, u := range candidates {
+	for _, u := range slices.Concat(atVersion, jsonRPC, []string{c.URL}) {
 		if o, err := events.Origin(u); err == nil && o == own {
 			return u
 		}

@@ -1,9 +1,10 @@
 package seams
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -39,7 +40,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	// A server that cannot be asked offers nothing, which the decision
 	// refuses.
 	o, _, err := mcphttp.Negotiate(ctx, x.h.Negotiator, x.peer, mcphttp.OutboundOptions{
-		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: x.discoveryTap().client(x.client), Requested: x.req.RequestVersion,
+		Sink: x.h.Sink, Subject: x.subject(), Destination: x.destination(), Client: via(x.client, x.discoveryTap()), Requested: x.req.RequestVersion,
 		TraceContext: x.trace,
 	})
 	if fail := x.decided(o, err); fail != nil {
@@ -53,25 +54,17 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 	if set.MCP.MRTR != nil {
 		guard, _ = mrtr.NewGuard(set.MCP.MRTR.MaxRounds) // nil for a bound out of range: none
 	}
-	header := func() http.Header {
-		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
-	}
-	meta := map[string]jsontext.Value{metaProtocolVersion: quoteJSON(x.outcome.Version), metaClientCapabilities: x.req.ClientCapabilities}
+	meta := map[string]any{metaProtocolVersion: x.outcome.Version, metaClientCapabilities: x.req.ClientCapabilities}
 	params := map[string]any{"name": x.req.Tool, "arguments": x.req.Arguments, "_meta": meta}
-	var seen, retried, echoed bool
-	rounds := 0 // the input_required results the guard let through
+	echoed := false
+	rounds := 0 // the input_required results the guard let through, each retried
 	for id := 2; ; id++ {
 		// Each call continues the seam request's trace under a span id
 		// of its own, in the headers and in _meta, as Negotiate's
 		// requests do.
-		trace, h := tracectx.From(ctx, x.trace), header()
+		trace, h := tracectx.From(ctx, x.trace), http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 		trace.SetHeader(h)
-		if trace.Parent != "" {
-			meta[tracectx.Parent] = quoteJSON(trace.Parent)
-		}
-		if trace.State != "" {
-			meta[tracectx.State] = quoteJSON(trace.State)
-		}
+		maps.Copy(meta, trace.Map())
 		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, h)
 		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
 			return nil, fail
@@ -93,13 +86,12 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		}
 		if !retry {
 			body := x.success(rep.Result)
-			if seen {
-				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": retried, "requestStateEchoed": echoed,
+			if rounds > 0 {
+				body["mrtr"] = map[string]any{"inputRequiredSeen": true, "retried": true, "requestStateEchoed": echoed,
 					"rounds": rounds, "result": rep.Result}
 			}
 			return body, nil
 		}
-		seen = true
 		rounds++
 		var ir inputRequired
 		if err := strictjson.DecodeOpen(rep.Result, &ir); err != nil {
@@ -119,7 +111,6 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		if echoed {
 			params["requestState"] = ir.RequestState
 		}
-		retried = true
 	}
 }
 
@@ -147,22 +138,18 @@ func (x *invocation) observe(guard *mrtr.Guard, result jsontext.Value) (bool, *h
 		if strictjson.DecodeOpen(result, &r) != nil || r.ResultType != "input_required" {
 			return false, nil
 		}
-		return false, x.roundsExceeded(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
-			Message: "the MCP server asked for input; this host advertises no mcp.mrtr rounds", Details: map[string]any{"rounds": 1, "maxRounds": 0}})
+		return false, onRun(&wperrors.Error{Code: wperrors.MCPRoundsExceeded,
+			Message: "the MCP server asked for input; this host advertises no mcp.mrtr rounds", Details: map[string]any{"rounds": 1, "maxRounds": 0}}, x.runID)
 	}
 	retry, err := guard.Observe(result)
 	var e *wperrors.Error
 	if errors.As(err, &e) && e.Code == wperrors.MCPRoundsExceeded {
-		return false, x.roundsExceeded(e)
+		return false, onRun(e, x.runID)
 	}
 	if err != nil {
 		return false, x.peerFailure(http.StatusOK, "a tools/call result that is not a JSON object with a string resultType")
 	}
 	return retry, nil
-}
-
-func (x *invocation) roundsExceeded(e *wperrors.Error) *httpError {
-	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
 }
 
 // checkFields checks the fields of one seam: the MCP seam's defaults and
@@ -181,9 +168,7 @@ func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 	if r.Scenario != "" {
 		return envelope(http.StatusBadRequest, "validation_error", "scenario is a field of the a2a seam", nil)
 	}
-	if r.Tool == "" {
-		r.Tool = "echo"
-	}
+	r.Tool = cmp.Or(r.Tool, "echo")
 	if len(r.Tool) > maxToolName {
 		return envelope(http.StatusBadRequest, "validation_error", "tool is longer than 128 bytes", nil)
 	}
@@ -197,18 +182,9 @@ func (x *invocation) checkFields(proto facets.Protocol) *httpError {
 		r.ElicitationAnswer = nil
 	}
 	for name, v := range map[string]jsontext.Value{"arguments": r.Arguments, "clientCapabilities": r.ClientCapabilities, "elicitationAnswer": r.ElicitationAnswer} {
-		if v != nil && !isObject(v) {
+		if v != nil && v.Kind() != '{' {
 			return envelope(http.StatusBadRequest, "validation_error", name+" must be a JSON object", nil)
 		}
 	}
 	return nil
-}
-
-// isObject reports whether raw, one valid JSON value, is an object.
-func isObject(raw jsontext.Value) bool { return raw.Kind() == '{' }
-
-// quoteJSON is s as a JSON string.
-func quoteJSON(s string) jsontext.Value {
-	b, _ := json.Marshal(s)
-	return b
 }

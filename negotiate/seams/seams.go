@@ -102,6 +102,7 @@
 package seams
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -117,6 +118,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
@@ -198,16 +200,18 @@ type invocation struct {
 	trace   negotiate.TraceContext // the seam request's trace, continued
 }
 
+// routes are the seams' paths, and the protocol each seam exchanges.
+var routes = map[string]facets.Protocol{
+	Prefix + "/sample/a2a/invoke": facets.ProtocolA2A,
+	Prefix + "/sample/mcp/invoke": facets.ProtocolMCP,
+}
+
 // ServeHTTP serves POST Prefix/sample/a2a/invoke and
 // POST Prefix/sample/mcp/invoke; any other path is 404 and any other
 // method 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var proto facets.Protocol
-	if r.URL.Path == Prefix+"/sample/a2a/invoke" {
-		proto = facets.ProtocolA2A
-	} else if r.URL.Path == Prefix+"/sample/mcp/invoke" {
-		proto = facets.ProtocolMCP
-	} else {
+	proto, ok := routes[r.URL.Path]
+	if !ok {
 		writeError(w, envelope(http.StatusNotFound, "not_found", "no seam at this path", nil))
 		return
 	}
@@ -243,21 +247,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), maxExchange)
 	defer cancel()
-	var body map[string]any
-	var fail *httpError
+	run := x.mcp
 	if proto == facets.ProtocolA2A {
-		body, fail = x.a2a(ctx)
-	} else {
-		body, fail = x.mcp(ctx)
+		run = x.a2a
 	}
+	body, fail := run(ctx)
 	if fail != nil {
 		writeError(w, fail)
 		return
 	}
-	out, _ := json.Marshal(body)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(out)
+	writeJSON(w, http.StatusOK, body)
 }
 
 // read decodes and checks the request, and opens the audit run.
@@ -266,7 +265,7 @@ func (x *invocation) read(r *http.Request, proto facets.Protocol) *httpError {
 	if err != nil {
 		return envelope(http.StatusRequestEntityTooLarge, "validation_error", "the request body is unreadable or larger than 64 KiB", nil)
 	}
-	if err := decodeRequest(raw, &x.req); err != nil {
+	if err := strictjson.Decode(raw, &x.req); err != nil {
 		return envelope(http.StatusBadRequest, "validation_error", "the request body is not a seam request: "+err.Error(), nil)
 	}
 	x.peer, err = peerOf(x.req, proto)
@@ -282,13 +281,8 @@ func (x *invocation) read(r *http.Request, proto facets.Protocol) *httpError {
 	if base == nil {
 		base = egress.NewTransport(egress.Options{AllowLoopback: x.h.AllowLoopback, AllowPrivate: x.h.AllowPrivate})
 	}
-	x.client = &http.Client{
-		Transport: base,
-		Timeout:   peerTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	x.client = &http.Client{Transport: base, Timeout: peerTimeout, CheckRedirect: noRedirect}
 	return nil
 }
 
@@ -354,15 +348,11 @@ func (x *invocation) decided(o negotiate.Outcome, err error) *httpError {
 	}
 	// The adapter's error is the outcome's refusal told whole: it says
 	// what the peer offered (details.offered, and details.peerReason when
-	// it gave one).
-	e := o.Error
-	if said := (*wperrors.Error)(nil); errors.As(err, &said) {
-		e = said
-	}
-	if e == nil {
-		e = wperrors.New(wperrors.InteropVersionUnsupported, "negotiation refused")
-	}
-	return &httpError{status: e.Code.HTTPStatus(), err: e.WithDetail("runId", x.runID)}
+	// it gave one). A refused outcome's own error is always an
+	// *errors.Error.
+	e, _ := o.Err().(*wperrors.Error)
+	errors.As(err, &e)
+	return onRun(e, x.runID)
 }
 
 // success is the 200 body of an accepted exchange.
@@ -417,10 +407,16 @@ func hostFailure(err error, runID string) *httpError {
 	}
 	var env *wperrors.Error
 	errors.As(e, &env) // an egress error always unwraps to its envelope
+	return onRun(env, runID)
+}
+
+// onRun is the answer of e, with details.runId naming the run when there
+// is one ("": the run holds no record).
+func onRun(e *wperrors.Error, runID string) *httpError {
 	if runID != "" {
-		env = env.WithDetail("runId", runID)
+		e = e.WithDetail("runId", runID)
 	}
-	return &httpError{status: env.Code.HTTPStatus(), err: env}
+	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
 // peerFailure is the answer when the peer refused or failed the call made
@@ -433,20 +429,15 @@ func (x *invocation) peerFailure(status int, why string) *httpError {
 // post sends one JSON-RPC request through rt and reads the response, up to
 // the bound; an event-stream answer is read to its first response.
 func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return rpcReply{}, 0, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytesReader(data))
+	data, _ := json.Marshal(body) // maps of strings, numbers and JSON values read strictly: it marshals
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
 	if err != nil {
 		return rpcReply{}, 0, err
 	}
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	client := *x.client
-	client.Transport = rt
-	resp, err := egress.Do(&client, req, maxPeerBytes)
+	resp, err := egress.Do(via(x.client, rt), req, maxPeerBytes)
 	if err != nil {
 		return rpcReply{}, 0, err
 	}
@@ -465,10 +456,13 @@ func envelope(status int, code, message string, details map[string]any) *httpErr
 	return &httpError{status: status, err: &wperrors.Error{Code: wperrors.Code(code), Message: message, Details: details}}
 }
 
-func writeError(w http.ResponseWriter, e *httpError) {
-	body, _ := json.Marshal(e.err)
+func writeError(w http.ResponseWriter, e *httpError) { writeJSON(w, e.status, e.err) }
+
+// writeJSON answers v with status, as JSON no cache keeps.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(e.status)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

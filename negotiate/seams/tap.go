@@ -34,10 +34,10 @@ func (x *invocation) discoveryTap() *tap {
 	return &tap{base: x.client.Transport, only: x.req.PeerOffersOnly}
 }
 
-// client is c sending through t.
-func (t *tap) client(c *http.Client) *http.Client {
+// via is c sending through rt.
+func via(c *http.Client, rt http.RoundTripper) *http.Client {
 	cc := *c
-	cc.Transport = t
+	cc.Transport = rt
 	return &cc
 }
 
@@ -76,11 +76,13 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	raw := body
 	if exchange.IsEventStream(resp.Header.Get("Content-Type")) {
-		events := eventData(body)
-		if len(events) == 0 {
+		// The first event, read as the adapters read events.
+		var s exchange.EventScanner
+		first, ok := s.Next(body)
+		if !ok {
 			return body
 		}
-		raw = events[0]
+		raw = first
 		resp.Header.Set("Content-Type", "application/json")
 	}
 	var doc object
@@ -108,10 +110,7 @@ func (t *tap) narrow(resp *http.Response, body []byte) []byte {
 	}
 	doc.within("result", func(r object) { r.filter("supportedVersions", isOnly) })
 	doc.within("error", func(e object) { e.within("data", func(d object) { d.filter("supported", isOnly) }) })
-	out, err := json.Marshal(doc)
-	if err != nil {
-		return body
-	}
+	out, _ := json.Marshal(doc) // members as they were read, or as filter and within wrote them: valid JSON
 	return out
 }
 

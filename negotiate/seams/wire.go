@@ -1,7 +1,6 @@
 package seams
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 )
-
-// decodeRequest reads a seam request strictly: only its fields, each once.
-func decodeRequest(raw []byte, req *request) error { return strictjson.Decode(raw, req) }
 
 // rpcReply is a JSON-RPC response, as far as the seams read one. Peers'
 // answers are read with the module's strict reader, as the adapters read
@@ -37,12 +33,10 @@ func (r rpcReply) versionRefused() bool {
 	if strictjson.DecodeOpen(r.Error, &code) == nil {
 		return code == string(wperrors.InteropVersionUnsupported)
 	}
-	var e rpcError
+	var e struct {
+		Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
+	}
 	return strictjson.DecodeOpen(r.Error, &e) == nil && e.Code == -32022
-}
-
-type rpcError struct {
-	Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
 }
 
 // unsupported is the refusal of a version the peer would not serve after
@@ -86,22 +80,3 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	}
 	return rep, bad
 }
-
-// eventData returns the data of the events of a whole event stream, as
-// exchange.EventScanner reads them (the adapters' one reader): an event
-// ends at a blank line, its data lines joined by "\n", and one the stream
-// ends inside is no event, as the event-stream format says.
-func eventData(stream []byte) [][]byte {
-	var s exchange.EventScanner
-	var out [][]byte
-	for {
-		data, ok := s.Next(stream)
-		if !ok {
-			return out
-		}
-		out = append(out, data)
-	}
-}
-
-// bytesReader is a request body over data.
-func bytesReader(data []byte) io.Reader { return bytes.NewReader(data) }
