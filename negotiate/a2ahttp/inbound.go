@@ -147,12 +147,13 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	}
 	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: cmp.Or(opts.CardPath, defaultCardPath),
 		maxBody: cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes), log: cmp.Or(opts.ErrorLog, slog.Default())}
-	switch {
-	case !strings.HasPrefix(m.cardPath, "/"):
+	if !strings.HasPrefix(m.cardPath, "/") {
 		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
-	case opts.MaxBodyBytes < 0:
+	}
+	if opts.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("a2ahttp: Options.MaxBodyBytes %d is negative", opts.MaxBodyBytes)
-	case opts.MaxAnswerBytes < 0:
+	}
+	if opts.MaxAnswerBytes < 0 {
 		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
 	}
 	m.maxAnswer = int(min(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes), 1<<40))

@@ -122,10 +122,10 @@ func Negotiate(ctx context.Context, n *negotiate.Negotiator, peerURL string, opt
 	if err != nil {
 		return negotiate.Outcome{}, nil, err
 	}
-	switch {
-	case opts.MaxCardBytes < 0:
+	if opts.MaxCardBytes < 0 {
 		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxCardBytes %d is negative", opts.MaxCardBytes)
-	case opts.MaxAnswerBytes < 0:
+	}
+	if opts.MaxAnswerBytes < 0 {
 		return negotiate.Outcome{}, nil, fmt.Errorf("a2ahttp: OutboundOptions.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
 	}
 	// RFC 0242: outbound, requested is what the host asks the peer for,
@@ -374,19 +374,22 @@ func refusalSays(answer []byte) []string {
 		if err != nil {
 			return offered
 		}
-		in, n := d.StackIndex(d.StackDepth())
-		last := len(names) - 1
-		switch k := tok.Kind(); {
-		case k == '{' || k == '[':
+		switch tok.Kind() {
+		case '{', '[':
 			names = append(names, "")
-		case k == '}' || k == ']':
-			names = names[:last]
-		case in == '{' && n%2 == 1:
-			names[last] = tok.String()
-		case k == '"' && in == '{' && last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata":
-			for elem := range strings.SplitSeq(tok.String(), ",") {
-				if elem = trimOWS(elem); elem != "" {
-					offered = append(offered, elem)
+		case '}', ']':
+			names = names[:len(names)-1]
+		case '"':
+			// A string is a member's name (in an object, the odd
+			// tokens), or a value.
+			last := len(names) - 1
+			if in, n := d.StackIndex(d.StackDepth()); in == '{' && n%2 == 1 {
+				names[last] = tok.String()
+			} else if last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata" {
+				for elem := range strings.SplitSeq(tok.String(), ",") {
+					if elem = trimOWS(elem); elem != "" {
+						offered = append(offered, elem)
+					}
 				}
 			}
 		}

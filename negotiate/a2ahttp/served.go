@@ -199,12 +199,13 @@ func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() 
 // shows, and the error that stopped the reading.
 func (s *answerReader) response() (exchange.Verdict, error) {
 	t, err := s.token()
-	switch {
-	case err != nil:
+	if err != nil {
 		return exchange.Undecided, err
-	case t.Kind() == '{':
+	}
+	switch t.Kind() {
+	case '{':
 		return s.object(true)
-	case t.Kind() == '[':
+	case '[':
 		for s.d.PeekKind() == '{' {
 			if _, err := s.token(); err != nil {
 				return exchange.Undecided, err
