@@ -250,20 +250,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		switch rh, err := readHeaders(r.Header); {
-		case err != nil:
+		rh, err := readHeaders(r.Header)
+		if err != nil {
 			h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
-		case r.Method == http.MethodPost:
-			h.servePost(w, r, subject, rh)
-		case r.Method == http.MethodDelete && rh.session != "":
-			// The end of a legacy session, which is forgotten once its
-			// server ended it; like a GET, it has no body to check.
-			h.serveDecided(&answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}, r, subject, rh, nil, "", nil, 0)
-		default:
-			// GET (a legacy session's event stream) or DELETE: no body to
-			// check, only the revision the header names.
-			h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
+			return
 		}
+		if r.Method == http.MethodPost {
+			h.servePost(w, r, subject, rh)
+			return
+		}
+		// GET (a legacy session's event stream) or DELETE: no body to
+		// check, only the revision the header names. The DELETE that ends
+		// a legacy session is watched: the session is forgotten once its
+		// server ended it.
+		if r.Method == http.MethodDelete && rh.session != "" {
+			w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
+		}
+		h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.
 		h.next.ServeHTTP(w, r)

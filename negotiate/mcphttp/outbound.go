@@ -156,14 +156,16 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 		return discovered{}, &discoverError{status: resp.StatusCode, err: err}
 	}
 	rep, err := readReply(data)
-	switch {
-	case err != nil:
+	if err != nil {
 		return discovered{}, &discoverError{status: resp.StatusCode, err: fmt.Errorf("the answer is not a JSON-RPC response: %w", err)}
-	case rep.result && rep.versions == nil:
-		return discovered{}, &discoverError{status: resp.StatusCode, err: errors.New(`the result: no member "supportedVersions"`)}
-	case rep.result:
+	}
+	if rep.result {
+		if rep.versions == nil {
+			return discovered{}, &discoverError{status: resp.StatusCode, err: errors.New(`the result: no member "supportedVersions"`)}
+		}
 		return discovered{versions: rep.versions}, nil
-	case rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil:
+	}
+	if rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil {
 		return discovered{versions: rep.supported, refused: true, reason: rep.reason}, nil
 	}
 	return discovered{}, &discoverError{status: resp.StatusCode, code: int(rep.code), message: rep.message}
