@@ -32,6 +32,7 @@ func TestRuntimeRefusalSaysWhatThePeerOffered(t *testing.T) {
 		{"google.rpc.Status", "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[` + info + `]}}`, []string{"1.1", "1.0"}},
 		{"an event stream", "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32009,\"message\":\"no\",\"data\":[" + info + "]}}\n\n", []string{"1.1", "1.0"}},
 		{"no list", "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no","data":{"metadata":{"supportedVersions":5}}}}`, []string{}},
+		{"a list outside metadata", "application/json", `{"supportedVersions":"1.1","jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no","data":[{"supportedVersions":"1.0"}]}}`, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := driftPeer(t, tc.contentType, tc.answer)
