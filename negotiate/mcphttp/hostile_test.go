@@ -731,3 +731,52 @@ func TestTransportClosesARefusedBody(t *testing.T) {
 		t.Errorf("the refused body was closed %d times, want once", body.closed)
 	}
 }
+
+// breaksAfter is a body that gives its text and a read error in one Read,
+// as a connection that breaks right behind the answer does, and says the
+// error once: io.Reader does not promise to repeat it.
+type breaksAfter struct {
+	text string
+	err  error
+}
+
+func (b *breaksAfter) Read(p []byte) (int, error) {
+	n := copy(p, b.text)
+	b.text = b.text[n:]
+	if b.text != "" {
+		return n, nil
+	}
+	err := b.err
+	b.err = io.EOF
+	return n, err
+}
+
+// roundTripFunc is a RoundTripper written as a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestTransportKeepsTheBreakAfterAnAnswer: an answer that served the
+// revision, read with the error of a connection that broke behind it, is
+// handed back with that error after it, never as an answer that ended.
+func TestTransportKeepsTheBreakAfterAnAnswer(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`
+	broke := errors.New("connection reset by peer")
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(&breaksAfter{text: answer, err: broke})}, nil
+	})
+	tr, err := mcphttp.NewTransport(accepted("2026-07-28"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	if string(got) != answer || !errors.Is(err, broke) {
+		t.Errorf("the body read %q, %v; want the answer, then %v", got, err, broke)
+	}
+}
