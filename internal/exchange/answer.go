@@ -239,20 +239,33 @@ func (a *Answer) decoded() ([]byte, error) {
 
 // Read reads resp's answer until it shows a verdict, within limit bytes,
 // as the inbound side reads a wrapped server's: an event stream up to its
-// deciding event, a plain answer as far as it must. It returns the bytes
-// it read as sent, the verdict, and the error that ended the body: io.EOF
-// at its end, nil when more is to come, any other a failure to read it
-// (then the verdict is Undecided: a transport failure, not an answer). A
-// stream that ended without deciding is Undecided with io.EOF. The
-// answer's own reader meets the rest through [Replay].
+// deciding event, a plain answer as far as it must. It is the one reader
+// of an outbound answer, and what becomes of the answer is said here once
+// for every protocol:
+//
+//   - an answer that cannot be read as its clients read it, or not within
+//     limit (Unreadable), is an *egress.Error of kind TooLarge or
+//     NotAnAnswer, never an answer: what cannot be read may hold a
+//     refusal;
+//   - a failure to read it before it showed a verdict is a transport
+//     failure, an *egress.Error of the kind [readFailure] gives;
+//   - a refused answer is not handed on: its body is closed, and the
+//     bytes held are the protocol's, to read what the refusal says;
+//   - any other is handed on whole: resp.Body gives back the bytes held,
+//     then the rest, or the error that ended the read.
+//
+// The body is closed with every error. It returns the bytes it read as
+// sent and the verdict, Undecided for a stream that ended without
+// deciding.
 func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict, err error) {
 	var a Answer
 	a.Start(resp.Header, limit, c, make([]byte, 0, 512))
 	chunk := make([]byte, 8<<10)
-	for {
+	for v == Undecided && err == nil {
 		// At most one byte past the bound is read: enough to know it is
 		// passed, as a writer's last write is.
-		n, err := resp.Body.Read(chunk[:min(int64(len(chunk)), a.limit+1-int64(len(a.raw)))])
+		var n int
+		n, err = resp.Body.Read(chunk[:min(int64(len(chunk)), a.limit+1-int64(len(a.raw)))])
 		v = a.Write(chunk[:n])
 		switch {
 		case v == Undecided && err == nil:
@@ -260,10 +273,20 @@ func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict,
 		case v == Undecided && err == io.EOF:
 			v = a.End()
 		}
-		if v != Undecided || err != nil {
-			return a.raw, v, err
-		}
 	}
+	switch {
+	case v == Unreadable:
+		err = unreadable(resp, a.raw, limit)
+	case v == Undecided && err != io.EOF:
+		err = readFailure(resp, err)
+	case v == Refused:
+		err = nil
+	default:
+		resp.Body = NewReplay(a.raw, err, resp.Body)
+		return a.raw, v, nil
+	}
+	resp.Body.Close()
+	return a.raw, v, err
 }
 
 // Replay is an answer's body whose first bytes were read: it gives them
@@ -299,10 +322,10 @@ func (r *Replay) Close() error { return r.rc.Close() }
 // Stream reports whether the answer is an event stream.
 func (a *Answer) Stream() bool { return a.sse }
 
-// UnreadableError is the error of an outbound answer [Read] found
-// Unreadable: larger than limit (TooLarge), or not in a coding its
-// clients decode, or corrupt (NotAnAnswer). It names no URL.
-func UnreadableError(resp *http.Response, held []byte, limit int64) error {
+// unreadable is the error of an outbound answer [Read] found Unreadable:
+// larger than limit (TooLarge), or not in a coding its clients decode, or
+// corrupt (NotAnAnswer). It names no URL.
+func unreadable(resp *http.Response, held []byte, limit int64) error {
 	if int64(len(held)) > limit {
 		return &egress.Error{Kind: egress.TooLarge, Status: resp.StatusCode, Err: &http.MaxBytesError{Limit: limit}}
 	}
@@ -310,10 +333,10 @@ func UnreadableError(resp *http.Response, held []byte, limit int64) error {
 		Err: errors.New("the answer is not in a Content-Encoding its clients decode, or does not decode within its bound")}
 }
 
-// ReadFailure is the *egress.Error of a failure to read resp's body:
+// readFailure is the *egress.Error of a failure to read resp's body:
 // the one inside err, or one of kind TooLarge for a bound, Timeout or
 // Canceled for the context, HangUp for any other.
-func ReadFailure(resp *http.Response, err error) error {
+func readFailure(resp *http.Response, err error) error {
 	var e *egress.Error
 	if errors.As(err, &e) {
 		return err

@@ -163,6 +163,7 @@ func TestPeekDoubles(t *testing.T) {
 type chunks struct {
 	pieces []string
 	err    error
+	closed bool
 }
 
 func (c *chunks) Read(p []byte) (int, error) {
@@ -176,50 +177,69 @@ func (c *chunks) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *chunks) Close() error { return nil }
+func (c *chunks) Close() error { c.closed = true; return nil }
 
 // TestRead: an outbound answer is read until it decides, at most one byte
-// past the bound, and a failure to read it is the body's error with no
-// verdict.
+// past the bound. One that cannot be read within it, or whose read fails
+// before it decided, is a typed error; a refused one is not handed on;
+// the body is closed with either. Any other is handed on whole, the bytes
+// held first.
 func TestRead(t *testing.T) {
 	hangUp := errors.New("connection reset")
+	long := `{"x":"` + strings.Repeat("y", 200) + `"}`
 	for _, c := range []struct {
 		name    string
 		ct      string
 		pieces  []string
-		err     error
+		end     error
 		limit   int64
 		want    Verdict
-		wantErr error
+		fails   egress.Kind // the error's kind; 0 for none
 		held    string
+		handed  string // what the body reads after, when it is handed on
+		thenErr error  // and the error it ends with (io.ReadAll's nil at io.EOF)
 	}{
-		{"a result first decides early", "application/json", []string{`{"OK":`, `1}`}, io.EOF, 100, Served, nil, `{"OK":`},
-		{"read as far as it must", "application/json", []string{`{"x":`, `"NO"}`}, io.EOF, 100, Refused, nil, `{"x":"NO"}`},
-		{"read to its end", "application/json", []string{`{"x":`, `"y"}`}, io.EOF, 100, Undecided, io.EOF, `{"x":"y"}`},
-		{"a stream up to its deciding event", "text/event-stream", []string{"data: a\n\n", "data: NO\n\n", "data: more\n\n"}, io.EOF, 100, Refused, nil, "data: a\n\ndata: NO\n\n"},
-		{"a stream that ends undecided", "text/event-stream", []string{"data: a\n\n"}, io.EOF, 100, Undecided, io.EOF, "data: a\n\n"},
-		{"a hang-up", "application/json", []string{`{"x":`}, hangUp, 100, Undecided, hangUp, `{"x":`},
-		{"one byte past the bound, in pieces", "application/json", []string{`{"x":`, `"` + strings.Repeat("y", 200) + `"}`}, io.EOF, 10, Unreadable, nil, `{"x":"yyyyy`},
-		{"one byte past the bound", "application/json", []string{`{"x":"` + strings.Repeat("y", 200) + `"}`}, io.EOF, 10, Unreadable, nil, `{"x":"yyyyy`},
+		{"a result first decides early", "application/json", []string{`{"OK":`, `1} and more`}, io.EOF, 100, Served, 0, `{"OK":`, `{"OK":1} and more`, nil},
+		{"read as far as it must", "application/json", []string{`{"x":`, `"NO"}`}, io.EOF, 100, Refused, 0, `{"x":"NO"}`, "", nil},
+		{"read to its end", "application/json", []string{`{"x":`, `"y"}`}, io.EOF, 100, Undecided, 0, `{"x":"y"}`, `{"x":"y"}`, nil},
+		{"a stream up to its deciding event", "text/event-stream", []string{"data: a\n\n", "data: NO\n\n", "data: more\n\n"}, io.EOF, 100, Refused, 0, "data: a\n\ndata: NO\n\n", "", nil},
+		{"a stream that ends undecided", "text/event-stream", []string{"data: a\n\n"}, io.EOF, 100, Undecided, 0, "data: a\n\n", "data: a\n\n", nil},
+		{"a stream that breaks after it decided", "text/event-stream", []string{"data: OK\n\n"}, hangUp, 100, Served, 0, "data: OK\n\n", "data: OK\n\n", hangUp},
+		{"a hang-up before it decided", "application/json", []string{`{"x":`}, hangUp, 100, Undecided, egress.HangUp, `{"x":`, "", nil},
+		{"one byte past the bound, in pieces", "application/json", []string{`{"x":`, long[5:]}, io.EOF, 10, Unreadable, egress.TooLarge, `{"x":"yyyyy`, "", nil},
+		{"one byte past the bound", "application/json", []string{long}, io.EOF, 10, Unreadable, egress.TooLarge, `{"x":"yyyyy`, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var tr tracing
-			resp := &http.Response{Header: http.Header{"Content-Type": {c.ct}}, Body: &chunks{pieces: c.pieces, err: c.err}}
+			body := &chunks{pieces: c.pieces, err: c.end}
+			resp := &http.Response{Header: http.Header{"Content-Type": {c.ct}}, Body: body}
 			held, v, err := Read(resp, c.limit, tr.classify)
-			if v != c.want || err != c.wantErr || string(held) != c.held {
-				t.Errorf("%d, %v, held %q; want %d, %v, %q", v, err, held, c.want, c.wantErr, c.held)
+			if v != c.want || string(held) != c.held {
+				t.Errorf("%d, held %q; want %d, %q", v, held, c.want, c.held)
+			}
+			var e *egress.Error
+			if c.fails == 0 && err != nil || c.fails != 0 && (!errors.As(err, &e) || e.Kind != c.fails) {
+				t.Errorf("error %v; want kind %v", err, c.fails)
+			}
+			if handed := c.fails == 0 && v != Refused; body.closed == handed {
+				t.Errorf("closed %v; handed on %v", body.closed, handed)
+			}
+			if c.handed == "" {
+				return
+			}
+			rest, err := io.ReadAll(resp.Body)
+			if string(rest) != c.handed || err != c.thenErr {
+				t.Errorf("handed on %q, %v; want %q, %v", rest, err, c.handed, c.thenErr)
 			}
 		})
 	}
-	// The bytes read are handed back before the rest.
+	// One byte a read, the whole answer comes back.
 	resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(`{"OK":1} and more`)))}
 	var tr tracing
-	held, v, err := Read(resp, 100, tr.classify)
-	if v != Served || err != nil {
+	if _, v, err := Read(resp, 100, tr.classify); v != Served || err != nil {
 		t.Fatalf("%d %v", v, err)
 	}
-	rest, err := io.ReadAll(NewReplay(held, nil, resp.Body))
-	if string(rest) != `{"OK":1} and more` || err != nil {
+	if rest, err := io.ReadAll(resp.Body); string(rest) != `{"OK":1} and more` || err != nil {
 		t.Errorf("replayed %q, %v", rest, err)
 	}
 	ended := NewReplay([]byte("ab"), hangUp, io.NopCloser(strings.NewReader("never")))
@@ -234,10 +254,10 @@ func TestFailures(t *testing.T) {
 	u, _ := url.Parse("https://user:pw@peer.example:8443/mcp/sk-1?key=2")
 	resp := &http.Response{StatusCode: 200, Request: &http.Request{URL: u}}
 	var e *egress.Error
-	if err := UnreadableError(resp, make([]byte, 11), 10); !errors.As(err, &e) || e.Kind != egress.TooLarge || e.Status != 200 || e.URL != "" {
+	if err := unreadable(resp, make([]byte, 11), 10); !errors.As(err, &e) || e.Kind != egress.TooLarge || e.Status != 200 || e.URL != "" {
 		t.Errorf("past the bound: %v", err)
 	}
-	if err := UnreadableError(resp, make([]byte, 10), 10); !errors.As(err, &e) || e.Kind != egress.NotAnAnswer {
+	if err := unreadable(resp, make([]byte, 10), 10); !errors.As(err, &e) || e.Kind != egress.NotAnAnswer {
 		t.Errorf("within the bound: %v", err)
 	}
 	for cause, kind := range map[error]egress.Kind{
@@ -246,16 +266,16 @@ func TestFailures(t *testing.T) {
 		context.Canceled:              egress.Canceled,
 		io.ErrUnexpectedEOF:           egress.HangUp,
 	} {
-		err := ReadFailure(resp, cause)
+		err := readFailure(resp, cause)
 		if !errors.As(err, &e) || e.Kind != kind || e.URL != "https://peer.example:8443" || !errors.Is(err, cause) || e.Status != 200 {
 			t.Errorf("%v: %v", cause, err)
 		}
 	}
 	own := &egress.Error{Kind: egress.Denied}
-	if err := ReadFailure(resp, own); err != own {
+	if err := readFailure(resp, own); err != own {
 		t.Errorf("an *egress.Error was rewrapped: %v", err)
 	}
-	if err := ReadFailure(&http.Response{}, io.EOF); !errors.As(err, &e) || e.URL != "" {
+	if err := readFailure(&http.Response{}, io.EOF); !errors.As(err, &e) || e.URL != "" {
 		t.Errorf("no request: %v", err)
 	}
 }

@@ -73,6 +73,13 @@ func splitBatch(w http.ResponseWriter, proto facets.Protocol) {
 	_, _ = io.WriteString(w, refusals[proto]+"]")
 }
 
+// cutShort starts the refusal and hangs up before its end.
+func cutShort(w http.ResponseWriter, proto facets.Protocol) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", "1000")
+	_, _ = io.WriteString(w, refusals[proto][:20])
+}
+
 // trial is one exchange at one place, as a row sets it up.
 type trial struct {
 	policy policy.Policy
@@ -86,11 +93,12 @@ type trial struct {
 	redirect bool
 }
 
-// result is what a trial left: the outcomes recorded, in order, and how
-// many calls reached the other origin.
+// result is what a trial left: the outcomes recorded, in order, how many
+// calls reached the other origin, and whether the caller's call failed.
 type result struct {
 	recorded  []string
 	elsewhere int64
+	failed    bool
 }
 
 // place runs a trial at one place an exchange happens.
@@ -174,10 +182,11 @@ func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWrit
 		base.armed.Store(tr.callerEnds)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, peer.URL+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")
-		if resp, err := (&http.Client{Transport: rt}).Do(req); err == nil {
+		resp, err := (&http.Client{Transport: rt}).Do(req)
+		if err == nil {
 			resp.Body.Close()
 		}
-		return result{recorded: outcomes(rec), elsewhere: elsewhere.Load()}
+		return result{recorded: outcomes(rec), elsewhere: elsewhere.Load(), failed: err != nil}
 	}}
 }
 
@@ -280,6 +289,9 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
 			func(r result) bool { return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+		{"an answer cut short before it showed anything fails the call, recorded as nothing more", trial{answer: cutShort},
+			func(r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
+			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
 	}
 	for _, row := range rows {
 		for _, p := range places() {

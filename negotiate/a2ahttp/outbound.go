@@ -322,16 +322,13 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var w answerWatch // only its reader: it holds no writer here
-	held, v, rerr := exchange.Read(resp, int64(t.maxAnswer), w.Classify)
-	switch {
-	case v == exchange.Refused:
-		resp.Body.Close()
-		return nil, t.refused(req, held)
-	case v == exchange.Unreadable:
-		resp.Body.Close()
-		return nil, exchange.UnreadableError(resp, held, int64(t.maxAnswer))
+	held, v, err := exchange.Read(resp, int64(t.maxAnswer), w.Classify)
+	if err != nil {
+		return nil, err
 	}
-	resp.Body = exchange.NewReplay(held, rerr, resp.Body)
+	if v == exchange.Refused {
+		return nil, t.refused(req, held)
+	}
 	return resp, nil
 }
 

@@ -184,22 +184,17 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 // fails one of its kind.
 func readAnswerBody(resp *http.Response) (data []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	held, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+	_, _, err = exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete || sse && !isResponse(msg) {
 			return exchange.Undecided
 		}
 		data = msg
 		return exchange.Served
 	})
-	switch {
-	case v == exchange.Unreadable:
-		return nil, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
-	case err != nil && err != io.EOF:
-		return nil, exchange.ReadFailure(resp, err)
-	case data == nil:
-		return nil, errNoResponse
+	if err == nil && data == nil {
+		err = errNoResponse
 	}
-	return data, nil
+	return data, err
 }
 
 // handshake is what a server answered to initialize.
@@ -727,7 +722,7 @@ func (t *Transport) opened(out *http.Request) error {
 func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
 	var refusal []byte
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	held, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+	_, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}
@@ -741,21 +736,12 @@ func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) 
 		}
 		return exchange.Served
 	})
-	switch {
-	case v == exchange.Refused:
-		resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if v == exchange.Refused {
 		return nil, t.refused(req, asks, refusal)
-	case v == exchange.Unreadable:
-		resp.Body.Close()
-		return nil, exchange.UnreadableError(resp, held, defaultMaxBodyBytes)
-	case v == exchange.Undecided && err != nil && err != io.EOF:
-		resp.Body.Close()
-		return nil, exchange.ReadFailure(resp, err)
 	}
-	if err == nil || err == io.EOF {
-		err = nil // the rest, if any, is read from the body
-	}
-	resp.Body = exchange.NewReplay(held, err, resp.Body)
 	return resp, nil
 }
 

@@ -2,7 +2,6 @@ package seams
 
 import (
 	"errors"
-	"io"
 	"net/http"
 
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -56,7 +55,7 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	var rep rpcReply
 	var bad error
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	held, v, err := exchange.Read(resp, maxPeerBytes, func(msg []byte, complete bool) exchange.Verdict {
+	_, v, err := exchange.Read(resp, maxPeerBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}
@@ -70,12 +69,10 @@ func readReply(resp *http.Response) (rpcReply, error) {
 		rep = r
 		return exchange.Served
 	})
-	switch {
-	case v == exchange.Unreadable:
-		return rpcReply{}, exchange.UnreadableError(resp, held, maxPeerBytes)
-	case err != nil && err != io.EOF:
-		return rpcReply{}, exchange.ReadFailure(resp, err)
-	case v == exchange.Undecided:
+	if err != nil {
+		return rpcReply{}, err
+	}
+	if v == exchange.Undecided {
 		return rpcReply{}, errors.New("the event stream holds no JSON-RPC response")
 	}
 	return rep, bad
