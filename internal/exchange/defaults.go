@@ -16,8 +16,8 @@ import (
 	"github.com/wopneg/wopneg/policy"
 )
 
-// Defaults returns the Negotiator the adapters' one-call constructors
-// (mcphttp.Handler, a2ahttp.Handler) build a Middleware from: one for s,
+// Defaults returns the Negotiator a binding's one-call constructor
+// ([Mount], a2agrpc.NewServer) builds its Middleware from: one for s,
 // which must hold the facet of p, under pol. An empty refreshedAt is dated
 // by negotiate.Compile against the release list embedded in the module;
 // the window of the date is [Refreshed]'s, which the Middleware's New
@@ -96,20 +96,57 @@ func listDay(s facets.Set, p facets.Protocol, now time.Time) string {
 // refreshFix is what to do about a refreshedAt outside its window.
 const refreshFix = "write the day the facet's versions were last checked against upstream, or leave refreshedAt empty and it is dated from the release list embedded in the module"
 
-// Caller is the caller function of a one-call constructor that was given
-// options options (at most one set) and the caller both as its own
-// argument and as the options' Subject: the one that was given, since
-// giving both is ambiguous and giving more than one set of options is too.
-func Caller(pkg string, options int, caller, subject func(*http.Request) *negotiate.Subject) (func(*http.Request) *negotiate.Subject, error) {
-	switch {
-	case options > 1:
-		return nil, fmt.Errorf("%s: Handler takes at most one HandlerOptions, got %d", pkg, options)
-	case caller != nil && subject != nil:
-		return nil, errors.New(pkg + ": the caller is given twice, as Handler's caller and as Options.Subject; give one")
-	case subject != nil:
-		return subject, nil
+// OneCall is what a binding's one-call constructor (mcphttp.Handler,
+// a2ahttp.Handler) was given: its facet, the policy and caller it was
+// given, how many sets of options, and where in them the caller and the
+// sink are, which [Mount] fills in.
+type OneCall struct {
+	Pkg      string
+	Facets   facets.Set
+	Protocol facets.Protocol
+	Policy   policy.Policy
+	Options  int                                     // the sets of options given
+	Caller   func(*http.Request) *negotiate.Subject  // the constructor's own argument
+	Subject  *func(*http.Request) *negotiate.Subject // the options' caller
+	Sink     *events.Sink                            // the options' sink
+}
+
+// Mount is the order of every binding's one-call constructor, written
+// once: at most one set of options; the caller given once, as the
+// constructor's argument or as the options' Subject (giving both is
+// ambiguous), and put in the options; a nil sink the [DefaultSink]; the
+// facet compiled under the policy ([Defaults]); the Middleware start makes
+// of it; server checked by it; and server behind it. Any failure is an
+// error, so that a host that cannot serve what its facet advertises does
+// not start.
+func Mount[M interface {
+	Check(context.Context, http.Handler) error
+	Wrap(http.Handler) http.Handler
+}](c OneCall, server http.Handler, start func(*negotiate.Negotiator) (M, error)) (http.Handler, error) {
+	if c.Options > 1 {
+		return nil, fmt.Errorf("%s: Handler takes at most one HandlerOptions, got %d", c.Pkg, c.Options)
 	}
-	return caller, nil
+	if c.Caller != nil && *c.Subject != nil {
+		return nil, errors.New(c.Pkg + ": the caller is given twice, as Handler's caller and as Options.Subject; give one")
+	}
+	if c.Caller != nil {
+		*c.Subject = c.Caller
+	}
+	if *c.Sink == nil {
+		*c.Sink = DefaultSink()
+	}
+	n, err := Defaults(c.Pkg, c.Facets, c.Protocol, c.Policy)
+	if err != nil {
+		return nil, err
+	}
+	m, err := start(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Check(context.Background(), server); err != nil {
+		return nil, err
+	}
+	return m.Wrap(server), nil
 }
 
 // DefaultSink is the sink of a one-call constructor given none: every

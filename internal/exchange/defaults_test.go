@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
+	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -178,25 +180,82 @@ func TestDefaultSink(t *testing.T) {
 	}
 }
 
-// TestCaller: a one-call constructor's caller is the one given, once,
-// with at most one set of options.
-func TestCaller(t *testing.T) {
-	mine := func(*http.Request) *negotiate.Subject { return nil }
-	if got, err := exchange.Caller("x", 0, nil, nil); got != nil || err != nil {
-		t.Errorf("none: %v", err)
-	}
-	for _, c := range []struct {
+// mounted is the Middleware of a TestMount row: its Check fails with err,
+// and it keeps what it was given.
+type mounted struct {
+	n       *negotiate.Negotiator
+	checked http.Handler
+	err     error
+}
+
+func (m *mounted) Check(_ context.Context, server http.Handler) error {
+	m.checked = server
+	return m.err
+}
+
+func (m *mounted) Wrap(next http.Handler) http.Handler { return wrapped{next} }
+
+// wrapped is what mounted.Wrap returns.
+type wrapped struct{ http.Handler }
+
+// TestMount: a one-call constructor takes at most one set of options and
+// the caller once, records through the default sink unless given one,
+// compiles the facet, and hands back the server behind the Middleware it
+// started and checked; any failure on the way is its error.
+func TestMount(t *testing.T) {
+	mine := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user"}
+	caller := func(*http.Request) *negotiate.Subject { return mine }
+	own := &negotiatetest.Recorder{}
+	set := facets.Set{A2A: &facets.A2A{Versions: []string{"1.0"}, PreferredVersion: "1.0", MinimumVersion: "1.0"}}
+	server := http.NotFoundHandler()
+	cases := []struct {
+		name            string
+		set             facets.Set
 		options         int
 		caller, subject func(*http.Request) *negotiate.Subject
-	}{{0, mine, nil}, {1, mine, nil}, {1, nil, mine}} {
-		if got, err := exchange.Caller("x", c.options, c.caller, c.subject); got == nil || err != nil {
-			t.Errorf("%+v: %v", c, err)
-		}
+		sink            events.Sink
+		startErr, check error
+		want            string // the error; "" for none
+		called          bool   // the caller the options end with is mine
+	}{
+		{name: "defaults", set: set},
+		{name: "the caller as the argument", set: set, caller: caller, called: true},
+		{name: "the caller in the options", set: set, options: 1, subject: caller, sink: own, called: true},
+		{name: "two sets of options", set: set, options: 2, want: "x: Handler takes at most one HandlerOptions, got 2"},
+		{name: "the caller twice", set: set, options: 1, caller: caller, subject: caller, want: "x: the caller is given twice, as Handler's caller and as Options.Subject; give one"},
+		{name: "no facet", set: facets.Set{}, want: "x: the a2a facet is nil"},
+		{name: "a Middleware that does not start", set: set, startErr: errors.New("x: no start"), want: "x: no start"},
+		{name: "a server that fails its check", set: set, check: errors.New("x: refused"), want: "x: refused"},
 	}
-	for options, want := range map[int]string{2: "x: Handler takes at most one HandlerOptions, got 2", 1: "x: the caller is given twice, as Handler's caller and as Options.Subject; give one"} {
-		if _, err := exchange.Caller("x", options, mine, mine); err == nil || err.Error() != want {
-			t.Errorf("%d options, the caller twice: %v, want %q", options, err, want)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			subject, sink := c.subject, c.sink
+			var m *mounted
+			h, err := exchange.Mount(exchange.OneCall{Pkg: "x", Facets: c.set, Protocol: facets.ProtocolA2A, Policy: at(taken),
+				Options: c.options, Caller: c.caller, Subject: &subject, Sink: &sink}, server,
+				func(n *negotiate.Negotiator) (*mounted, error) {
+					m = &mounted{n: n, err: c.check}
+					return m, c.startErr
+				})
+			if c.want != "" {
+				if err == nil || err.Error() != c.want || h != nil {
+					t.Fatalf("Mount = %v, %v; want the error %q", h, err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, ok := h.(wrapped); !ok || w.Handler == nil || m.checked == nil || m.n == nil {
+				t.Errorf("Mount = %v; want the checked server behind the Middleware", h)
+			}
+			if got := subject != nil && subject(nil) == mine; got != c.called {
+				t.Errorf("the options' caller is the one given: %v, want %v", got, c.called)
+			}
+			if _, own := sink.(*negotiatetest.Recorder); sink == nil || own != (c.sink != nil) {
+				t.Errorf("sink %T; given %T", sink, c.sink)
+			}
+		})
 	}
 }
 

@@ -102,25 +102,9 @@ func Handler(f *facets.A2A, caller func(*http.Request) *negotiate.Subject, serve
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	var err error
-	if o.Subject, err = exchange.Caller("a2ahttp", len(opts), caller, o.Subject); err != nil {
-		return nil, err
-	}
-	if o.Sink == nil {
-		o.Sink = exchange.DefaultSink()
-	}
-	n, err := exchange.Defaults("a2ahttp", facets.Set{A2A: f}, facets.ProtocolA2A, o.Policy)
-	if err != nil {
-		return nil, err
-	}
-	m, err := New(n, o.Options)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Check(context.Background(), server); err != nil {
-		return nil, err
-	}
-	return m.Wrap(server), nil
+	wiring := exchange.OneCall{Pkg: "a2ahttp", Facets: facets.Set{A2A: f}, Protocol: facets.ProtocolA2A, Policy: o.Policy,
+		Options: len(opts), Caller: caller, Subject: &o.Subject, Sink: &o.Sink}
+	return exchange.Mount(wiring, server, func(n *negotiate.Negotiator) (*Middleware, error) { return New(n, o.Options) })
 }
 
 // HandlerOptions is what [Handler] takes past the defaults. The zero
