@@ -256,26 +256,12 @@ func (i *Interceptor) observe(ctx context.Context, method string, o *negotiate.O
 	}
 }
 
-// subject resolves the caller's Subject. An invalid one is logged with
-// every violation and read as no Subject; under StrictSubject the
-// violations come back instead, for the call to be refused.
+// subject resolves the caller's Subject ([exchange.Subject]).
 func (i *Interceptor) subject(ctx context.Context, md metadata.MD) (s *negotiate.Subject, invalid string) {
 	if i.opts.Subject != nil {
 		s = i.opts.Subject(ctx, md)
 	}
-	if s == nil {
-		return nil, ""
-	}
-	err := s.Validate()
-	if err == nil {
-		return s, ""
-	}
-	invalid = strings.TrimPrefix(err.Error(), "invalid subject: ")
-	i.log.ErrorContext(ctx, "wopneg: invalid Subject: "+invalid, slog.Bool("refused", i.opts.StrictSubject))
-	if i.opts.StrictSubject {
-		return nil, invalid
-	}
-	return nil, ""
+	return exchange.Subject(ctx, s, i.opts.StrictSubject, i.log)
 }
 
 // readVersion reads the A2A-Version of a call from its metadata: every

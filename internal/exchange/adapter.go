@@ -15,6 +15,8 @@
 //     decision;
 //   - the outbound link ([Peer]): calls only to the peer's origin, the
 //     runtime refusal recorded;
+//   - the caller's Subject, an invalid one logged and never trusted
+//     ([Subject]);
 //   - the start-up check, the outcome carried to the wrapped handler, and
 //     the one-call defaults.
 //
@@ -26,7 +28,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -135,4 +139,27 @@ func Offer(adv facets.Advertised, requested string) negotiate.Offer {
 		return negotiate.Offer{Protocol: adv.Protocol, Requested: requested, PeerVersions: adv.Versions[i : i+1 : i+1]}
 	}
 	return negotiate.InboundOffer(adv, "", requested)
+}
+
+// Subject is the Subject a request is decided for, given s, the one the
+// host's Subject function resolved (nil: none): s when it is valid. An
+// invalid Subject is a fault of the host's authentication, which never
+// gains a caller anything and is never silent: it is logged to log with
+// every violation ("wopneg: invalid Subject: ..."), and read as no
+// Subject, or, when strict, its violations come back for the request to
+// be refused before any negotiation.
+func Subject(ctx context.Context, s *negotiate.Subject, strict bool, log *slog.Logger) (valid *negotiate.Subject, invalid string) {
+	if s == nil {
+		return nil, ""
+	}
+	err := s.Validate() // every violation, each with its JSON path
+	if err == nil {
+		return s, ""
+	}
+	invalid = strings.TrimPrefix(err.Error(), "invalid subject: ")
+	log.ErrorContext(ctx, "wopneg: invalid Subject: "+invalid, slog.Bool("refused", strict))
+	if strict {
+		return nil, invalid
+	}
+	return nil, ""
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -239,3 +240,39 @@ type says bool
 
 func (says) Emit(context.Context, events.Event) error { return nil }
 func (s says) Durable() bool                          { return bool(s) }
+
+// TestSubject: a valid Subject is the caller, none is none, and an invalid
+// one is logged with its violations and read as none, or, strict, refused
+// with them.
+func TestSubject(t *testing.T) {
+	valid := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "peer-agent", Tenant: "acme", Lane: policy.LaneOIDC, Kind: policy.KindAgent}
+	invalid := &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "users/42", Tenant: "acme", Lane: policy.LaneOIDC, Kind: policy.KindAgent}
+	for _, c := range []struct {
+		name      string
+		given     *negotiate.Subject
+		strict    bool
+		want      *negotiate.Subject
+		violation bool
+		line      string // what the log holds; "" for nothing
+	}{
+		{name: "none", given: nil},
+		{name: "valid", given: valid, want: valid},
+		{name: "valid, strict", given: valid, strict: true, want: valid},
+		{name: "invalid", given: invalid, line: "level=ERROR msg=\"wopneg: invalid Subject: subject.subjectId: \\\"users/42\\\" contains whitespace or '/'\""},
+		{name: "invalid, strict", given: invalid, strict: true, violation: true, line: "refused=true"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log bytes.Buffer
+			got, violation := exchange.Subject(t.Context(), c.given, c.strict, slog.New(slog.NewTextHandler(&log, nil)))
+			if got != c.want || (violation != "") != c.violation || c.violation && violation != `subject.subjectId: "users/42" contains whitespace or '/'` {
+				t.Errorf("Subject = %v, %q", got, violation)
+			}
+			if c.line == "" && log.Len() != 0 || !strings.Contains(log.String(), c.line) {
+				t.Errorf("logged %q; want %q", log.String(), c.line)
+			}
+			if c.line != "" && !strings.Contains(log.String(), "refused="+strconv.FormatBool(c.strict)) {
+				t.Errorf("logged %q; want refused=%v", log.String(), c.strict)
+			}
+		})
+	}
+}

@@ -283,26 +283,12 @@ func (m *Middleware) rpcCode(card bool, code int) int {
 	return code
 }
 
-// subject resolves the caller's Subject. An invalid one is logged with
-// every violation and read as no Subject; under StrictSubject the
-// violations come back instead, for the request to be refused.
+// subject resolves the caller's Subject ([exchange.Subject]).
 func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid string) {
 	if m.opts.Subject != nil {
 		s = m.opts.Subject(r)
 	}
-	if s == nil {
-		return nil, ""
-	}
-	err := s.Validate() // every violation, each with its JSON path
-	if err == nil {
-		return s, ""
-	}
-	invalid = strings.TrimPrefix(err.Error(), "invalid subject: ")
-	m.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+invalid, slog.Bool("refused", m.opts.StrictSubject))
-	if m.opts.StrictSubject {
-		return nil, invalid
-	}
-	return nil, ""
+	return exchange.Subject(r.Context(), s, m.opts.StrictSubject, m.log)
 }
 
 // serveCard answers a card request from Options.Card.

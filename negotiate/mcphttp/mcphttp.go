@@ -292,29 +292,19 @@ const (
 	codeInternalError  = -32603
 )
 
-// caller returns r's Subject. An invalid one is logged and, unless
-// Options.StrictSubject refuses the request (ok false, answered), taken as
-// no Subject: it never reaches the decision, where it would count as
-// unauthenticated anyway, nor a session, where it could match another.
+// caller returns r's Subject ([exchange.Subject]): under
+// Options.StrictSubject, an invalid one refuses the request (ok false,
+// answered).
 func (h *handler) caller(w http.ResponseWriter, r *http.Request) (subject *negotiate.Subject, ok bool) {
-	if h.opts.Subject == nil {
-		return nil, true
+	if h.opts.Subject != nil {
+		subject = h.opts.Subject(r)
 	}
-	s := h.opts.Subject(r)
-	if s == nil {
-		return nil, true
-	}
-	err := s.Validate()
-	if err == nil {
-		return s, true
-	}
-	violation := strings.TrimPrefix(err.Error(), "invalid subject: ")
-	h.log.ErrorContext(r.Context(), "wopneg: invalid Subject: "+violation, slog.Bool("refused", h.opts.StrictSubject))
-	if h.opts.StrictSubject {
-		writeRPCError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + violation})
+	subject, invalid := exchange.Subject(r.Context(), subject, h.opts.StrictSubject, h.log)
+	if invalid != "" {
+		writeRPCError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + invalid})
 		return nil, false
 	}
-	return nil, true
+	return subject, true
 }
 
 // rebound returns the header that names a host other than a loopback one
