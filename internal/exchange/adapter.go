@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -162,4 +163,44 @@ func Subject(ctx context.Context, s *negotiate.Subject, strict bool, log *slog.L
 		return nil, invalid
 	}
 	return nil, ""
+}
+
+// HeaderValues returns the values of the header whose canonical key is
+// name under every spelling of its key. net/http canonicalizes what it
+// reads off the wire, but an http.Header built by hand can hold
+// "MCP-Protocol-Version" beside "Mcp-Protocol-Version", and whoever reads
+// it next (the wrapped server, the peer) reads both: no value may pass
+// unchecked under a spelling a check did not see. Other spellings come
+// after the canonical one, sorted by key, so that what is reported does
+// not depend on map order; with none (every header net/http read) the
+// values are h[name] itself.
+func HeaderValues(h http.Header, name string) []string {
+	vs := h[name]
+	var others []string
+	for k := range h {
+		if k != name && strings.EqualFold(k, name) {
+			others = append(others, k)
+		}
+	}
+	slices.Sort(others)
+	for _, k := range others {
+		vs = append(vs[:len(vs):len(vs)], h[k]...) // never into the header's own array
+	}
+	return vs
+}
+
+// SetHeader returns h (a new one when h is nil) with the header whose
+// canonical key is name set to value alone, under that key: every other
+// spelling of it is deleted, so that the peer reads the one value.
+func SetHeader(h http.Header, name, value string) http.Header {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+	if h == nil {
+		h = make(http.Header, 1)
+	}
+	h[name] = []string{value}
+	return h
 }

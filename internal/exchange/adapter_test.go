@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -274,5 +276,39 @@ func TestSubject(t *testing.T) {
 				t.Errorf("logged %q; want refused=%v", log.String(), c.strict)
 			}
 		})
+	}
+}
+
+// TestHeaderValues: a header is read under every spelling of its key,
+// the canonical one first and the others in the order of their keys,
+// without writing into the header's own values.
+func TestHeaderValues(t *testing.T) {
+	own := make([]string, 1, 4) // room an append could write into
+	own[0] = "a"
+	h := http.Header{"Mcp-Protocol-Version": own, "mcp-protocol-version": {"c"}, "MCP-Protocol-Version": {"b"}, "Mcp-Method": {"x"}}
+	if got := exchange.HeaderValues(h, "Mcp-Protocol-Version"); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("every spelling: %q", got)
+	}
+	if own[:2][1] != "" {
+		t.Errorf("the header's own array was written: %q", own[:2])
+	}
+	if got := exchange.HeaderValues(h, "Mcp-Method"); len(got) != 1 || &got[0] != &h["Mcp-Method"][0] {
+		t.Errorf("one spelling: %q, not the header's own values", got)
+	}
+	if got := exchange.HeaderValues(h, "Mcp-Session-Id"); got != nil {
+		t.Errorf("none: %q", got)
+	}
+}
+
+// TestSetHeader: a header is set under its canonical key alone, every
+// other spelling gone, in a header made for it when there was none.
+func TestSetHeader(t *testing.T) {
+	h := http.Header{"Mcp-Protocol-Version": {"a"}, "mcp-protocol-version": {"c"}, "Mcp-Method": {"x"}}
+	got := exchange.SetHeader(h, "Mcp-Protocol-Version", "v")
+	if want := (http.Header{"Mcp-Protocol-Version": {"v"}, "Mcp-Method": {"x"}}); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(h, want) {
+		t.Errorf("set %v, in place %v; want %v", got, h, want)
+	}
+	if got := exchange.SetHeader(nil, "Mcp-Protocol-Version", "v"); !reflect.DeepEqual(got, http.Header{"Mcp-Protocol-Version": {"v"}}) {
+		t.Errorf("no header: %v", got)
 	}
 }

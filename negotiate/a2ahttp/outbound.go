@@ -272,17 +272,18 @@ func (e *versionConflictError) Unwrap() error { return ErrVersionConflict }
 // RoundTripper contract requires, req is not modified (a copy is sent when
 // its header must change) and its body is closed even on a refusal.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	lines := req.Header[canonicalHeader]
-	other := otherSpellings(req.Header)
+	lines := exchange.HeaderValues(req.Header, canonicalHeader)
 	var params []string
 	if req.URL != nil && req.URL.RawQuery != "" {
 		params = queryValues(req.URL.RawQuery)
 	}
 	tc := tracectx.From(req.Context(), t.trace)
-	if len(lines) == 1 && lines[0] == t.version && other == nil && params == nil && tc.Parent == "" {
-		return t.send(req) // already stamped, the common case.
+	// stamped: the one line is the version, under the canonical key.
+	stamped := len(lines) == 1 && lines[0] == t.version && len(req.Header[canonicalHeader]) == 1 && tc.Parent == ""
+	if stamped && params == nil {
+		return t.send(req) // the common case.
 	}
-	sent := slices.Concat(lines, other, params)
+	sent := slices.Concat(lines, params)
 	for _, v := range sent {
 		for elem := range strings.SplitSeq(v, ",") {
 			if e := trimOWS(elem); e != "" && e != t.version {
@@ -293,19 +294,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	if len(lines) == 1 && lines[0] == t.version && other == nil && tc.Parent == "" {
+	if stamped {
 		return t.send(req) // a matching query parameter needs no change.
 	}
 	r2 := req.Clone(req.Context())
-	if r2.Header == nil {
-		r2.Header = make(http.Header, 1)
-	}
-	for k := range r2.Header {
-		if strings.EqualFold(k, headerName) {
-			delete(r2.Header, k)
-		}
-	}
-	r2.Header.Set(headerName, t.version)
+	r2.Header = exchange.SetHeader(r2.Header, canonicalHeader, t.version)
 	if err := stampTrace(r2, tc); err != nil {
 		return nil, err
 	}

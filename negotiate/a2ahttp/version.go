@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wopneg/wopneg/internal/a2aversion"
+	"github.com/wopneg/wopneg/internal/exchange"
 )
 
 // headerName is the header, and on the HTTP+JSON binding the query
@@ -28,37 +29,13 @@ var canonicalHeader = http.CanonicalHeaderKey(headerName)
 // caller decides what that means); anything more is several values, never
 // a choice among them.
 func readVersion(h http.Header, rawQuery string, query bool) a2aversion.Requested {
-	all := h[canonicalHeader]
-	other := otherSpellings(h)
-	var params []string
+	all := exchange.HeaderValues(h, canonicalHeader)
 	if query && rawQuery != "" {
-		params = queryValues(rawQuery)
-	}
-	if other != nil || params != nil {
 		// A fresh slice: appending to the header's own could write into
 		// its backing array.
-		all = slices.Concat(all, other, params)
+		all = slices.Concat(all, queryValues(rawQuery))
 	}
 	return a2aversion.Read(all)
-}
-
-// otherSpellings returns the values of header keys that name A2A-Version in
-// a case other than the canonical one, which net/http never produces but a
-// hand-built http.Header can hold. They are sorted by key, so that a
-// refusal's message does not depend on map order.
-func otherSpellings(h http.Header) []string {
-	var keys []string
-	for k := range h {
-		if len(k) == len(headerName) && k != canonicalHeader && strings.EqualFold(k, headerName) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys) // none, the common case, leaves values nil
-	var values []string
-	for _, k := range keys {
-		values = append(values, h[k]...)
-	}
-	return values
 }
 
 // queryValues returns the values of every A2A-Version parameter in

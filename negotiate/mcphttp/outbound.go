@@ -685,7 +685,7 @@ func (t *Transport) opened(out *http.Request) error {
 		return errClosed
 	}
 	if t.session != "" {
-		if vs := headerValues(out.Header, headerSessionID); len(vs) > 1 || len(vs) == 1 && vs[0] != t.session {
+		if vs := exchange.HeaderValues(out.Header, headerSessionID); len(vs) > 1 || len(vs) == 1 && vs[0] != t.session {
 			return fmt.Errorf("mcphttp: the %s header names another session than the one Connect opened: %w", headerSessionID, ErrVersionConflict)
 		}
 		out.Header[headerSessionID] = []string{t.session}
@@ -763,7 +763,7 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 	// Every spelling of the key: a hand-built header can hold
 	// "MCP-Protocol-Version" beside the canonical key, and the peer would
 	// read both.
-	vs := headerValues(req.Header, headerProtocolVersion)
+	vs := exchange.HeaderValues(req.Header, headerProtocolVersion)
 	if len(vs) > 1 {
 		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
@@ -771,12 +771,7 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
-	for k := range out.Header {
-		if strings.EqualFold(k, headerProtocolVersion) {
-			delete(out.Header, k)
-		}
-	}
-	out.Header[headerProtocolVersion] = []string{t.revision}
+	out.Header = exchange.SetHeader(out.Header, headerProtocolVersion, t.revision)
 	tc := tracectx.From(req.Context(), t.trace)
 	tc.SetHeader(out.Header)
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {

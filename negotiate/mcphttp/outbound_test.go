@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -309,6 +310,16 @@ func TestTransport(t *testing.T) {
 	resp.Body.Close()
 	if got := p.seen(); len(got) != 1 || got[0].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
 		t.Errorf("GET sent %+v", got)
+	}
+	// A request built by hand with no header at all is stamped as any
+	// other, never a panic.
+	u, _ := url.Parse(p.URL)
+	if resp, err = tr.RoundTrip((&http.Request{Method: http.MethodGet, URL: u}).WithContext(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := p.seen(); len(got) != 2 || got[1].header.Get("Mcp-Protocol-Version") != "2026-07-28" {
+		t.Errorf("a request without a header sent %+v", got)
 	}
 	for _, o := range []negotiate.Outcome{
 		{Kind: negotiate.Refused, Protocol: facets.ProtocolMCP},

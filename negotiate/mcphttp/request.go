@@ -93,34 +93,12 @@ func singleHeader(vs []string, name string, commasAllowed bool) (string, error) 
 	return v, nil
 }
 
-// headerValues returns the values of the header name (canonical) under
-// every spelling of its key: net/http canonicalizes what it reads off the
-// wire, but an http.Header built by hand can hold "MCP-Protocol-Version"
-// beside "Mcp-Protocol-Version", and a server reading either must not see
-// a value the middleware did not check. Other spellings come after the
-// canonical one, sorted by key, so that what is reported does not depend
-// on map order.
-func headerValues(h http.Header, name string) []string {
-	vs := h[name]
-	var others []string
-	for k := range h {
-		if k != name && strings.EqualFold(k, name) {
-			others = append(others, k)
-		}
-	}
-	slices.Sort(others)
-	for _, k := range others {
-		vs = append(vs[:len(vs):len(vs)], h[k]...)
-	}
-	return vs
-}
-
 // headerRevision is what a request whose headers could not be read names
 // as its revision, for the record: every value of MCP-Protocol-Version,
 // which the decision refuses as no revision when there is more than one,
 // or impliedRevision when there is none.
 func headerRevision(h http.Header) string {
-	return cmp.Or(strings.Trim(strings.Join(headerValues(h, headerProtocolVersion), ", "), " \t"), impliedRevision)
+	return cmp.Or(strings.Trim(strings.Join(exchange.HeaderValues(h, headerProtocolVersion), ", "), " \t"), impliedRevision)
 }
 
 // requestHeaders are the MCP headers of one request.
@@ -138,13 +116,13 @@ func (rh *requestHeaders) revision() string { return cmp.Or(rh.version, impliedR
 
 // readHeaders reads and checks the MCP headers of r. It walks the map
 // once to see whether any of them is also under another spelling of its
-// key; only then are their values gathered by headerValues, which walks
+// key; only then are their values gathered by exchange.HeaderValues, which walks
 // the map again for each. Otherwise (every map net/http reads off the
 // wire) a header's values are its canonical key's.
 func readHeaders(h http.Header) (requestHeaders, error) {
 	values := func(name string) []string { return h[name] }
 	if respelled(h) {
-		values = func(name string) []string { return headerValues(h, name) }
+		values = func(name string) []string { return exchange.HeaderValues(h, name) }
 	}
 	var rh requestHeaders
 	var err error
@@ -176,7 +154,7 @@ func readHeaders(h http.Header) (requestHeaders, error) {
 var readHeaderNames = [...]string{headerProtocolVersion, headerMethod, headerSessionID, headerName}
 
 // respelled reports whether h holds one of readHeaderNames under a key
-// other than its canonical one (see headerValues).
+// other than its canonical one (see exchange.HeaderValues).
 func respelled(h http.Header) bool {
 	for k := range h {
 		for _, name := range readHeaderNames {
