@@ -205,14 +205,8 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 		return nil, internal("the caller's Subject is invalid: " + invalid)
 	}
 	req := readVersion(md).Call()
-	o, payload := i.n.Decide(subject, negotiate.InboundOffer(i.adv, "", req.Raw()))
-	recorded := o.Err() != nil || i.n.RequiresAudit()
-	if recorded {
-		// A refusal is the interceptor's own answer: what it answers is
-		// what it records, now. Under RequireAudit every call may act
-		// (a SendMessage runs the agent), and nothing may act unrecorded.
-		o, _ = i.rec.Record(ctx, negotiate.Destination{}, subject, o, payload)
-	}
+	// Every call may act (a SendMessage runs the agent).
+	o, payload, recorded := i.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(i.adv, req.Raw()), false, true)
 	if o.Err() != nil {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(metadataKey, i.adv.Preferred))
 		i.observe(ctx, method, &o)

@@ -60,6 +60,25 @@ func (r *Recorder) DecideAndRecord(ctx context.Context, dest negotiate.Destinati
 	return r.Record(ctx, dest, subject, o, payload)
 }
 
+// Decided decides offer, a request that reached the host, for subject,
+// and records now what must be on the record before anything is served:
+// a refusal, and an acceptance the middleware answers itself (own: a card
+// it serves), which are what the host answers; and, under RequireAudit, an
+// acceptance of a request that may act (acts: a tools/call runs a tool, a
+// SendMessage the agent; a discover or an initialize acts on nothing),
+// since nothing may act unrecorded. The server's refusal of such a
+// recorded acceptance is then recorded in a second event (Settled). It
+// returns the outcome that stands (the audit's refusal when a required
+// record failed), the decision's event, and whether it was recorded.
+func (r *Recorder) Decided(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer, own, acts bool) (o negotiate.Outcome, payload events.NegotiationDecided, recorded bool) {
+	o, payload = r.N.Decide(subject, offer)
+	if o.Err() == nil && !own && !(acts && r.N.RequiresAudit()) {
+		return o, payload, false
+	}
+	o, _ = r.Record(ctx, dest, subject, o, payload)
+	return o, payload, true
+}
+
 // Contradicted records that the server or peer refused the version the
 // decision o accepted: payload, the decision's event (its time, requested
 // version, floor and peer kept), becomes a refusal, and the outcome that

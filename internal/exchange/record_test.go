@@ -63,6 +63,52 @@ func mustLookup(t *testing.T, n *negotiate.Negotiator) facets.Advertised {
 	return adv
 }
 
+// TestDecided: an inbound decision is recorded before anything is served
+// when it is a refusal, when the middleware answers it itself, and under
+// RequireAudit when the request may act; a record that then fails under
+// RequireAudit stands as the audit's refusal.
+func TestDecided(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		requested               string
+		own, acts, audit, fails bool
+		recorded                bool
+		rule                    negotiate.Rule // the rule of the outcome that stands
+	}{
+		{name: "accepted", requested: "1.0", rule: negotiate.RuleAccept},
+		{name: "accepted, may act", requested: "1.0", acts: true, rule: negotiate.RuleAccept},
+		{name: "accepted, audited, acts on nothing", requested: "1.0", audit: true, rule: negotiate.RuleAccept},
+		{name: "accepted, audited, may act", requested: "1.0", acts: true, audit: true, recorded: true, rule: negotiate.RuleAccept},
+		{name: "answered by the middleware", requested: "1.0", own: true, recorded: true, rule: negotiate.RuleAccept},
+		{name: "refused", requested: "0.1", recorded: true, rule: negotiate.RuleFloor},
+		{name: "audited, and its record fails", requested: "1.0", acts: true, audit: true, fails: true, recorded: true, rule: negotiate.RuleAudit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sink := &negotiatetest.Recorder{}
+			if c.fails {
+				sink.Fail(errors.New("store down"))
+			}
+			r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{RequireAudit: c.audit}), Sink: sink}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // the client is gone: the record is not
+			o, payload, recorded := r.Decided(ctx, negotiate.Destination{}, user, exchange.Offer(mustLookup(t, r.N), c.requested), c.own, c.acts)
+			if recorded != c.recorded || o.Rule != c.rule || payload.Requested != c.requested {
+				t.Errorf("%+v, %+v, recorded %v", o, payload, recorded)
+			}
+			if n := len(sink.Events()); n != btoi(c.recorded && !c.fails) {
+				t.Errorf("%d events", n)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // TestContradicted: a server's refusal of what the decision accepted is
 // recorded as that decision changed to the refusal, and stands as the
 // refusal of a peer that serves none of the host's versions.

@@ -192,16 +192,10 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 
 	ctx := r.Context()
-	outcome, payload := m.n.Decide(subject, exchange.Offer(m.adv, req.Raw()))
+	// A card from Options.Card is the middleware's own answer; every
+	// request but the card's may act (a SendMessage runs the agent).
 	cardServed := card && m.opts.Card != nil
-	recorded := outcome.Err() != nil || cardServed || !card && m.n.RequiresAudit()
-	if recorded {
-		// A refusal, and a card from Options.Card, are the middleware's
-		// own answers: what it answers is what it records, now. Under
-		// RequireAudit every request but the card's may act (a
-		// SendMessage runs the agent), and nothing may act unrecorded.
-		outcome, _ = m.rec.Record(ctx, negotiate.Destination{}, subject, outcome, payload)
-	}
+	outcome, payload, recorded := m.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(m.adv, req.Raw()), cardServed, !card)
 
 	if outcome.Err() != nil {
 		w.Header()[canonicalHeader] = []string{m.adv.Preferred}

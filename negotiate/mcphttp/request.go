@@ -392,17 +392,9 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		// made for it, so it is decided on its own, at the session's
 		// revision or not at all.
 	}
-	o, e, ok := h.decide(r, subject, exchange.Offer(h.adv, requested))
-	recorded := ok && rh.method != methodDiscover && h.n.RequiresAudit()
-	if recorded {
-		// Anything but discover may act (a tools/call runs a tool), and
-		// under RequireAudit nothing may act unrecorded: its record comes
-		// before it is served, and a server that then refuses the
-		// revision (-32022) is recorded in a second event.
-		o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e)
-		ok = o.Err() == nil
-	}
-	if !ok {
+	// Anything but discover may act (a tools/call runs a tool).
+	o, e, recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, rh.method != methodDiscover)
+	if o.Err() != nil {
 		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 		return
 	}
@@ -440,8 +432,8 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
-	o, e, ok := h.decide(r, subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter})
-	if !ok {
+	o, e, _ := h.rec.Decided(r.Context(), h.dest(r), subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter}, false, false)
+	if o.Err() != nil {
 		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
 	}
@@ -458,20 +450,6 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1, false)
 	h.forward(a, r, raw, &o, true)
 	a.release()
-}
-
-// decide decides offer for r's caller, once: it returns the outcome, its
-// event, and false when the outcome is a refusal, which the caller
-// answers. A refusal is recorded now; an accepted outcome is recorded when
-// the wrapped server answers, as it answered (see follow), so the caller
-// must forward it through follow.
-func (h *handler) decide(r *http.Request, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, events.NegotiationDecided, bool) {
-	o, e := h.n.Decide(subject, offer)
-	if o.Err() == nil {
-		return o, e, true
-	}
-	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, e)
-	return o, e, o.Err() == nil
 }
 
 // refuse answers a request the middleware refuses for something other than
