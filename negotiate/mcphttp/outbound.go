@@ -334,8 +334,9 @@ type negotiation struct {
 // recorded and the policy does not require it, it is the
 // *negotiate.AuditError alone, and the caller decides whether to proceed.
 //
-// A server that could not be asked (unreachable, timed out, hung up,
-// answered a 5xx, too much, or no negotiation answer at all) refused
+// A server that could not be asked (a URL the egress policy does not
+// reach, unreachable, timed out, hung up, answered a 5xx, too much, or no
+// negotiation answer at all) refused
 // nothing: Negotiate then records nothing, logs one line to
 // opts.ErrorLog, and returns the zero Outcome with an error that unwraps
 // to an internal_error *errors.Error whose details.reason says which
@@ -386,11 +387,8 @@ func settle(ctx context.Context, n *negotiate.Negotiator, serverURL string, opts
 	// and absent a choice that is its preferred revision.
 	requested := cmp.Or(opts.Requested, adv.Preferred)
 	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Peer: serverURL, Requested: requested}
-	if _, err := events.PeerDigest(serverURL); err != nil {
-		// Without a URL that has an origin, nothing is sent, and the
-		// decision refuses the exchange (negotiate.RuleInput).
-		return r.record(ctx, opts, offer, nil)
-	}
+	// A URL the egress policy does not reach (no http(s) origin among
+	// them) is asked nothing, and so reaches no decision, as A2A's.
 	d, err := discover(ctx, r.client, serverURL, adv.Preferred, opts.TraceContext)
 	var legacy *discoverError
 	switch {

@@ -378,10 +378,10 @@ func TestNegotiateNoDecision(t *testing.T) {
 
 // TestNegotiateEgress: with a nil Client, the negotiation fetch follows
 // the egress policy: loopback only with AllowLoopback, private addresses
-// only with AllowPrivate, link-local and metadata addresses never; a host
-// spelled in hex is dialled as the record names it; a redirect to another
-// origin is refused, with the host's own client too. Nothing refused is
-// recorded.
+// only with AllowPrivate, link-local and metadata addresses and URLs that
+// are not http(s) never; a host spelled in hex is dialled as the record
+// names it; a redirect to another origin is refused, with the host's own
+// client too. Nothing refused is recorded: no peer was asked.
 func TestNegotiateEgress(t *testing.T) {
 	modern := jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
 	p := newPeer(t, modern)
@@ -410,6 +410,8 @@ func TestNegotiateEgress(t *testing.T) {
 		{"0x7f000001, loopback allowed", "http://0x7f000001:" + port + "/", mcphttp.OutboundOptions{AllowLoopback: true}, 0},
 		{"cloud metadata, everything allowed", "http://169.254.169.254/", mcphttp.OutboundOptions{AllowLoopback: true, AllowPrivate: true}, egress.Denied},
 		{"a private address, by default", "http://10.0.0.1:9/", mcphttp.OutboundOptions{}, egress.Denied},
+		{"a URL without an origin", "mailto:mcp@example.com", mcphttp.OutboundOptions{AllowLoopback: true, AllowPrivate: true}, egress.Denied},
+		{"a URL of another scheme", "ws://127.0.0.1:" + port + "/", mcphttp.OutboundOptions{AllowLoopback: true}, egress.Denied},
 		{"another origin's redirect", redirect.URL, mcphttp.OutboundOptions{AllowLoopback: true}, egress.RedirectRefused},
 		{"another origin's redirect, the host's client", redirect.URL, mcphttp.OutboundOptions{Client: redirect.Client()}, egress.RedirectRefused},
 		{"a same-origin redirect", same.URL, mcphttp.OutboundOptions{AllowLoopback: true}, 0},
