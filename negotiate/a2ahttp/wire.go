@@ -1,10 +1,8 @@
 package a2ahttp
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -28,15 +26,6 @@ const (
 // not be read (JSON-RPC 2.0 §5).
 var nullID = jsontext.Value("null")
 
-// rpcResponse is a JSON-RPC 2.0 error response. The id is the request's,
-// byte for byte: a2a-go's client decodes it into a string, so it must come
-// back as the type it was sent as.
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      jsontext.Value  `json:"id"`
-	Error   rpcerr.RPCError `json:"error"`
-}
-
 // statusError is the error of a google.rpc.Status error response as the
 // A2A HTTP+JSON binding sends it (AIP-193): {"error": {code, status,
 // message, details}}.
@@ -47,27 +36,9 @@ type statusError struct {
 	Details []rpcerr.ErrorInfo `json:"details"`
 }
 
-// writeJSON writes v as the JSON body of a response with the given status.
-// The values written here are built by this package, of the types above,
-// and always marshal.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, _ := json.Marshal(v)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body) // the client is gone if this fails; nothing to do.
-}
-
-// writeRPCError answers a JSON-RPC request with e, on HTTP 200 as the
-// JSON-RPC binding does for every error.
-func writeRPCError(w http.ResponseWriter, id jsontext.Value, e rpcerr.RPCError) {
-	writeJSON(w, http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: id, Error: e})
-}
-
 // writeStatus answers with a google.rpc.Status body.
 func writeStatus(w http.ResponseWriter, code int, status, message string, info rpcerr.ErrorInfo) {
-	writeJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
+	rpcerr.WriteJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
 }
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was

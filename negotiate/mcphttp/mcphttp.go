@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,8 +20,6 @@ import (
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/policy"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // defaultMaxBodyBytes bounds a request body when Options.MaxBodyBytes is
@@ -240,7 +237,7 @@ func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableLocalhostProtection {
 		if what := rebound(r); what != "" {
-			writeRPCError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			rpcerr.Write(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
 			return
 		}
 	}
@@ -274,7 +271,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Streamable HTTP has POST, GET and DELETE; anything else is no MCP
 		// request this middleware could vouch for.
 		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+		rpcerr.Write(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
 	}
 }
 
@@ -301,7 +298,7 @@ func (h *handler) caller(w http.ResponseWriter, r *http.Request) (subject *negot
 	}
 	subject, invalid := exchange.Subject(r.Context(), subject, h.opts.StrictSubject, h.log)
 	if invalid != "" {
-		writeRPCError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + invalid})
+		rpcerr.Write(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + invalid})
 		return nil, false
 	}
 	return subject, true
@@ -341,29 +338,6 @@ func isLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
-}
-
-// writeRPCError answers with a JSON-RPC error response. id is the
-// request's id, or nil for null (a batch, or no id to answer).
-func writeRPCError(w http.ResponseWriter, status int, id jsontext.Value, e rpcerr.RPCError) {
-	if id == nil {
-		id = jsontext.Value("null")
-	}
-	type response struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      jsontext.Value  `json:"id"`
-		Error   rpcerr.RPCError `json:"error"`
-	}
-	body, err := json.Marshal(response{"2.0", id, e})
-	if err != nil {
-		// Only an id that is not JSON could fail, and ids come from a body
-		// that a lenient parser accepted; answer null rather than nothing.
-		body, _ = json.Marshal(response{"2.0", jsontext.Value("null"), e})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // Check asks server, the handler the host gives to [Middleware.Wrap],
