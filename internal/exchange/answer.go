@@ -274,14 +274,13 @@ func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict,
 			v = a.End()
 		}
 	}
-	switch {
-	case v == Unreadable:
+	if v == Unreadable {
 		err = unreadable(resp, a.raw, limit)
-	case v == Undecided && err != io.EOF:
+	} else if v == Undecided && err != io.EOF {
 		err = readFailure(resp, err)
-	case v == Refused:
+	} else if v == Refused {
 		err = nil
-	default:
+	} else {
 		resp.Body = NewReplay(a.raw, err, resp.Body)
 		return a.raw, v, nil
 	}
