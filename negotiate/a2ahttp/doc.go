@@ -301,8 +301,10 @@
 // shows one or the other (a result settles it at once); one that has not
 // within the bound is not handed back either (an error whose
 // details.reason is "too-large"), and records nothing, since the peer
-// refused nothing that was seen. Every other answer comes back byte for
-// byte, the rest of a stream as it arrives. The refusal's record does not
+// refused nothing that was seen; nor is one whose connection broke before
+// it showed either (an error whose details.reason is "hang-up", as MCP's
+// Transport answers it). Every other answer comes back byte for byte, the
+// rest of a stream as it arrives. The refusal's record does not
 // depend on the caller's context. A Transport of Connect sends only to
 // the origin of the card it negotiated on: a call a redirect took to
 // another origin (a 307 the host's own http.Client followed) is refused
