@@ -15,8 +15,12 @@
 //     decision;
 //   - the outbound link ([Peer]): calls only to the peer's origin, the
 //     runtime refusal recorded;
+//   - what an inbound decision records before anything is served
+//     ([Recorder.Decided]);
 //   - the caller's Subject, an invalid one logged and never trusted
 //     ([Subject]);
+//   - a header read and stamped under every spelling of its key
+//     ([HeaderValues], [SetHeader]);
 //   - the start-up check, the outcome carried to the wrapped handler, and
 //     the one-call defaults.
 //
