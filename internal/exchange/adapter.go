@@ -22,7 +22,7 @@
 //   - a header read and stamped under every spelling of its key
 //     ([HeaderValues], [SetHeader]);
 //   - the start-up check, the outcome carried to the wrapped handler, and
-//     the one-call defaults.
+//     the one-call constructor ([Mount]).
 //
 // Its guarantees are tested once, as a table whose rows are the
 // guarantees and whose columns are the places (places_test.go).
