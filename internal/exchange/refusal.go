@@ -2,12 +2,18 @@ package exchange
 
 import (
 	"cmp"
+	"encoding/json"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -73,3 +79,33 @@ func PeerRefusal(o negotiate.Outcome, offered []string, peerReason string) error
 
 // maxOffered is how many of the versions a peer offered a refusal keeps.
 const maxOffered = 16
+
+// rpcResponse is a JSON-RPC 2.0 error response.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      jsontext.Value  `json:"id"`
+	Error   rpcerr.RPCError `json:"error"`
+}
+
+// WriteError answers with e, a JSON-RPC 2.0 error response on HTTP status,
+// to the request whose id is id, byte for byte as the request wrote it (a
+// client such as a2a-go decodes it into the type it sent); nil is null,
+// the id of a request whose id could not be read (JSON-RPC 2.0 §5). The
+// ids come from the module's own strict readers, so they marshal.
+func WriteError(w http.ResponseWriter, status int, id jsontext.Value, e rpcerr.RPCError) {
+	if id == nil {
+		id = jsontext.Value("null")
+	}
+	WriteJSON(w, status, rpcResponse{"2.0", id, e})
+}
+
+// WriteJSON answers with v, an error answer of the module's own making
+// (which always marshals), as the JSON body of a response of status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client is gone if this fails; nothing to do
+}

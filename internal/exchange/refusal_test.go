@@ -3,14 +3,20 @@ package exchange_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -76,6 +82,27 @@ func TestPeerRefusal(t *testing.T) {
 	for _, o := range []negotiate.Outcome{input, audit, bare} {
 		if err := exchange.PeerRefusal(o, []string{"1.0"}, "unauthenticated"); err != o.Err() && !reflect.DeepEqual(err, o.Err()) {
 			t.Errorf("%+v: %v, want its own error %v", o, err, o.Err())
+		}
+	}
+}
+
+// TestWriteError: an error answer carries the request's id as it was
+// written, null when there is none, with its length and type, on its
+// status.
+func TestWriteError(t *testing.T) {
+	for _, c := range []struct {
+		id   jsontext.Value
+		want string
+	}{
+		{nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`},
+		{jsontext.Value(`"a-1"`), `{"jsonrpc":"2.0","id":"a-1","error":{"code":-32600,"message":"no"}}`},
+		{jsontext.Value(`7`), `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"no"}}`},
+	} {
+		w := httptest.NewRecorder()
+		exchange.WriteError(w, http.StatusBadRequest, c.id, rpcerr.RPCError{Code: -32600, Message: "no"})
+		if w.Code != http.StatusBadRequest || w.Body.String() != c.want ||
+			w.Header().Get("Content-Type") != "application/json" || w.Header().Get("Content-Length") != strconv.Itoa(len(c.want)) {
+			t.Errorf("%d %v %s; want %s", w.Code, w.Header(), w.Body, c.want)
 		}
 	}
 }

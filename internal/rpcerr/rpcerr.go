@@ -3,17 +3,12 @@
 // negotiate/mcphttp: the registered codes (A2A's -32009, MCP's -32020 and
 // -32022, JSON-RPC's -32602), the JSON-RPC error object, A2A 1.0's
 // google.rpc.ErrorInfo and the {supported, requested} data of MCP's
-// refusals, and how an error answer is written. The v2 envelope and its
-// codes are package errors'.
+// refusals. The v2 envelope and its codes are package errors'.
 package rpcerr
 
 import (
-	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // JSON-RPC error codes that carry a version refusal on the wire.
@@ -49,36 +44,6 @@ type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
-}
-
-// response is a JSON-RPC 2.0 error response.
-type response struct {
-	JSONRPC string         `json:"jsonrpc"`
-	ID      jsontext.Value `json:"id"`
-	Error   RPCError       `json:"error"`
-}
-
-// Write answers with e, a JSON-RPC 2.0 error response on HTTP status, to
-// the request whose id is id, byte for byte as the request wrote it (a
-// client such as a2a-go decodes it into the type it sent); nil is null,
-// the id of a request whose id could not be read (JSON-RPC 2.0 §5). The
-// ids come from the module's own strict readers, so they marshal.
-func Write(w http.ResponseWriter, status int, id jsontext.Value, e RPCError) {
-	if id == nil {
-		id = jsontext.Value("null")
-	}
-	WriteJSON(w, status, response{"2.0", id, e})
-}
-
-// WriteJSON answers with v, an error answer of the module's own making
-// (which always marshals), as the JSON body of a response of status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	body, _ := json.Marshal(v)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body) // the client is gone if this fails; nothing to do
 }
 
 // ErrorInfo is the google.rpc.ErrorInfo detail A2A 1.0 uses in error data.

@@ -2,13 +2,8 @@ package rpcerr_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strconv"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wopneg/wopneg/internal/rpcerr"
 )
@@ -121,25 +116,5 @@ func TestMCPLegacyInitializeUnsupported(t *testing.T) {
 	}
 	if e.Error() != "json-rpc error -32602: Unsupported protocol version" {
 		t.Errorf("Error() = %q", e.Error())
-	}
-}
-
-// TestWrite: an error answer carries the request's id as it was written,
-// null when there is none, with its length and type, on its status.
-func TestWrite(t *testing.T) {
-	for _, c := range []struct {
-		id   jsontext.Value
-		want string
-	}{
-		{nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`},
-		{jsontext.Value(`"a-1"`), `{"jsonrpc":"2.0","id":"a-1","error":{"code":-32600,"message":"no"}}`},
-		{jsontext.Value(`7`), `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"no"}}`},
-	} {
-		w := httptest.NewRecorder()
-		rpcerr.Write(w, http.StatusBadRequest, c.id, rpcerr.RPCError{Code: -32600, Message: "no"})
-		if w.Code != http.StatusBadRequest || w.Body.String() != c.want ||
-			w.Header().Get("Content-Type") != "application/json" || w.Header().Get("Content-Length") != strconv.Itoa(len(c.want)) {
-			t.Errorf("%d %v %s; want %s", w.Code, w.Header(), w.Body, c.want)
-		}
 	}
 }

@@ -320,7 +320,7 @@ func (m *Middleware) refuseVersion(w http.ResponseWriter, r *http.Request, card 
 	if m.opts.OmitErrorData {
 		e = e.WithoutData()
 	}
-	rpcerr.Write(w, http.StatusOK, m.requestID(r), e)
+	exchange.WriteError(w, http.StatusOK, m.requestID(r), e)
 }
 
 // auditMessage is the message of a refusal for an event that could not
@@ -351,7 +351,7 @@ func (m *Middleware) answerInternal(w http.ResponseWriter, card bool, msg string
 	if !m.opts.OmitErrorData {
 		e.Data = []rpcerr.ErrorInfo{errorInfo(reasonInternal)}
 	}
-	rpcerr.Write(w, http.StatusOK, id, e)
+	exchange.WriteError(w, http.StatusOK, id, e)
 }
 
 // errorInfo is the A2A 1.0 google.rpc.ErrorInfo detail of a refusal.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
@@ -38,7 +39,7 @@ type statusError struct {
 
 // writeStatus answers with a google.rpc.Status body.
 func writeStatus(w http.ResponseWriter, code int, status, message string, info rpcerr.ErrorInfo) {
-	rpcerr.WriteJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
+	exchange.WriteJSON(w, code, map[string]statusError{"error": {Code: code, Status: status, Message: message, Details: []rpcerr.ErrorInfo{info}}})
 }
 
 // sniffID returns the id of a JSON-RPC request body exactly as it was

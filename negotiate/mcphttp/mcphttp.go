@@ -237,7 +237,7 @@ func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableLocalhostProtection {
 		if what := rebound(r); what != "" {
-			rpcerr.Write(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			exchange.WriteError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
 			return
 		}
 	}
@@ -271,7 +271,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Streamable HTTP has POST, GET and DELETE; anything else is no MCP
 		// request this middleware could vouch for.
 		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		rpcerr.Write(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+		exchange.WriteError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
 	}
 }
 
@@ -298,7 +298,7 @@ func (h *handler) caller(w http.ResponseWriter, r *http.Request) (subject *negot
 	}
 	subject, invalid := exchange.Subject(r.Context(), subject, h.opts.StrictSubject, h.log)
 	if invalid != "" {
-		rpcerr.Write(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + invalid})
+		exchange.WriteError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: codeInternalError, Message: "invalid Subject: " + invalid})
 		return nil, false
 	}
 	return subject, true

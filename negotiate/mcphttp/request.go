@@ -190,7 +190,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
 			status, msg = http.StatusRequestEntityTooLarge, "the request body exceeds "+strconv.FormatInt(h.maxBody, 10)+" bytes"
 		}
-		rpcerr.Write(w, status, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: msg})
+		exchange.WriteError(w, status, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: msg})
 		return
 	}
 	requested := rh.revision()
@@ -230,7 +230,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	if errors.Is(err, errSyntax) {
 		// Whatever was read of it before it broke: a body that is not JSON
 		// is no message a server would read.
-		rpcerr.Write(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
+		exchange.WriteError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeParseError, Message: "the request body is not JSON"})
 	} else if initialize && batch {
 		h.refuse(w, r, subject, "", first.protocolVersion, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "initialize must not be batched"})
 	} else if initialize {
@@ -240,7 +240,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	} else if err == errBatchRevision {
 		h.refuse(w, r, subject, "", requested, nil, http.StatusBadRequest, rpcerr.RPCError{Code: codeInvalidRequest, Message: "a JSON-RPC batch is not allowed at " + headerProtocolVersion + " " + strconv.Quote(requested) + "; MCP has batches only at " + impliedRevision})
 	} else if isShape {
-		rpcerr.Write(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
+		exchange.WriteError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else {
 		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
 	}
@@ -415,7 +415,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		// It names no revision: nothing to decide or record.
 		e := rpcerr.MCPLegacyInitializeUnsupported("", h.servable(subject))
 		e.Message = "initialize needs params.protocolVersion, a string"
-		rpcerr.Write(w, http.StatusOK, id, e)
+		exchange.WriteError(w, http.StatusOK, id, e)
 		return
 	}
 	if m.hasMetaVersion && (!m.metaVersionStr || m.metaVersion != requested) {
@@ -488,7 +488,7 @@ func (h *handler) answerRefusal(w http.ResponseWriter, r *http.Request, method s
 	if o.Rule == negotiate.RuleAudit {
 		status, e = http.StatusInternalServerError, rpcerr.RPCError{Code: codeInternalError, Message: o.Error.Message}
 	}
-	rpcerr.Write(w, status, id, e)
+	exchange.WriteError(w, status, id, e)
 	h.observe(r, method, o, e.Code)
 }
 
