@@ -285,8 +285,10 @@ func TestSubject(t *testing.T) {
 func TestHeaderValues(t *testing.T) {
 	own := make([]string, 1, 4) // room an append could write into
 	own[0] = "a"
-	h := http.Header{"Mcp-Protocol-Version": own, "mcp-protocol-version": {"c"}, "MCP-Protocol-Version": {"b"}, "Mcp-Method": {"x"}}
-	if got := exchange.HeaderValues(h, "Mcp-Protocol-Version"); !slices.Equal(got, []string{"a", "b", "c"}) {
+	// "Mcp-Protocol-Verſion" folds to the name under Unicode case
+	// folding, with a longer key: still a spelling of it.
+	h := http.Header{"Mcp-Protocol-Version": own, "mcp-protocol-version": {"c"}, "MCP-Protocol-Version": {"b"}, "Mcp-Protocol-Ver\u017fion": {"d"}, "Mcp-Method": {"x"}}
+	if got := exchange.HeaderValues(h, "Mcp-Protocol-Version"); !slices.Equal(got, []string{"a", "b", "d", "c"}) {
 		t.Errorf("every spelling: %q", got)
 	}
 	if own[:2][1] != "" {
