@@ -8,13 +8,16 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/a2acard"
 	"github.com/wopneg/wopneg/internal/a2aversion"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -111,7 +114,7 @@ func (s *stamp) unary(ctx context.Context, method string, req, reply any, cc *gr
 	}
 	err = invoker(ctx, method, req, reply, cc, opts...)
 	if refuses(err) {
-		s.refused(ctx)
+		s.refused(ctx, err)
 	}
 	return err
 }
@@ -147,7 +150,7 @@ func (w *clientWatch) RecvMsg(m any) error {
 	err := w.ClientStream.RecvMsg(m)
 	if !w.recorded && refuses(err) {
 		w.recorded = true
-		w.s.refused(w.ctx)
+		w.s.refused(w.ctx, err)
 	}
 	return err
 }
@@ -195,10 +198,29 @@ func (s *stamp) stamped(ctx context.Context) (context.Context, error) {
 	return metadata.NewOutgoingContext(ctx, md), nil
 }
 
-// refused records the peer's refusal, at runtime, of the version the
-// calls are stamped with. A record that fails is logged by the engine
+// refused records the peer's refusal err, at runtime, of the version the
+// calls are stamped with, by what its ErrorInfo lists (see
+// exchange.RefusalOffer). A record that fails is logged by the engine
 // while the audit is not required; the caller's answer is the peer's
 // refusal either way.
-func (s *stamp) refused(ctx context.Context) {
-	_, _ = s.peer.Refused(ctx, negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: s.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}})
+func (s *stamp) refused(ctx context.Context, err error) {
+	_, _ = s.peer.Refused(ctx, facets.ProtocolA2A, s.version, supportedVersions(err))
+}
+
+// supportedVersions is what a refusal's ErrorInfo lists in its
+// supportedVersions metadata (comma-separated, as A2A writes it); nil when
+// it lists nothing.
+func supportedVersions(err error) []string {
+	st, _ := status.FromError(err)
+	var listed []string
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == rpcerr.A2AReasonVersionNotSupported {
+			for v := range strings.SplitSeq(info.GetMetadata()["supportedVersions"], ",") {
+				if v = strings.Trim(v, " \t"); v != "" {
+					listed = append(listed, v)
+				}
+			}
+		}
+	}
+	return listed
 }

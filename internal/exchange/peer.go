@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/wopneg/wopneg/events"
+	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -52,11 +53,30 @@ func (p *Peer) Send(rt http.RoundTripper, req *http.Request) (*http.Response, er
 	return egress.RoundTrip(rt, req)
 }
 
-// Refused records the peer's refusal, at runtime, of the version the
-// Transport stamps, as offer: the peer is p's.
-func (p *Peer) Refused(ctx context.Context, offer negotiate.Offer) (negotiate.Outcome, error) {
-	offer.Peer = p.URL
+// Refused records the peer's refusal, at runtime, of requested, the
+// version the Transport stamps, whose refusal listed listed: the decision
+// on that listing, by [RefusalOffer]. The peer is p's.
+func (p *Peer) Refused(ctx context.Context, proto facets.Protocol, requested string, listed []string) (negotiate.Outcome, error) {
+	offer := RefusalOffer(p.N, p.Subject, negotiate.Offer{Protocol: proto, Peer: p.URL, Requested: requested}, listed)
 	return p.DecideAndRecord(ctx, p.Dest, p.Subject, offer)
+}
+
+// RefusalOffer returns offer as the record of a peer's refusal of the
+// version offer requests, a refusal that listed listed: refused
+// below-floor when the decision finds every listed version below the
+// floor (none listed is not that), as an offer of them would have been;
+// otherwise unsupported, the offer of a peer that serves none of the
+// host's versions ([Unserved]). Never an acceptance: the peer refused.
+// Every Transport (MCP, A2A over HTTP and over gRPC) and MCP's
+// discover and initialize record a peer's refusal by this one rule; the
+// protocols supply only what the refusal lists.
+func RefusalOffer(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {
+	offer.PeerVersions = listed
+	if o, _ := n.Decide(subject, offer); len(listed) > 0 && o.Reason == events.ReasonBelowFloor {
+		return offer
+	}
+	offer.PeerVersions = []string{Unserved(offer.Protocol)}
+	return offer
 }
 
 // Egress is how an outbound negotiation reaches its peer: the host's own

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -36,12 +38,24 @@ var successes = map[facets.Protocol]string{
 	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"result":{}}`,
 }
 
+// belowFloor are each protocol's refusal of the version listing only
+// versions below the floor of placesNegotiator.
+var belowFloor = map[facets.Protocol]string{
+	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05"],"requested":"2026-07-28"}}}`,
+	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"version not supported","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{"supportedVersions":"0.2"}}]}}`,
+}
+
 // answer is how a server or peer writes its answer in a row.
 type answer func(w http.ResponseWriter, proto facets.Protocol)
 
 func plain(w http.ResponseWriter, proto facets.Protocol) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, refusals[proto])
+}
+
+func listingBelowFloor(w http.ResponseWriter, proto facets.Protocol) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, belowFloor[proto])
 }
 
 func gzipped(w http.ResponseWriter, proto facets.Protocol) { writeGzip(w, refusals[proto]) }
@@ -97,6 +111,7 @@ type trial struct {
 // calls reached the other origin, and whether the caller's call failed.
 type result struct {
 	recorded  []string
+	reasons   []string // the reasons of the refusals recorded, in order
 	elsewhere int64
 	failed    bool
 }
@@ -120,12 +135,16 @@ func placesNegotiator(t *testing.T, p policy.Policy) *negotiate.Negotiator {
 	return n
 }
 
-func outcomes(rec *negotiatetest.Recorder) []string {
-	var out []string
+// outcomes returns the outcomes rec holds, in order, and the reasons of
+// its refusals.
+func outcomes(rec *negotiatetest.Recorder) (out, reasons []string) {
 	for _, e := range rec.Events() {
 		out = append(out, e.Payload.Outcome)
+		if e.Payload.Outcome == "refused" {
+			reasons = append(reasons, e.Payload.Reason)
+		}
 	}
-	return out
+	return out, reasons
 }
 
 // inbound is the place of a wrapped server: wrap puts the middleware of
@@ -146,7 +165,8 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 			t.Fatal(err)
 		}
 		h.ServeHTTP(httptest.NewRecorder(), request().WithContext(ctx))
-		return result{recorded: outcomes(rec)}
+		recorded, reasons := outcomes(rec)
+		return result{recorded: recorded, reasons: reasons}
 	}}
 }
 
@@ -186,7 +206,8 @@ func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWrit
 		if err == nil {
 			resp.Body.Close()
 		}
-		return result{recorded: outcomes(rec), elsewhere: elsewhere.Load(), failed: err != nil}
+		recorded, reasons := outcomes(rec)
+		return result{recorded: recorded, reasons: reasons, elsewhere: elsewhere.Load(), failed: err != nil}
 	}}
 }
 
@@ -289,6 +310,11 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
 			func(r result) bool { return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+		{"a peer's refusal listing only versions below the floor is recorded below-floor", trial{answer: listingBelowFloor},
+			func(r result) bool {
+				return endsRefused(r) && slices.Equal(r.reasons, []string{events.ReasonBelowFloor})
+			},
+			map[string]string{"MCP inbound": "outbound only: the server behind the middleware is the host's own", "A2A inbound": "outbound only: the server behind the middleware is the host's own"}},
 		{"an answer cut short before it showed anything fails the call, recorded as nothing more", trial{answer: cutShort},
 			func(r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
@@ -300,7 +326,7 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 					t.Skip(why)
 				}
 				if r := p.run(t, row.trial); !row.holds(r) {
-					t.Errorf("recorded %v, %d calls to the other origin", r.recorded, r.elsewhere)
+					t.Errorf("recorded %v (refusals %v), %d calls to the other origin", r.recorded, r.reasons, r.elsewhere)
 				}
 			})
 		}

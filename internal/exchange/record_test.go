@@ -192,7 +192,7 @@ func TestPeer(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	o, err := p.Refused(context.Background(), negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: "1.0", PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}})
+	o, err := p.Refused(context.Background(), facets.ProtocolA2A, "1.0", nil)
 	digest, _ := events.PeerDigest(srv.URL)
 	if ev := rec.Events(); err != nil || o.Kind != negotiate.Refused || len(ev) != 1 || ev[0].Payload.PeerDigest != digest || ev[0].Payload.Outcome != "refused" {
 		t.Errorf("%+v, %v, %+v", o, err, ev)

@@ -337,9 +337,9 @@ func (t *Transport) refused(req *http.Request, held []byte) error {
 		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
 			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))
 	}
-	offer := negotiate.Offer{Protocol: facets.ProtocolA2A, Requested: t.version, PeerVersions: []string{exchange.Unserved(facets.ProtocolA2A)}}
-	o, auditErr := t.record.Refused(req.Context(), offer)
-	return errors.Join(fmt.Errorf("%s: %w", where, exchange.PeerRefusal(o, refusalSays(held), "")), auditErr)
+	listed := refusalSays(held)
+	o, auditErr := t.record.Refused(req.Context(), facets.ProtocolA2A, t.version, listed)
+	return errors.Join(fmt.Errorf("%s: %w", where, exchange.PeerRefusal(o, listed, "")), auditErr)
 }
 
 // refusalSays returns the versions a peer's refusal of the version lists

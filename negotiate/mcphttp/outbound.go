@@ -447,11 +447,11 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 		if _, err := facets.ParseVersion(facets.ProtocolMCP, h.version); err != nil || isStateless(h.version) {
 			// A revision no handshake settles is not one to speak on
 			// this session.
-			offer.PeerVersions = []string{unoffered}
+			offer.PeerVersions = []string{exchange.Unserved(facets.ProtocolMCP)}
 		}
 	default:
 		r.offers, r.peerReason = h.supported, h.reason
-		offer = refusal(n, opts.Subject, offer, h.supported)
+		offer = exchange.RefusalOffer(n, opts.Subject, offer, h.supported)
 	}
 	if err == nil {
 		r, err = r.record(ctx, opts, offer, nil)
@@ -462,20 +462,6 @@ func (r negotiation) viaInitialize(ctx context.Context, n *negotiate.Negotiator,
 		r.session = ""
 	}
 	return r, err
-}
-
-// refusal returns offer as the record of a server's refusal of the
-// revision asked for, listing listed: refused below-floor when the
-// decision finds every listed revision below the floor (none listed is
-// not that), otherwise unsupported. Never an acceptance: the server
-// refused.
-func refusal(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {
-	offer.PeerVersions = listed
-	if o, _ := n.Decide(subject, offer); len(listed) > 0 && o.Reason == events.ReasonBelowFloor {
-		return offer
-	}
-	offer.PeerVersions = []string{unoffered}
-	return offer
 }
 
 // handshakeRevisions are the revisions of adv a handshake could settle
@@ -750,8 +736,7 @@ func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) 
 func (t *Transport) refused(req *http.Request, method string, data []byte) error {
 	what := fmt.Sprintf("mcphttp: the server refused %s at the negotiated revision %q (-32022)", method, t.revision)
 	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
-	offer := refusal(t.rec.N, t.rec.Subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: t.revision}, rep.supported)
-	o, aerr := t.rec.Refused(req.Context(), offer)
+	o, aerr := t.rec.Refused(req.Context(), facets.ProtocolMCP, t.revision, rep.supported)
 	return errors.Join(fmt.Errorf("%s: %w", what, exchange.PeerRefusal(o, rep.supported, rep.reason)), aerr)
 }
 

@@ -466,7 +466,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 // rule of the decision refused it. Otherwise the reason e's data gives
 // is the one recorded, so that the wire and the record agree.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, method, requested string, id jsontext.Value, status int, e rpcerr.RPCError) {
-	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{unoffered}}
+	offer := negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{exchange.Unserved(facets.ProtocolMCP)}}
 	o, ev := h.n.Decide(subject, offer)
 	if e.Code == rpcerr.RPCMCPHeaderMismatch || e.Code == codeInvalidRequest {
 		o.Rule, o.Reason, o.Cause = negotiate.RuleInput, events.ReasonUnsupported, e
@@ -491,11 +491,6 @@ func (h *handler) answerRefusal(w http.ResponseWriter, r *http.Request, method s
 	exchange.WriteError(w, status, id, e)
 	h.observe(r, method, o, e.Code)
 }
-
-// unoffered is a revision no host offers, as the only version the peer
-// speaks: an offer of it makes the decision refuse whatever was requested,
-// below-floor when that is below the floor and unsupported otherwise.
-const unoffered = "9999-12-31"
 
 // refuseDecided answers a refusal the decision made: e is the wire error,
 // named opens its message, which then says why; data lists what this
