@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -16,9 +17,12 @@ import (
 	a2agrpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/wopneg/wopneg/a2agrpc"
 	"github.com/wopneg/wopneg/events"
@@ -175,6 +179,62 @@ func TestPeerRefusesAtRuntime(t *testing.T) {
 		want := []events.NegotiationDecided{withDigest(t, accepted("1.0", "1.0", "0.3"), peer), withDigest(t, refused("1.0", events.ReasonUnsupported, "0.3"), peer)}
 		if got := out.payloads(); !reflect.DeepEqual(got, want) {
 			t.Errorf("streaming %t: the caller recorded %+v,\nwant %+v", streaming, got, want)
+		}
+	}
+}
+
+// listingRefusal is a peer's A2A service whose every call is refused for
+// its version, with an ErrorInfo that lists what the peer serves.
+type listingRefusal struct {
+	a2apb.UnimplementedA2AServiceServer
+	supported string
+}
+
+func (l listingRefusal) SendMessage(context.Context, *a2apb.SendMessageRequest) (*a2apb.SendMessageResponse, error) {
+	st, err := status.New(codes.FailedPrecondition, "not this version").WithDetails(&errdetails.ErrorInfo{
+		Reason: "VERSION_NOT_SUPPORTED", Domain: "a2a-protocol.org", Metadata: map[string]string{"supportedVersions": l.supported}})
+	if err != nil {
+		return nil, err
+	}
+	return nil, st.Err()
+}
+
+// TestPeerRefusalListing: a peer's runtime refusal is recorded by what its
+// ErrorInfo lists, as every Transport records one: below-floor when every
+// version it lists is below the floor, unsupported otherwise.
+func TestPeerRefusalListing(t *testing.T) {
+	for _, tc := range []struct{ supported, reason string }{
+		{"0.2", events.ReasonBelowFloor},
+		{" 0.1 , 0.2 ", events.ReasonBelowFloor},
+		{"0.2,1.0", events.ReasonUnsupported},
+		{"", events.ReasonUnsupported},
+	} {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		a2apb.RegisterA2AServiceServer(s, listingRefusal{supported: tc.supported})
+		go func() { _ = s.Serve(lis) }()
+		peer := serveCard(t, grpcCard(lis.Addr().String(), false, "1.0"))
+		out := newOutbound(t)
+		dial, _, err := a2agrpc.Connect(context.Background(), out.n, peer, out.options(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := grpc.NewClient(lis.Addr().String(), append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a2apb.NewA2AServiceClient(cc).SendMessage(context.Background(), &a2apb.SendMessageRequest{})
+		cc.Close()
+		s.Stop()
+		if status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("%q: the caller got %v", tc.supported, err)
+		}
+		want := []events.NegotiationDecided{withDigest(t, accepted("1.0", "1.0", "0.3"), peer), withDigest(t, refused("1.0", tc.reason, "0.3"), peer)}
+		if got := out.payloads(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: the caller recorded %+v,\nwant %+v", tc.supported, got, want)
 		}
 	}
 }

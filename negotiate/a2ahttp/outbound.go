@@ -216,7 +216,9 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 // that stamps its version and records what the peer does with it: a call
 // the peer refuses for its version (-32009 VersionNotSupportedError, or an
 // ErrorInfo with reason VERSION_NOT_SUPPORTED) is recorded as a refused
-// negotiation.decided, reason unsupported, requested the version, with n
+// negotiation.decided, requested the version, reason below-floor when
+// every version the refusal lists (its ErrorInfo's supportedVersions) is
+// below the floor and unsupported otherwise, as mcphttp's records one, with n
 // for opts.Subject at opts.Destination through opts.Sink, so that the
 // audit holds the card's acceptance and the runtime refusal, the later of
 // which says what the peer did. The Transport sends through
