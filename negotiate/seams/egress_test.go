@@ -107,7 +107,9 @@ func TestSeamsEgress(t *testing.T) {
 // VERSION_NOT_SUPPORTED in either shape); server/discover offers
 // 2026-07-28 and tools/call is refused at it (-32022, in any spelling, or
 // a v2 envelope). The caller gets interop_version_unsupported, and the run
-// holds the acceptance and then the runtime refusal, for the same peer.
+// holds the acceptance and then the runtime refusal, for the same peer:
+// below-floor when every version the refusal lists is below the floor,
+// unsupported otherwise, at both seams as at every Transport.
 func TestRuntimeDrift(t *testing.T) {
 	mcpPeer := func(answer string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -120,17 +122,22 @@ func TestRuntimeDrift(t *testing.T) {
 			_, _ = io.WriteString(w, answer)
 		}
 	}
+	const unsupported, belowFloor = "unsupported", "below-floor"
 	for _, tc := range []struct {
 		proto, version string
 		peer           http.HandlerFunc
+		reason         string
 	}{
-		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`)},
-		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009.0,"message":"no"}}`)},
-		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED"}]}}`)},
-		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`)},
-		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`)},
-		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022.0,"message":"unsupported"}}`)},
-		{"mcp", "2026-07-28", mcpPeer(`{"error":"interop_version_unsupported","message":"no"}`)},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`), unsupported},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009.0,"message":"no"}}`), unsupported},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED"}]}}`), unsupported},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no","data":{"reason":"VERSION_NOT_SUPPORTED"}}}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022.0,"message":"unsupported"}}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"error":"interop_version_unsupported","message":"no"}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05","2025-06-18"],"requested":"2026-07-28"}}}`), belowFloor},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05",7],"requested":"2026-07-28"}}}`), unsupported},
+		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","metadata":{"supportedVersions":"0.3"}}]}}`), belowFloor},
 	} {
 		peer := httptest.NewServer(tc.peer)
 		r := newRig(t, testFacets())
@@ -142,8 +149,8 @@ func TestRuntimeDrift(t *testing.T) {
 		}
 		evs := r.runEvents(t, runOf(body))
 		if len(evs) != 2 || evs[0]["outcome"] != "accepted" || evs[0]["version"] != tc.version ||
-			evs[1]["outcome"] != "refused" || evs[1]["reason"] != "unsupported" || evs[1]["requested"] != tc.version || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
-			t.Errorf("%s: run %v, want accepted %s then refused %s unsupported", tc.proto, evs, tc.version, tc.version)
+			evs[1]["outcome"] != "refused" || evs[1]["reason"] != tc.reason || evs[1]["requested"] != tc.version || evs[1]["peerDigest"] != evs[0]["peerDigest"] {
+			t.Errorf("%s: run %v, want accepted %s then refused %s %s", tc.proto, evs, tc.version, tc.version, tc.reason)
 		}
 	}
 }

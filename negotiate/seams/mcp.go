@@ -75,7 +75,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		if rep.versionRefused() {
 			// The server refused at runtime the revision server/discover
 			// offered: the record follows it.
-			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, set.MCP.Revisions)
+			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, set.MCP.Revisions, rep.listed())
 		}
 		if rep.Error != nil || rep.Result == nil {
 			return nil, x.peerFailure(status, "the server refused tools/call")
@@ -116,11 +116,13 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 
 // refusedAtRuntime records the peer's refusal, at runtime, of the version
 // the exchange was accepted at, on the exchange's run after the
-// acceptance, and answers interop_version_unsupported; a record that
-// cannot be written is an internal_error naming the run.
-func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, supported []string) *httpError {
+// acceptance, by what the refusal listed (exchange.RefusalOffer, the rule
+// of every Transport), and answers interop_version_unsupported with the
+// host's supported versions; a record that cannot be written is an
+// internal_error naming the run.
+func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, supported, listed []string) *httpError {
 	rec := exchange.Recorder{Pkg: "seams", N: x.h.Negotiator, Sink: x.h.Sink}
-	offer := negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version, PeerVersions: []string{exchange.Unserved(proto)}}
+	offer := exchange.RefusalOffer(x.h.Negotiator, x.subject(), negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version}, listed)
 	if _, err := rec.DecideAndRecord(ctx, x.destination(), x.subject(), offer); err != nil {
 		return unrecorded(x.runID)
 	}

@@ -38,6 +38,21 @@ func (r rpcReply) versionRefused() bool {
 	return strictjson.DecodeOpen(r.Error, &e) == nil && e.Code == -32022
 }
 
+// listed is what a JSON-RPC refusal lists in its data.supported; nil
+// when it lists nothing a strict reading finds (a v2 envelope lists
+// nothing).
+func (r rpcReply) listed() []string {
+	var e struct {
+		Data struct {
+			Supported []string `json:"supported"`
+		} `json:"data"`
+	}
+	if strictjson.DecodeOpen(r.Error, &e) != nil {
+		return nil
+	}
+	return e.Data.Supported
+}
+
 // unsupported is the refusal of a version the peer would not serve after
 // all, with the host's own versions as what it supports: the peer's error
 // body is never relayed.
