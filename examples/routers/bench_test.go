@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -62,20 +64,17 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 //     front of the same answer;
 //   - "sdk": the real SDK handler, and "sdk+middleware" wopneg before it.
 //
-// The "interleaved" run sends answer, floor, middleware, otelhttp and sdk
-// request by request, in an order shuffled every iteration, so that each
-// follows every other (the SDK's request and its garbage among them)
-// equally often and drift in the machine's load (it is shared) hits all
-// alike; a fixed rotation would put the same handler after the SDK's
-// request every time. It reports each
-// middleware's own cost over the bare answer, and wopneg's as a multiple
-// of the floor's, of the recording floor's and of otelhttp's.
+// The "interleaved" run sends answer, floor, record, middleware, otelhttp
+// and sdk request by request, in an order shuffled every iteration, so
+// that each follows every other (the SDK's request and its garbage among
+// them) equally often and drift in the machine's load (it is shared) hits
+// all alike; a fixed rotation would put the same handler after the SDK's
+// request every time. It reports each middleware's own cost over the bare
+// answer, and wopneg's as a multiple of the floor's, of the recording
+// floor's and of otelhttp's.
 func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.Handler, canned string, decided events.NegotiationDecided, request func() *http.Request) {
 	bare := answer(canned)
-	rows := []struct {
-		name string
-		h    http.Handler
-	}{
+	rows := []row{
 		{"answer", bare},
 		{"floor", floor(bare)},
 		{"record", recorded(floor(bare), decided)},
@@ -92,31 +91,74 @@ func benchAdapter(b *testing.B, wrap func(http.Handler) http.Handler, sdk http.H
 			}
 		})
 	}
-	b.Run("interleaved", func(b *testing.B) {
-		const answer, floor, record, middleware, otelhttp, sdk = 0, 1, 2, 3, 4, 5
-		var took [6]time.Duration
-		order := []int{answer, floor, record, middleware, otelhttp, sdk}
-		shuffle := rand.New(rand.NewPCG(1, 2)).Shuffle // the same orders every run
-		for b.Loop() {
-			shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			for _, i := range order {
-				r := request()
-				start := time.Now()
-				serve(b, rows[i].h, r)
-				took[i] += time.Since(start)
+	// The same requests, timed three ways: "interleaved", as they come;
+	// "interleaved-collected-apart", with the garbage collector off while
+	// they are timed and a collection, untimed, before every tenth
+	// iteration, so that no request pays for a collection or runs beside
+	// one; and "after-a-collection", each request right after a
+	// collection of its own, untimed, so that it finds what a collection
+	// leaves (pools moved aside, stacks shrunk, per-size caches emptied).
+	// The SDK's request allocates hundreds of kilobytes, so in
+	// "interleaved" a collection comes every few iterations; the other two
+	// say how much of each row's cost comes of that.
+	runs := []struct {
+		name         string
+		collectorOff bool
+		before       func(iteration, nth int)
+	}{
+		{"interleaved", false, func(int, int) {}},
+		{"interleaved-collected-apart", true, func(iteration, nth int) {
+			if iteration%10 == 0 && nth == 0 {
+				runtime.GC()
 			}
+		}},
+		{"after-a-collection", false, func(int, int) { runtime.GC() }},
+	}
+	for _, run := range runs {
+		b.Run(run.name, func(b *testing.B) {
+			if run.collectorOff {
+				defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			}
+			interleave(b, rows[:6], request, run.before)
+		})
+	}
+}
+
+// row is one handler a request is measured through.
+type row struct {
+	name string
+	h    http.Handler
+}
+
+// interleave sends rows (answer, floor, record, middleware, otelhttp and
+// sdk, in that order) request by request in an order shuffled every
+// iteration, calling before, untimed, ahead of each request, and reports
+// each middleware's own cost over the bare answer.
+func interleave(b *testing.B, rows []row, request func() *http.Request, before func(iteration, nth int)) {
+	const answer, floor, record, middleware, otelhttp, sdk = 0, 1, 2, 3, 4, 5
+	var took [6]time.Duration
+	order := []int{answer, floor, record, middleware, otelhttp, sdk}
+	shuffle := rand.New(rand.NewPCG(1, 2)).Shuffle // the same orders every run
+	for iteration := 0; b.Loop(); iteration++ {
+		shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for nth, i := range order {
+			before(iteration, nth)
+			r := request()
+			start := time.Now()
+			serve(b, rows[i].h, r)
+			took[i] += time.Since(start)
 		}
-		own := func(i int) float64 { return float64(took[i]-took[answer]) / float64(b.N) }
-		b.ReportMetric(own(floor), "ns-floor/op")
-		b.ReportMetric(own(record), "ns-record/op")
-		b.ReportMetric(own(middleware), "ns-middleware/op")
-		b.ReportMetric(own(otelhttp), "ns-otelhttp/op")
-		b.ReportMetric(float64(took[sdk])/float64(b.N)/1e3, "µs-sdk/op")
-		b.ReportMetric(own(middleware)/own(floor), "×floor")
-		b.ReportMetric(own(record)/own(floor), "record×floor")
-		b.ReportMetric(own(middleware)/own(record), "×record")
-		b.ReportMetric(own(middleware)/own(otelhttp), "×otelhttp")
-	})
+	}
+	own := func(i int) float64 { return float64(took[i]-took[answer]) / float64(b.N) }
+	b.ReportMetric(own(floor), "ns-floor/op")
+	b.ReportMetric(own(record), "ns-record/op")
+	b.ReportMetric(own(middleware), "ns-middleware/op")
+	b.ReportMetric(own(otelhttp), "ns-otelhttp/op")
+	b.ReportMetric(float64(took[sdk])/float64(b.N)/1e3, "µs-sdk/op")
+	b.ReportMetric(own(middleware)/own(floor), "×floor")
+	b.ReportMetric(own(record)/own(floor), "record×floor")
+	b.ReportMetric(own(middleware)/own(record), "×record")
+	b.ReportMetric(own(middleware)/own(otelhttp), "×otelhttp")
 }
 
 // floor is the least a middleware that reads the body strictly costs:
