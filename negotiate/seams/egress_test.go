@@ -109,7 +109,8 @@ func TestSeamsEgress(t *testing.T) {
 // a v2 envelope). The caller gets interop_version_unsupported, and the run
 // holds the acceptance and then the runtime refusal, for the same peer:
 // below-floor when every version the refusal lists is below the floor,
-// unsupported otherwise, at both seams as at every Transport.
+// unsupported otherwise, at both seams as at every Transport; the answer
+// says the recorded reason.
 func TestRuntimeDrift(t *testing.T) {
 	mcpPeer := func(answer string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +145,7 @@ func TestRuntimeDrift(t *testing.T) {
 		key := map[string]string{"a2a": "peerUrl", "mcp": "serverUrl"}[tc.proto]
 		status, body := r.call(t, tc.proto, "acme", map[string]any{key: peer.URL})
 		peer.Close()
-		if status != 400 || body["error"] != "interop_version_unsupported" || reasonOf(body) != "unsupported" {
+		if status != 400 || body["error"] != "interop_version_unsupported" || reasonOf(body) != tc.reason {
 			t.Fatalf("%s: %d %v", tc.proto, status, body)
 		}
 		evs := r.runEvents(t, runOf(body))

@@ -123,10 +123,11 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, supported, listed []string) *httpError {
 	rec := exchange.Recorder{Pkg: "seams", N: x.h.Negotiator, Sink: x.h.Sink}
 	offer := exchange.RefusalOffer(x.h.Negotiator, x.subject(), negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version}, listed)
-	if _, err := rec.DecideAndRecord(ctx, x.destination(), x.subject(), offer); err != nil {
+	o, err := rec.DecideAndRecord(ctx, x.destination(), x.subject(), offer)
+	if err != nil {
 		return unrecorded(x.runID)
 	}
-	return unsupported(proto, x.outcome.Version, supported, x.runID)
+	return unsupported(proto, x.outcome.Version, o.Reason, supported, x.runID)
 }
 
 // observe counts one result with the guard: whether to retry, or the 422

@@ -388,7 +388,8 @@ func (x *invocation) callFailure(err error, proto facets.Protocol, supported []s
 	}
 	var e *wperrors.Error
 	if errors.As(err, &e) && e.Code == wperrors.InteropVersionUnsupported {
-		return unsupported(proto, x.outcome.Version, supported, x.runID)
+		reason, _ := e.Details["reason"].(string) // the recorded refusal's
+		return unsupported(proto, x.outcome.Version, reason, supported, x.runID)
 	}
 	return hostFailure(err, x.runID)
 }

@@ -54,11 +54,12 @@ func (r rpcReply) listed() []string {
 }
 
 // unsupported is the refusal of a version the peer would not serve after
-// all, with the host's own versions as what it supports: the peer's error
-// body is never relayed.
-func unsupported(proto facets.Protocol, version string, supported []string, runID string) *httpError {
-	e := &wperrors.Error{Code: wperrors.InteropVersionUnsupported, Message: string(proto) + " negotiation refused: unsupported",
-		Details: map[string]any{"protocol": string(proto), "requested": version, "supported": supported, "reason": "unsupported", "runId": runID}}
+// all, for reason, the recorded refusal's (so that the answer and the run
+// say the same), with the host's own versions as what it supports: the
+// peer's error body is never relayed.
+func unsupported(proto facets.Protocol, version, reason string, supported []string, runID string) *httpError {
+	e := &wperrors.Error{Code: wperrors.InteropVersionUnsupported, Message: string(proto) + " negotiation refused: " + reason,
+		Details: map[string]any{"protocol": string(proto), "requested": version, "supported": supported, "reason": reason, "runId": runID}}
 	return &httpError{status: e.Code.HTTPStatus(), err: e}
 }
 
