@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/wopneg/wopneg/events"
@@ -64,15 +65,22 @@ func (p *Peer) Refused(ctx context.Context, proto facets.Protocol, requested str
 // RefusalOffer returns offer as the record of a peer's refusal of the
 // version offer requests, a refusal that listed listed: refused
 // below-floor when the decision finds every listed version below the
-// floor (none listed is not that), as an offer of them would have been;
-// otherwise unsupported, the offer of a peer that serves none of the
-// host's versions ([Unserved]). Never an acceptance: the peer refused.
+// floor, as an offer of them would have been; otherwise unsupported, the
+// offer of a peer that serves none of the host's versions ([Unserved]).
+// A listing that holds no version of the protocol (nothing, or only
+// strings that are not versions) is not below the floor, though the
+// decision, for which every member of an empty set is below it, would
+// say so. Never an acceptance: the peer refused.
 // Every Transport (MCP, A2A over HTTP and over gRPC) and MCP's
 // discover and initialize record a peer's refusal by this one rule; the
 // protocols supply only what the refusal lists.
 func RefusalOffer(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {
 	offer.PeerVersions = listed
-	if o, _ := n.Decide(subject, offer); len(listed) > 0 && o.Reason == events.ReasonBelowFloor {
+	isVersion := func(v string) bool {
+		_, err := facets.ParseVersion(offer.Protocol, v)
+		return err == nil
+	}
+	if o, _ := n.Decide(subject, offer); o.Reason == events.ReasonBelowFloor && slices.ContainsFunc(listed, isVersion) {
 		return offer
 	}
 	offer.PeerVersions = []string{Unserved(offer.Protocol)}

@@ -296,7 +296,10 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		// skip names the places the guarantee does not concern.
 		skip map[string]string
 	}{
-		{"a refusal on the wire is recorded refused", trial{answer: plain}, endsRefused, nil},
+		{"a refusal on the wire is recorded refused, unsupported", trial{answer: plain},
+			func(r result) bool {
+				return endsRefused(r) && slices.Equal(r.reasons, []string{events.ReasonUnsupported})
+			}, nil},
 		{"a gzip-coded refusal is read as its clients read it", trial{answer: gzipped}, endsRefused, nil},
 		{"a gzip-coded success is read as served", trial{answer: gzippedSuccess},
 			func(r result) bool { return len(r.recorded) == 1 && r.recorded[0] == "accepted" }, nil},

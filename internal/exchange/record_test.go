@@ -207,6 +207,36 @@ type closed struct {
 
 func (c *closed) Close() error { c.closed = true; return nil }
 
+// TestRefusalOffer: a peer's refusal is recorded below-floor only when
+// it lists versions and every one is below the floor; anything else
+// (nothing listed, which a decision would read as below-floor too, a
+// version at or above the floor among them) is unsupported.
+func TestRefusalOffer(t *testing.T) {
+	n := placesNegotiator(t, policy.Policy{})
+	for _, tc := range []struct {
+		proto  facets.Protocol
+		listed []string
+		reason string
+	}{
+		{facets.ProtocolA2A, nil, events.ReasonUnsupported},
+		{facets.ProtocolA2A, []string{}, events.ReasonUnsupported},
+		{facets.ProtocolA2A, []string{"0.2"}, events.ReasonBelowFloor},
+		{facets.ProtocolA2A, []string{"0.1", "0.2"}, events.ReasonBelowFloor},
+		{facets.ProtocolA2A, []string{"0.2", "0.3"}, events.ReasonUnsupported},
+		{facets.ProtocolA2A, []string{"banana"}, events.ReasonUnsupported},
+		{facets.ProtocolA2A, []string{"banana", "0.2"}, events.ReasonBelowFloor},
+		{facets.ProtocolMCP, []string{"2024-11-05"}, events.ReasonBelowFloor},
+		{facets.ProtocolMCP, []string{"2025-11-25"}, events.ReasonUnsupported},
+	} {
+		requested := map[facets.Protocol]string{facets.ProtocolA2A: "1.0", facets.ProtocolMCP: "2026-07-28"}[tc.proto]
+		offer := exchange.RefusalOffer(n, user, negotiate.Offer{Protocol: tc.proto, Requested: requested}, tc.listed)
+		o, _ := n.Decide(user, offer)
+		if o.Kind != negotiate.Refused || o.Reason != tc.reason || offer.Requested != requested {
+			t.Errorf("%s %q: %s %s (offer %+v), want refused %s", tc.proto, tc.listed, o.Kind, o.Reason, offer, tc.reason)
+		}
+	}
+}
+
 // TestSettled: what an inbound answer settles on the record, for every
 // verdict, whether the acceptance was recorded before the handler ran or
 // not: a contradiction is a refusal in an event of its own, an acceptance
