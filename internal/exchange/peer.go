@@ -71,7 +71,8 @@ func (p *Peer) Refused(ctx context.Context, proto facets.Protocol, requested str
 // strings that are not versions) is not below the floor, though the
 // decision, for which every member of an empty set is below it, would
 // say so. Never an acceptance: the peer refused.
-// Every Transport (MCP, A2A over HTTP and over gRPC) and MCP's
+//
+// Every Transport (MCP, A2A over HTTP and over gRPC), the seams and MCP's
 // discover and initialize record a peer's refusal by this one rule; the
 // protocols supply only what the refusal lists.
 func RefusalOffer(n *negotiate.Negotiator, subject *negotiate.Subject, offer negotiate.Offer, listed []string) negotiate.Offer {

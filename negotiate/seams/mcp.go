@@ -13,7 +13,6 @@ import (
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
-	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/mrtr"
 )
@@ -116,14 +115,13 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 
 // refusedAtRuntime records the peer's refusal, at runtime, of the version
 // the exchange was accepted at, on the exchange's run after the
-// acceptance, by what the refusal listed (exchange.RefusalOffer, the rule
-// of every Transport), and answers interop_version_unsupported with the
-// host's supported versions; a record that cannot be written is an
+// acceptance, as every Transport records one (exchange.Peer.Refused, by
+// what the refusal listed), and answers interop_version_unsupported with
+// the host's supported versions; a record that cannot be written is an
 // internal_error naming the run.
 func (x *invocation) refusedAtRuntime(ctx context.Context, proto facets.Protocol, supported, listed []string) *httpError {
-	rec := exchange.Recorder{Pkg: "seams", N: x.h.Negotiator, Sink: x.h.Sink}
-	offer := exchange.RefusalOffer(x.h.Negotiator, x.subject(), negotiate.Offer{Protocol: proto, Peer: x.peer, Requested: x.outcome.Version}, listed)
-	o, err := rec.DecideAndRecord(ctx, x.destination(), x.subject(), offer)
+	peer := exchange.Peer{Recorder: exchange.Recorder{Pkg: "seams", N: x.h.Negotiator, Sink: x.h.Sink}, URL: x.peer, Subject: x.subject(), Dest: x.destination()}
+	o, err := peer.Refused(ctx, proto, x.outcome.Version, listed)
 	if err != nil {
 		return unrecorded(x.runID)
 	}
