@@ -322,20 +322,24 @@ func withInfo(code codes.Code, msg string, info *errdetails.ErrorInfo) error {
 // reads one (and surfaces as a2a.ErrVersionNotSupported): a status
 // FAILED_PRECONDITION carrying an ErrorInfo with reason
 // VERSION_NOT_SUPPORTED, whatever its domain.
-func refuses(err error) bool {
+func refuses(err error) bool { return refusalInfo(err) != nil }
+
+// refusalInfo is the ErrorInfo by which err refuses the version (see
+// refuses), nil when err is no version refusal.
+func refusalInfo(err error) *errdetails.ErrorInfo {
 	if err == nil {
-		return false
+		return nil
 	}
 	s, ok := status.FromError(err)
 	if !ok || s.Code() != codes.FailedPrecondition {
-		return false
+		return nil
 	}
 	for _, d := range s.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == rpcerr.A2AReasonVersionNotSupported {
-			return true
+			return info
 		}
 	}
-	return false
+	return nil
 }
 
 // Version returns the A2A version the interceptor decided for the call

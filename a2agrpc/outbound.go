@@ -8,16 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/a2acard"
 	"github.com/wopneg/wopneg/internal/a2aversion"
 	"github.com/wopneg/wopneg/internal/exchange"
-	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/tracectx"
 	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
@@ -199,28 +196,11 @@ func (s *stamp) stamped(ctx context.Context) (context.Context, error) {
 }
 
 // refused records the peer's refusal err, at runtime, of the version the
-// calls are stamped with, by what its ErrorInfo lists (see
-// exchange.RefusalOffer). A record that fails is logged by the engine
-// while the audit is not required; the caller's answer is the peer's
-// refusal either way.
+// calls are stamped with, by what its ErrorInfo lists in
+// supportedVersions (see exchange.RefusalOffer). A record that fails is
+// logged by the engine while the audit is not required; the caller's
+// answer is the peer's refusal either way.
 func (s *stamp) refused(ctx context.Context, err error) {
-	_, _ = s.peer.Refused(ctx, facets.ProtocolA2A, s.version, supportedVersions(err))
-}
-
-// supportedVersions is what a refusal's ErrorInfo lists in its
-// supportedVersions metadata (comma-separated, as A2A writes it); nil when
-// it lists nothing.
-func supportedVersions(err error) []string {
-	st, _ := status.FromError(err)
-	var listed []string
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == rpcerr.A2AReasonVersionNotSupported {
-			for v := range strings.SplitSeq(info.GetMetadata()["supportedVersions"], ",") {
-				if v = strings.Trim(v, " \t"); v != "" {
-					listed = append(listed, v)
-				}
-			}
-		}
-	}
-	return listed
+	listed := a2aversion.Listed(refusalInfo(err).GetMetadata()["supportedVersions"])
+	_, _ = s.peer.Refused(ctx, facets.ProtocolA2A, s.version, listed)
 }

@@ -95,6 +95,20 @@ func single(v string) Requested {
 	return Requested{Version: v}
 }
 
+// Listed returns the versions list names, comma-separated, as a
+// refusal's ErrorInfo lists them in supportedVersions (A2A 1.0): each
+// element trimmed of optional white space, empty ones dropped; nil when it
+// names none. Both bindings read a refusal's listing with it.
+func Listed(list string) []string {
+	var out []string
+	for elem := range strings.SplitSeq(list, ",") {
+		if elem = trimOWS(elem); elem != "" {
+			out = append(out, elem)
+		}
+	}
+	return out
+}
+
 // trimOWS trims the optional whitespace HTTP allows around a field value
 // and its list elements: spaces and horizontal tabs.
 func trimOWS(s string) string { return strings.Trim(s, " \t") }

@@ -88,3 +88,19 @@ func TestQuoteBound(t *testing.T) {
 		t.Errorf("QuoteList = %s", got)
 	}
 }
+
+// TestListed: a refusal's supportedVersions, as either binding reads it.
+func TestListed(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":              nil,
+		" , \t,":        nil,
+		"1.0":           {"1.0"},
+		" 0.3 ,\t1.0 ":  {"0.3", "1.0"},
+		"0.3,,1.0,":     {"0.3", "1.0"},
+		"not, versions": {"not", "versions"},
+	} {
+		if got := a2aversion.Listed(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("Listed(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

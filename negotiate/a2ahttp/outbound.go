@@ -378,11 +378,7 @@ func refusalSays(answer []byte) []string {
 			if in, n := d.StackIndex(d.StackDepth()); in == '{' && n%2 == 1 {
 				names[last] = tok.String()
 			} else if last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata" {
-				for elem := range strings.SplitSeq(tok.String(), ",") {
-					if elem = trimOWS(elem); elem != "" {
-						offered = append(offered, elem)
-					}
-				}
+				offered = append(offered, a2aversion.Listed(tok.String())...)
 			}
 		}
 		if d.StackDepth() == 0 {
