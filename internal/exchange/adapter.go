@@ -8,6 +8,9 @@
 //   - the answer reader ([Answer], [Read]): an answer read as its clients
 //     read it, decoded, without a byte-order mark, JSON or an event
 //     stream, within one bound; unreadable is never an acceptance;
+//   - the lenient reader of what an answer says ([Refusal.Read]): a
+//     refusal found as the most lenient client finds it, and what it
+//     lists;
 //   - the record ([Recorder]): a context that never depends on the
 //     client's or the caller's connection, the contradiction of a server
 //     or peer recorded as the decision changed to the refusal, the log

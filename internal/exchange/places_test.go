@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"io"
 	"log/slog"
@@ -48,43 +49,66 @@ var belowFloor = map[facets.Protocol]string{
 // answer is how a server or peer writes its answer in a row.
 type answer func(w http.ResponseWriter, proto facets.Protocol)
 
-func plain(w http.ResponseWriter, proto facets.Protocol) {
+func plain(w http.ResponseWriter, proto facets.Protocol) { asIs(w, refusals[proto]) }
+
+// asIs answers body as JSON, as it is.
+func asIs(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, refusals[proto])
+	_, _ = io.WriteString(w, body)
 }
 
-func listingBelowFloor(w http.ResponseWriter, proto facets.Protocol) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, belowFloor[proto])
-}
-
-func gzipped(w http.ResponseWriter, proto facets.Protocol) { writeGzip(w, refusals[proto]) }
-
-// writeGzip answers body gzip-coded.
-func writeGzip(w http.ResponseWriter, body string) {
+// coded answers body compressed by zw, under the Content-Encoding coding.
+func coded(w http.ResponseWriter, body, coding string, zw func(io.Writer) io.WriteCloser) {
 	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, _ = io.WriteString(zw, body)
-	_ = zw.Close()
+	z := zw(&b)
+	_, _ = io.WriteString(z, body)
+	_ = z.Close()
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Encoding", "gzip")
+	w.Header().Set("Content-Encoding", coding)
 	_, _ = w.Write(b.Bytes())
 }
 
-// gzippedSuccess serves the version, gzip-coded.
-func gzippedSuccess(w http.ResponseWriter, proto facets.Protocol) { writeGzip(w, successes[proto]) }
-
-func withBOM(w http.ResponseWriter, proto facets.Protocol) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, "\xEF\xBB\xBF"+refusals[proto])
+// codings are the ways an answer reaches its reader that every client of
+// the protocols reads alike: each content is read through each of them as
+// it is read plain.
+var codings = []struct {
+	name  string
+	write func(w http.ResponseWriter, body string)
+}{
+	{"plain", asIs},
+	{"gzip-coded", func(w http.ResponseWriter, body string) {
+		coded(w, body, "gzip", func(b io.Writer) io.WriteCloser { return gzip.NewWriter(b) })
+	}},
+	{"deflate-coded", func(w http.ResponseWriter, body string) {
+		coded(w, body, "deflate", func(b io.Writer) io.WriteCloser { return zlib.NewWriter(b) })
+	}},
+	{"after a byte-order mark", func(w http.ResponseWriter, body string) { asIs(w, "\xEF\xBB\xBF"+body) }},
+	{"in a batch split after '['", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, "[")
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, body+"]")
+	}},
+	{"as an event stream", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message\ndata: "+body+"\n\n")
+	}},
 }
 
-// splitBatch answers a batch whose refusal comes after a flushed '['.
-func splitBatch(w http.ResponseWriter, proto facets.Protocol) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, "[")
-	w.(http.Flusher).Flush()
-	_, _ = io.WriteString(w, refusals[proto]+"]")
+// contents are what an answer says, each with what it must leave on the
+// record at a place, inbound or outbound.
+var contents = []struct {
+	name   string
+	bodies map[facets.Protocol]string
+	// refused is the reason the answer is recorded refused for, inbound
+	// and outbound; "" when it serves the version.
+	inbound, outbound string
+}{
+	{"a refusal", refusals, events.ReasonUnsupported, events.ReasonUnsupported},
+	// The server behind the middleware is the host's own: what it lists
+	// is no offer of a peer's.
+	{"a refusal listing only versions below the floor", belowFloor, events.ReasonUnsupported, events.ReasonBelowFloor},
+	{"a success", successes, "", ""},
 }
 
 // cutShort starts the refusal and hangs up before its end.
@@ -118,9 +142,10 @@ type result struct {
 
 // place runs a trial at one place an exchange happens.
 type place struct {
-	name  string
-	proto facets.Protocol
-	run   func(t *testing.T, tr trial) result
+	name     string
+	proto    facets.Protocol
+	outbound bool // a Connect Transport's, whose answers are a peer's
+	run      func(t *testing.T, tr trial) result
 }
 
 func placesNegotiator(t *testing.T, p policy.Policy) *negotiate.Negotiator {
@@ -150,7 +175,7 @@ func outcomes(rec *negotiatetest.Recorder) (out, reasons []string) {
 // inbound is the place of a wrapped server: wrap puts the middleware of
 // n and rec around next.
 func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error), request func() *http.Request) place {
-	return place{name, proto, func(t *testing.T, tr trial) result {
+	return place{name, proto, false, func(t *testing.T, tr trial) result {
 		rec := &negotiatetest.Recorder{}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -158,7 +183,7 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 			if tr.hangUp {
 				cancel() // the client is gone before the decision is recorded
 			}
-			return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme"}
+			return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme", Lane: "oidc"}
 		}
 		h, err := wrap(placesNegotiator(t, tr.policy), rec, subject, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tr.answer(w, proto) }))
 		if err != nil {
@@ -173,7 +198,7 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 // outbound is the place of a Connect Transport: connect negotiates with
 // the peer at url and returns its Transport.
 func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWriter, r *http.Request) bool, connect func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error)) place {
-	return place{name, proto, func(t *testing.T, tr trial) result {
+	return place{name, proto, true, func(t *testing.T, tr trial) result {
 		var elsewhere atomic.Int64
 		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			elsewhere.Add(1)
@@ -296,15 +321,6 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		// skip names the places the guarantee does not concern.
 		skip map[string]string
 	}{
-		{"a refusal on the wire is recorded refused, unsupported", trial{answer: plain},
-			func(r result) bool {
-				return endsRefused(r) && slices.Equal(r.reasons, []string{events.ReasonUnsupported})
-			}, nil},
-		{"a gzip-coded refusal is read as its clients read it", trial{answer: gzipped}, endsRefused, nil},
-		{"a gzip-coded success is read as served", trial{answer: gzippedSuccess},
-			func(r result) bool { return len(r.recorded) == 1 && r.recorded[0] == "accepted" }, nil},
-		{"a refusal after a byte-order mark is read", trial{answer: withBOM}, endsRefused, nil},
-		{"a batch split after '[' is read whole", trial{answer: splitBatch}, endsRefused, nil},
 		{"under RequireAudit the acceptance, then the refusal in a second event", trial{policy: policy.Policy{RequireAudit: true}, answer: plain}, refusedAfterAccepted, nil},
 		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
 			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call"}},
@@ -313,11 +329,6 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
 			func(r result) bool { return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
-		{"a peer's refusal listing only versions below the floor is recorded below-floor", trial{answer: listingBelowFloor},
-			func(r result) bool {
-				return endsRefused(r) && slices.Equal(r.reasons, []string{events.ReasonBelowFloor})
-			},
-			map[string]string{"MCP inbound": "outbound only: the server behind the middleware is the host's own", "A2A inbound": "outbound only: the server behind the middleware is the host's own"}},
 		{"an answer cut short before it showed anything fails the call, recorded as nothing more", trial{answer: cutShort},
 			func(r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
@@ -332,6 +343,33 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 					t.Errorf("recorded %v (refusals %v), %d calls to the other origin", r.recorded, r.reasons, r.elsewhere)
 				}
 			})
+		}
+	}
+}
+
+// TestEveryPlaceReadsAnswersAsClients is the table's rows of what an
+// answer says, each written in every coding its clients read alike, at
+// every place: the record is the same whatever the coding.
+func TestEveryPlaceReadsAnswersAsClients(t *testing.T) {
+	for _, c := range contents {
+		for _, coding := range codings {
+			for _, p := range places() {
+				t.Run(c.name+"/"+coding.name+"/"+p.name, func(t *testing.T) {
+					tr := trial{answer: func(w http.ResponseWriter, proto facets.Protocol) { coding.write(w, c.bodies[proto]) }}
+					reason := c.inbound
+					if p.outbound {
+						reason = c.outbound
+					}
+					want := []string{"accepted"}
+					if reason != "" {
+						want = []string{"refused"}
+					}
+					r := p.run(t, tr)
+					if len(r.recorded) == 0 || !slices.Equal(r.recorded[len(r.recorded)-1:], want) || reason != "" && !slices.Equal(r.reasons, []string{reason}) {
+						t.Errorf("recorded %v (refusals %v), want it to end %v for %q", r.recorded, r.reasons, want, reason)
+					}
+				})
+			}
 		}
 	}
 }

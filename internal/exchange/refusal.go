@@ -1,18 +1,23 @@
 package exchange
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/a2aversion"
 	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
@@ -108,4 +113,254 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // the client is gone if this fails; nothing to do
+}
+
+// Refusal is how a protocol refuses a version in a JSON-RPC answer: the
+// facts by which [Refusal.Read], the one lenient reader of answers for
+// every place (the middlewares' answer watchers, the Transports, the
+// start-up checks), finds a refusal.
+type Refusal struct {
+	// Code is the refusal's JSON-RPC error code.
+	Code int
+	// Reason, when set, is the reason of a google.rpc.ErrorInfo in an
+	// error's data or details that refuses whatever the code.
+	Reason string
+	// ResultFirst: a result that comes first at the top of a response
+	// settles it as served, unread further: JSON-RPC forbids an error
+	// beside a result, and a protocol that holds little of an answer does
+	// not hold a result to look for one. Without it a response is read
+	// whole, and a refusal anywhere in it counts.
+	ResultFirst bool
+}
+
+// Reading is what [Refusal.Read] found in a message of an answer.
+type Reading struct {
+	// Verdict is Refused when a response's error refuses the version;
+	// Undecided when the message is not complete and may yet show one;
+	// Served otherwise.
+	Verdict Verdict
+	// Responses counts the messages without a method, when the message is
+	// read to its end as one JSON value (a response or a batch); 0
+	// otherwise.
+	Responses int
+	// ID is the id of the response at the top, when it is a string or a
+	// number: the id an answer in the server's place carries.
+	ID jsontext.Value
+	// Listed is what a refusal's error lists of the versions the peer
+	// serves: data.supported (MCP), or an ErrorInfo's
+	// metadata.supportedVersions, comma-separated (A2A); Reason is its
+	// data.reason (MCP's, of the v2 vocabulary).
+	Listed []string
+	Reason string
+}
+
+// MayRefuse reports whether msg could hold the refusal: its code in any
+// spelling ([MayHoldCode]), its reason, or an escape that could spell the
+// reason. false is certain, so that an answer that cannot refuse is not
+// read.
+func (f Refusal) MayRefuse(msg []byte) bool {
+	return MayHoldCode(msg, f.Code) ||
+		f.Reason != "" && (bytes.Contains(msg, []byte(f.Reason)) || bytes.IndexByte(msg, '\\') >= 0)
+}
+
+// Read reads msg, a JSON-RPC answer (one response or a batch) or as much
+// of it as has come (complete false), as the most lenient client reads
+// it, so that nothing a client reads as a refusal passes for an
+// acceptance: member names match in any case (encoding/json matches
+// struct fields so), a repeated member counts under each of its values,
+// strings need not be valid UTF-8, and the code is any JSON number equal
+// to f.Code as a float64 (-3.2022e4, -32022.0). Only the first JSON value
+// is read, as a streaming decoder reads it. A refusal counts once its
+// error is read, whatever follows; while msg is still coming, once its
+// error object has ended (a number at the end of what came may be cut
+// short), so that what it lists is read whole: the reading is the same
+// however an answer is cut.
+func (f Refusal) Read(msg []byte, complete bool) Reading {
+	s := lenientReaders.Get().(*lenientReader)
+	s.buf = *bytes.NewBuffer(msg)
+	s.d.Reset(&s.buf, lenient...)
+	s.f, s.complete, s.end, s.r = f, complete, len(msg), Reading{}
+	err := s.answer()
+	r := s.r
+	if err == nil && r.Verdict == Undecided {
+		if _, end := s.d.ReadToken(); end != io.EOF {
+			r.Responses = 0 // not one JSON value
+		}
+	}
+	switch {
+	case err == errSettled:
+		r.Responses = 0 // not read to its end
+	case !complete && cut(err):
+		r = Reading{Verdict: Undecided, ID: r.ID}
+	default:
+		if err != nil {
+			r.Responses = 0
+		}
+		r.Verdict = Served // read, and no refusal in it: none a client reads
+	}
+	s.buf, s.r = bytes.Buffer{}, Reading{}
+	s.d.Reset(&s.buf)
+	lenientReaders.Put(s)
+	return r
+}
+
+// cut reports whether err is the end of a message that has not all come.
+func cut(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) }
+
+// lenient are the options a client's reading takes: see [Refusal.Read].
+var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// lenientReaders keeps the readers [Refusal.Read] uses, and their
+// decoders' stacks.
+var lenientReaders = sync.Pool{New: func() any { return new(lenientReader) }}
+
+// errSettled ends a reading that has settled: a refusal, or a result
+// first.
+var errSettled = errors.New("settled")
+
+// lenientReader is one [Refusal.Read].
+type lenientReader struct {
+	d        jsontext.Decoder
+	buf      bytes.Buffer
+	f        Refusal
+	complete bool
+	end      int // len(msg)
+	r        Reading
+}
+
+// answer reads a response, or a batch of them.
+func (s *lenientReader) answer() error {
+	switch s.d.PeekKind() {
+	case '{':
+		return s.response(true)
+	case '[':
+		return s.array(func() error { return s.response(false) })
+	}
+	return s.d.SkipValue()
+}
+
+// response reads a message object, counting it when it has no method.
+func (s *lenientReader) response(top bool) error {
+	if s.d.PeekKind() != '{' {
+		return s.d.SkipValue()
+	}
+	response := true
+	err := s.members(func(key string) error {
+		switch {
+		case strings.EqualFold(key, "method"):
+			response = false
+		case top && s.f.ResultFirst && strings.EqualFold(key, "result"):
+			s.r.Verdict = Served
+			return errSettled
+		case top && strings.EqualFold(key, "id"):
+			v, err := s.d.ReadValue()
+			if k := v.Kind(); err == nil && (k == '"' || k == '0') {
+				s.r.ID = v.Clone()
+			}
+			return err
+		case strings.EqualFold(key, "error") && s.d.PeekKind() == '{':
+			return s.error()
+		}
+		return s.d.SkipValue()
+	})
+	if response {
+		s.r.Responses++
+	}
+	return err
+}
+
+// error reads a response's error: its code, and its data or details (one
+// detail, or an array of them, as A2A 1.0.1 sends them), for the refusal
+// and what it lists.
+func (s *lenientReader) error() error {
+	var (
+		refused bool
+		listed  []string
+		reason  string
+	)
+	str := func(fn func(string)) error {
+		if s.d.PeekKind() != '"' {
+			return s.d.SkipValue()
+		}
+		t, err := s.d.ReadToken()
+		if err == nil {
+			fn(t.String())
+		}
+		return err
+	}
+	detail := func() error {
+		if s.d.PeekKind() != '{' {
+			return s.d.SkipValue()
+		}
+		return s.members(func(key string) error {
+			switch {
+			case strings.EqualFold(key, "reason"):
+				return str(func(v string) { reason, refused = v, refused || s.f.Reason != "" && v == s.f.Reason })
+			case strings.EqualFold(key, "supported") && s.d.PeekKind() == '[':
+				return s.array(func() error { return str(func(v string) { listed = append(listed, v) }) })
+			case strings.EqualFold(key, "metadata") && s.d.PeekKind() == '{':
+				return s.members(func(key string) error {
+					if !strings.EqualFold(key, "supportedVersions") {
+						return s.d.SkipValue()
+					}
+					return str(func(v string) { listed = append(listed, a2aversion.Listed(v)...) })
+				})
+			}
+			return s.d.SkipValue()
+		})
+	}
+	err := s.members(func(key string) error {
+		switch {
+		case strings.EqualFold(key, "code") && s.d.PeekKind() == '0':
+			t, err := s.d.ReadToken()
+			if err == nil && !s.complete && int(s.d.InputOffset()) == s.end {
+				err = io.ErrUnexpectedEOF // the number may go on
+			}
+			if err != nil {
+				return err
+			}
+			code, _ := t.Float()
+			refused = refused || code == float64(s.f.Code)
+			return nil
+		case (strings.EqualFold(key, "data") || strings.EqualFold(key, "details")) && s.d.PeekKind() == '[':
+			return s.array(detail)
+		case strings.EqualFold(key, "data") || strings.EqualFold(key, "details"):
+			return detail()
+		}
+		return s.d.SkipValue()
+	})
+	if refused && (s.complete || !cut(err)) {
+		s.r.Verdict, s.r.Listed, s.r.Reason = Refused, listed, reason
+		return errSettled
+	}
+	return err
+}
+
+// array reads the array that is the next value, calling fn to read each
+// element.
+func (s *lenientReader) array(fn func() error) error {
+	_, err := s.d.ReadToken()
+	for err == nil && s.d.PeekKind() != ']' {
+		err = fn()
+	}
+	if err == nil {
+		_, err = s.d.ReadToken()
+	}
+	return err
+}
+
+// members reads the object that is the next value, calling fn with each
+// name to read its value.
+func (s *lenientReader) members(fn func(key string) error) error {
+	_, err := s.d.ReadToken()
+	for err == nil && s.d.PeekKind() == '"' {
+		var name jsontext.Token
+		if name, err = s.d.ReadToken(); err == nil {
+			err = fn(name.String())
+		}
+	}
+	if err == nil {
+		_, err = s.d.ReadToken() // the '}', or an error at anything else
+	}
+	return err
 }

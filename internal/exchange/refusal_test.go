@@ -106,3 +106,117 @@ func TestWriteError(t *testing.T) {
 		}
 	}
 }
+
+// The protocols' refusals, as the adapters give them to the engine's
+// lenient reader.
+var (
+	mcpRefusal = exchange.Refusal{Code: rpcerr.RPCMCPUnsupportedProtocolVersion}
+	a2aRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
+)
+
+// TestRefusalRead reads answers as the most lenient client does, whole
+// and as far as they have come: a refusal anywhere a client reads one
+// (every member of a batch, keys in any case, the code in any spelling,
+// an ErrorInfo's reason), what it lists, the responses of an answer read
+// to its end, and the id an answer in the server's place carries.
+func TestRefusalRead(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		f       exchange.Refusal
+		msg     string
+		partial bool
+		want    exchange.Verdict
+		resps   int
+		listed  []string
+		reason  string
+		id      string
+	}{
+		{"a batch of results", mcpRefusal, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`, false, exchange.Served, 2, nil, "", ""},
+		{"a notification is no response", mcpRefusal, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]`, false, exchange.Served, 1, nil, "", ""},
+		{"another error", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x","data":{"a":[1]}}}`, false, exchange.Served, 1, nil, "", "1"},
+		{"a code in the data is no code", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"data":{"code":-32022},"code":-32601}}`, false, exchange.Served, 1, nil, "", "1"},
+		{"the code after the data", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"data":{"a":1},"code":-32022}}`, false, exchange.Refused, 0, nil, "", "1"},
+		{"a refusal in a batch, whatever follows", mcpRefusal, `[{"jsonrpc":"2.0","id":1,"error":{"code":-32022}}] []`, false, exchange.Refused, 0, nil, "", ""},
+		{"a batch member that is no object", mcpRefusal, `[1,{"error":{"code":-32022}}]`, false, exchange.Refused, 0, nil, "", ""},
+		{"not one JSON value counts no response", mcpRefusal, `{"jsonrpc":"2.0","id":1,"result":{}}}`, false, exchange.Served, 0, nil, "", "1"},
+		{"a code that breaks off is no code", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"code":-}}`, false, exchange.Served, 0, nil, "", "1"},
+		{"a number that breaks off", mcpRefusal, `{"id":"32022","error":{"code":-`, false, exchange.Served, 0, nil, "", `"32022"`},
+		{"what MCP's refusal lists", mcpRefusal, `{"error":{"code":-32022,"data":{"supported":["2025-11-25",1,"2024-11-05"],"reason":"below-floor"}}}`, false, exchange.Refused, 0, []string{"2025-11-25", "2024-11-05"}, "below-floor", ""},
+		{"keys in any case, the code in any spelling", mcpRefusal, `{"ERROR":{"Code":-3.2022e4}}`, false, exchange.Refused, 0, nil, "", ""},
+		{"a repeated member counts under each value", mcpRefusal, `{"error":{"code":-32022},"error":{"code":1}}`, false, exchange.Refused, 0, nil, "", ""},
+		{"read whole: an error after a result", mcpRefusal, `{"result":{},"error":{"code":-32022}}`, false, exchange.Refused, 0, nil, "", ""},
+		{"a result first serves", a2aRefusal, `{"result":{},"error":{"code":-32009}}`, false, exchange.Served, 0, nil, "", ""},
+		{"what A2A's refusal lists", a2aRefusal, `{"error":{"code":400,"details":[{"reason":"VERSION_NOT_SUPPORTED","metadata":{"supportedVersions":" 0.3, 0.2,"}}]}}`, false, exchange.Refused, 0, []string{"0.3", "0.2"}, "VERSION_NOT_SUPPORTED", ""},
+		{"one bare detail", a2aRefusal, `{"error":{"code":1,"data":{"reason":"VERSION_NOT_SUPPORTED"}}}`, false, exchange.Refused, 0, nil, "VERSION_NOT_SUPPORTED", ""},
+		{"another reason", a2aRefusal, `{"error":{"code":1,"data":[{"reason":"TASK_NOT_FOUND"},2]}}`, false, exchange.Served, 1, nil, "", ""},
+		{"a reason refuses only where the protocol says", mcpRefusal, `{"error":{"code":1,"data":[{"reason":"VERSION_NOT_SUPPORTED"}]}}`, false, exchange.Served, 1, nil, "", ""},
+		{"an id that is no string or number", a2aRefusal, `{"id":{"a":1},"error":{"code":-32009}}`, false, exchange.Refused, 0, nil, "", ""},
+		{"a refusal cut short is still one", a2aRefusal, `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`, false, exchange.Refused, 0, nil, "", `"req-1"`},
+		{"so far, a number that may go on", a2aRefusal, `{"id":7,"error":{"code":-32009`, true, exchange.Undecided, 0, nil, "", "7"},
+		{"so far, another number", a2aRefusal, `{"id":7,"error":{"code":-3200`, true, exchange.Undecided, 0, nil, "", "7"},
+		{"so far, a refusal whose list is still coming", a2aRefusal, `{"id":7,"error":{"code":-32009,"data":[{"metadata":{"supportedVersions":"0.2"`, true, exchange.Undecided, 0, nil, "", "7"},
+		{"so far, a whole error", a2aRefusal, `{"id":7,"error":{"code":-32009}`, true, exchange.Refused, 0, nil, "", "7"},
+		{"so far, a refusal broken after its code", a2aRefusal, `{"id":7,"error":{"code":-32009,]`, true, exchange.Refused, 0, nil, "", "7"},
+		{"so far, a result first", a2aRefusal, `{"result":`, true, exchange.Served, 0, nil, "", ""},
+		{"so far, a refusal in a batch", mcpRefusal, `[{"error":{"code":-32022}}`, true, exchange.Refused, 0, nil, "", ""},
+		{"so far, a batch that may yet refuse", a2aRefusal, `[{"result":{}}`, true, exchange.Undecided, 0, nil, "", ""},
+		{"so far, broken before any refusal", a2aRefusal, `{"id":7,]`, true, exchange.Served, 0, nil, "", "7"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.f.Read([]byte(c.msg), !c.partial)
+			if r.Verdict != c.want || r.Responses != c.resps || !slices.Equal(r.Listed, c.listed) || r.Reason != c.reason || string(r.ID) != c.id {
+				t.Errorf("%+v; want %d, %d responses, listing %q, reason %q, id %s", r, c.want, c.resps, c.listed, c.reason, c.id)
+			}
+		})
+	}
+}
+
+// TestMayRefuse: an answer that cannot spell the refusal is not read.
+func TestMayRefuse(t *testing.T) {
+	for _, c := range []struct {
+		f   exchange.Refusal
+		msg string
+		may bool
+	}{
+		{mcpRefusal, `{"error":{"code":-32022.0}}`, true},
+		{mcpRefusal, `{"error":{"code":-32021}}`, false},
+		{mcpRefusal, `{"reason":"VERSION_NOT_SUPPORTED","x":"\u0041"}`, false},
+		{a2aRefusal, `{"error":{"code":1,"data":[{"reason":"VERSION_NOT_SUPPORTED"}]}}`, true},
+		{a2aRefusal, `{"error":{"code":1,"data":[{"reason":"VERSION\u005fNOT_SUPPORTED"}]}}`, true},
+		{a2aRefusal, `{"error":{"code":-32009}}`, true},
+		{a2aRefusal, `{"error":{"code":-32001,"data":[{"reason":"TASK_NOT_FOUND"}]}}`, false},
+	} {
+		if got := c.f.MayRefuse([]byte(c.msg)); got != c.may {
+			t.Errorf("%+v %s: %t", c.f, c.msg, got)
+		}
+	}
+}
+
+// FuzzRefusalRead: whatever an answer holds, reading it never panics, and
+// an answer read as far as it has come, wherever it is cut, shows nothing
+// or what it shows whole: the same verdict, the same listing.
+func FuzzRefusalRead(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"data":{"supported":["2025-11-25"],"reason":"below-floor"}}}`,
+		`[{"result":{}},{"error":{"code":-32009,"details":[{"reason":"VERSION_NOT_SUPPORTED","metadata":{"supportedVersions":"0.3"}}]}}]`,
+		`{"result":{},"error":{"code":-3.2009e4}}`, `{"error":{"code":-32009,]`, `{"id":"x","error":{"code":-320090}}`, `[[[`, ``,
+	} {
+		f.Add([]byte(seed), uint16(20), false)
+		f.Add([]byte(seed), uint16(40), true)
+	}
+	f.Fuzz(func(t *testing.T, msg []byte, cut uint16, a2a bool) {
+		r := mcpRefusal
+		if a2a {
+			r = a2aRefusal
+		}
+		whole := r.Read(msg, true)
+		if whole.Verdict == exchange.Undecided || whole.Verdict == exchange.Unreadable {
+			t.Fatalf("%q read whole: %+v", msg, whole)
+		}
+		at := int(cut) % (len(msg) + 1)
+		part := r.Read(msg[:at], false)
+		if part.Verdict != exchange.Undecided && (part.Verdict != whole.Verdict || !slices.Equal(part.Listed, whole.Listed) || part.Reason != whole.Reason) {
+			t.Fatalf("%q cut at %d: %+v, whole %+v", msg, at, part, whole)
+		}
+	})
+}

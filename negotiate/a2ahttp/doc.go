@@ -127,13 +127,15 @@
 // read as it is held, once in the common case: an answer whose bytes
 // cannot spell a refusal (no 32009, no VERSION_NOT_SUPPORTED, no escape)
 // is settled without a parse, and any other is read with JSON v2's
-// tokenizer, leniently as a client reads it. It is read by the module's
-// one answer reader (internal/exchange), as clients read it: its
-// Content-Encoding decoded (gzip, deflate; an answer in another coding
-// cannot be read and is refused and replaced as one past the bound, and
-// an encoded answer is read once the handler returns), a leading
-// byte-order mark skipped, and a batch settled only once it has ended,
-// however its writes or flushes split it. As net/http requires, the
+// tokenizer, leniently as a client reads it, by the module's one lenient
+// reader (exchange.Refusal.Read, the same for MCP): a refusal counts once
+// its error has been read, whatever follows it (a refusal cut short is
+// still one), and a batch serves only once it has ended, however its
+// writes or flushes split it. It is read by the module's one answer
+// reader (internal/exchange), as clients read it: its Content-Encoding
+// decoded (gzip, deflate; an answer in another coding cannot be read and
+// is refused and replaced as one past the bound, and an encoded answer is
+// read once the handler returns), and a leading byte-order mark skipped. As net/http requires, the
 // wrapped handler must not use the ResponseWriter once it has returned:
 // the state that follows an answer, and the buffer it holds the answer
 // in, serve the next request.

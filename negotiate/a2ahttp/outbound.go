@@ -1,7 +1,6 @@
 package a2ahttp
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -10,8 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -316,13 +313,16 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	var w answerWatch // only its reader: it holds no writer here
-	held, v, err := exchange.Read(resp, int64(t.maxAnswer), w.Classify)
+	var refusal exchange.Reading
+	_, v, err := exchange.Read(resp, int64(t.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
+		refusal = read(b, complete)
+		return refusal.Verdict
+	})
 	if err != nil {
 		return nil, err
 	}
 	if v == exchange.Refused {
-		return nil, t.refused(req, held)
+		return nil, t.refused(req, refusal.Listed)
 	}
 	return resp, nil
 }
@@ -332,57 +332,14 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 // interop_version_unsupported (or, under a required audit that could not
 // be written, internal_error), saying what the refusal held offered
 // (exchange.PeerRefusal), joined with the AuditError of a record that
-// failed.
-func (t *Transport) refused(req *http.Request, held []byte) error {
+// failed. listed is what the refusal lists of the versions the peer
+// serves.
+func (t *Transport) refused(req *http.Request, listed []string) error {
 	where := fmt.Sprintf("a2ahttp: %s refused A2A-Version %s at runtime, after its card offered it", egress.Where(req.URL), t.version)
 	if t.record == nil {
 		return fmt.Errorf("%s: %w", where, wperrors.New(wperrors.InteropVersionUnsupported, "a2a negotiation refused: unsupported").
 			WithDetail("protocol", string(facets.ProtocolA2A)).WithDetail("requested", t.version).WithDetail("reason", events.ReasonUnsupported))
 	}
-	listed := refusalSays(held)
 	o, auditErr := t.record.Refused(req.Context(), facets.ProtocolA2A, t.version, listed)
 	return errors.Join(fmt.Errorf("%s: %w", where, exchange.PeerRefusal(o, listed, "")), auditErr)
-}
-
-// refusalSays returns the versions a peer's refusal of the version lists
-// in the metadata of its ErrorInfo (supportedVersions, comma-separated, as
-// A2A 1.0 writes them). It reads the first JSON value of the answer (the
-// body, or the data of a stream's event), leniently, as the refusal was
-// read; what it cannot read lists nothing. A2A gives no reason beside
-// them: whether the peer refused the caller's identity is in its message
-// alone.
-func refusalSays(answer []byte) []string {
-	start := bytes.IndexByte(answer, '{')
-	if start < 0 {
-		return nil
-	}
-	var offered []string
-	d := jsontext.NewDecoder(bytes.NewReader(answer[start:]), lenient...)
-	// names holds, for each object open, the name of the member being
-	// read, and "" for each array open.
-	var names []string
-	for {
-		tok, err := d.ReadToken()
-		if err != nil {
-			return offered
-		}
-		switch tok.Kind() {
-		case '{', '[':
-			names = append(names, "")
-		case '}', ']':
-			names = names[:len(names)-1]
-		case '"':
-			// A string is a member's name (in an object, the odd
-			// tokens), or a value.
-			last := len(names) - 1
-			if in, n := d.StackIndex(d.StackDepth()); in == '{' && n%2 == 1 {
-				names[last] = tok.String()
-			} else if last > 0 && names[last] == "supportedVersions" && names[last-1] == "metadata" {
-				offered = append(offered, a2aversion.Listed(tok.String())...)
-			}
-		}
-		if d.StackDepth() == 0 {
-			return offered // the first value, read whole
-		}
-	}
 }

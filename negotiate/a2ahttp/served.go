@@ -1,9 +1,6 @@
 package a2ahttp
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -81,33 +78,30 @@ func (a *answerWatch) Holds(status int, stream bool) bool {
 // written at all is net/http's 200 with nothing).
 func (a *answerWatch) AtEnd(bool) exchange.Verdict { return exchange.Served }
 
-// Classify is the A2A reading of answer text: a -32009, or an error
-// whose details carry the reason VERSION_NOT_SUPPORTED, refuses; a result,
-// or a complete answer without either, serves. It keeps the answer's
-// JSON-RPC id for a replacement.
+// Classify is the A2A reading of answer text ([read]). It keeps the
+// answer's JSON-RPC id for a replacement.
 func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
-	if complete && !mayRefuse(b) {
-		return exchange.Served
+	r := read(b, complete)
+	if r.ID != nil {
+		a.id = r.ID
 	}
-	s := answerReader{complete: complete}
-	s.d.Reset(bytes.NewBuffer(b), lenient...)
-	v, err := s.response()
-	if s.id != nil {
-		a.id = s.id
-	}
-	if v == exchange.Refused && err == nil {
-		// A refusal settles an answer only once its whole value is read.
-		s.d.Reset(bytes.NewBuffer(b), lenient...)
-		_, err = s.d.ReadValue()
-	}
-	if err != nil {
-		return s.failed(err)
-	}
-	return v
+	return r.Verdict
 }
 
-// lenient are the options an answer is read with: see answerReader.
-var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+// versionRefusal is A2A's refusal of a version, as the engine's lenient
+// reader finds it (exchange.Refusal.Read): error.code -32009, or an error
+// whose data or details carry an ErrorInfo with reason
+// VERSION_NOT_SUPPORTED; a result first serves.
+var versionRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
+
+// read reads answer text for the refusal: an answer whose bytes cannot
+// spell one serves unread.
+func read(b []byte, complete bool) exchange.Reading {
+	if complete && !versionRefusal.MayRefuse(b) {
+		return exchange.Reading{Verdict: exchange.Served}
+	}
+	return versionRefusal.Read(b, complete)
+}
 
 // Settle records the decision as the answer showed it (a refusal in a
 // second event when the acceptance was recorded before the handler ran),
@@ -157,164 +151,4 @@ func varyOnVersion(h http.Header) {
 		}
 	}
 	h.Add("Vary", headerName)
-}
-
-// mayRefuse reports whether b could hold a version refusal: the code
-// -32009 in any spelling ([exchange.MayHoldCode]), the reason
-// VERSION_NOT_SUPPORTED, or an escape that could spell the reason. Any
-// answer that does not is read no further.
-func mayRefuse(b []byte) bool {
-	return bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte(rpcerr.A2AReasonVersionNotSupported)) ||
-		exchange.MayHoldCode(b, rpcerr.RPCA2AVersionNotSupported)
-}
-
-// answerReader reads an answer as a lenient client does: member names in
-// any case (encoding/json matches them so), repeated names each read
-// (whichever a client keeps, a refusal among them is seen), and the code
-// as the number it spells, whatever the spelling.
-type answerReader struct {
-	d        jsontext.Decoder
-	complete bool
-	id       jsontext.Value
-}
-
-// failed is the verdict of an answer that could not be read to its end: it
-// may yet show something when more of it is to come, and otherwise it is no
-// refusal a client could read.
-func (s *answerReader) failed(err error) exchange.Verdict {
-	if !s.complete && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
-		return exchange.Undecided
-	}
-	return exchange.Served
-}
-
-// token reads the next token. A number that ends an answer still arriving
-// may be cut short (-320 of -32009), and is read as it stands: only a
-// refusal settles an answer before its end, and a refusal is settled only
-// from a whole response, which a cut number is not.
-func (s *answerReader) token() (jsontext.Token, error) { return s.d.ReadToken() }
-
-// response reads a JSON-RPC response, a batch of them, or a
-// google.rpc.Status body (an object with an error member too): what it
-// shows, and the error that stopped the reading.
-func (s *answerReader) response() (exchange.Verdict, error) {
-	t, err := s.token()
-	if err != nil {
-		return exchange.Undecided, err
-	}
-	switch t.Kind() {
-	case '{':
-		return s.object(true)
-	case '[':
-		for s.d.PeekKind() == '{' {
-			if _, err := s.token(); err != nil {
-				return exchange.Undecided, err
-			}
-			if v, err := s.object(false); err != nil || v == exchange.Refused {
-				return v, err
-			}
-		}
-		// A batch serves only once it has ended: a member still to come
-		// may refuse.
-		_, err = s.token()
-	}
-	// Not a response a client reads a refusal in, or a batch without one.
-	return exchange.Served, err
-}
-
-// object reads the members of a response after its '{'. At the top of the
-// answer a result settles it: JSON-RPC forbids an error beside a result, and
-// a result is not held to look for one.
-func (s *answerReader) object(top bool) (exchange.Verdict, error) {
-	for s.d.PeekKind() != '}' {
-		name, err := s.token()
-		if err != nil {
-			return exchange.Undecided, err
-		}
-		switch key := name.String(); {
-		case top && strings.EqualFold(key, "result"):
-			return exchange.Served, nil
-		case strings.EqualFold(key, "error") && s.d.PeekKind() == '{':
-			if ok, err := s.members(s.errorMember); ok || err != nil {
-				return exchange.Refused, err
-			}
-		case top && strings.EqualFold(key, "id"):
-			v, err := s.d.ReadValue()
-			if err != nil {
-				return exchange.Undecided, err
-			}
-			if k := v.Kind(); k == '"' || k == '0' {
-				s.id = v.Clone()
-			}
-		default:
-			if err := s.d.SkipValue(); err != nil {
-				return exchange.Undecided, err
-			}
-		}
-	}
-	_, err := s.token()
-	return exchange.Served, err
-}
-
-// members reads the object that comes next, calling member for each of its
-// members, until one reports a refusal.
-func (s *answerReader) members(member func(key string) (bool, error)) (bool, error) {
-	if _, err := s.token(); err != nil {
-		return false, err
-	}
-	for s.d.PeekKind() != '}' {
-		name, err := s.token()
-		if err != nil {
-			return false, err
-		}
-		if ok, err := member(name.String()); ok || err != nil {
-			return ok, err
-		}
-	}
-	_, err := s.token()
-	return false, err
-}
-
-// errorMember reads one member of an error object: a code of -32009, or
-// data (JSON-RPC) or details (google.rpc.Status) holding an ErrorInfo with
-// reason VERSION_NOT_SUPPORTED (an array of details, as A2A 1.0.1 sends
-// them, or the one bare object of older servers).
-func (s *answerReader) errorMember(key string) (bool, error) {
-	switch {
-	case strings.EqualFold(key, "code") && s.d.PeekKind() == '0':
-		t, err := s.token()
-		if err != nil {
-			return false, err
-		}
-		f, _ := t.Float()
-		return f == rpcerr.RPCA2AVersionNotSupported, nil
-	case (strings.EqualFold(key, "data") || strings.EqualFold(key, "details")) && s.d.PeekKind() == '[':
-		if _, err := s.token(); err != nil {
-			return false, err
-		}
-		for s.d.PeekKind() != ']' {
-			if ok, err := s.detail(); ok || err != nil {
-				return ok, err
-			}
-		}
-		_, err := s.token()
-		return false, err
-	case strings.EqualFold(key, "data") || strings.EqualFold(key, "details"):
-		return s.detail()
-	}
-	return false, s.d.SkipValue()
-}
-
-// detail reads one detail: an ErrorInfo refuses the version by its reason.
-func (s *answerReader) detail() (bool, error) {
-	if s.d.PeekKind() != '{' {
-		return false, s.d.SkipValue()
-	}
-	return s.members(func(key string) (bool, error) {
-		if !strings.EqualFold(key, "reason") || s.d.PeekKind() != '"' {
-			return false, s.d.SkipValue()
-		}
-		t, err := s.token()
-		return err == nil && t.String() == rpcerr.A2AReasonVersionNotSupported, err
-	})
 }

@@ -103,7 +103,7 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"a stream", false, "/a2a", answering(0, sse, "data: "+ok+"\n\n", "data: {\"error\":{\"code\":-32009}}\n\n"), false},
 		{"another error", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
-		{"a refusal cut short is none a client reads", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), false},
+		{"a refusal cut short is still a refusal", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), true},
 		{"an empty write, then the refusal", false, "/a2a", answering(0, "application/json", "", `{"error":{"code":-32009}}`), true},
 		{"an escaped reason", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":1,"data":[{"reason":"VERSION\u005fNOT_SUPPORTED"}]}}`), true},
 		{"-32009 after 33", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":33,"error":{"code":-32009}}`), true},

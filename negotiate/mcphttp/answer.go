@@ -3,11 +3,9 @@ package mcphttp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -131,15 +129,15 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 		}
 		return exchange.Refused
 	}
-	if !a.Stream() && !exchange.MayHoldCode(msg, rpcerr.RPCMCPUnsupportedProtocolVersion) {
+	if !a.Stream() && !versionRefusal.MayRefuse(msg) {
 		return exchange.Served // no spelling of the refusal's code: read no further
 	}
-	responses, refused := readAnswer(msg)
-	if refused {
+	read := versionRefusal.Read(msg, true)
+	if read.Verdict == exchange.Refused {
 		a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
 		return exchange.Refused
 	}
-	a.responses += responses
+	a.responses += read.Responses
 	if a.Stream() && a.responses < a.expect {
 		return exchange.Undecided
 	}
@@ -178,89 +176,10 @@ func confirms(rep reply, method, version string) bool {
 	return rep.result && rep.protocolVersion == version
 }
 
-// clientReading is how the answer watcher reads an answer for a refusal:
-// as the most lenient JSON-RPC client would, so that nothing a client
-// reads as a refusal passes for an acceptance. Keys match in any case (as
-// encoding/json matches struct fields), a repeated key counts under each
-// of its values (some parsers keep the first, most the last), and strings
-// need not be valid UTF-8 (encoding/json replaces what is not).
-var clientReading = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
-// readAnswer reads b, a JSON-RPC answer (one message or a batch), as a
-// client would, and returns how many responses it holds (messages without
-// a method) and whether any carries error.code -32022: any JSON number
-// equal to it as a float64, the way JSON parsers read numbers
-// (-3.2022e4 and -32022.0 included). A refusal counts as soon as it is
-// read, whatever follows it (a streaming decoder reads the first value and
-// stops); responses are counted only in a b that is one JSON value.
-func readAnswer(b []byte) (responses int, refused bool) {
-	r := newReader(b, clientReading...)
-	defer r.release()
-	d := &r.d
-	var err error
-	switch d.PeekKind() {
-	case '[':
-		_, err = d.ReadToken()
-		for err == nil && d.PeekKind() == '{' {
-			err = readResponse(d, &responses, &refused)
-		}
-		if err == nil {
-			_, err = d.ReadToken() // the ']', or an error at anything else
-		}
-	case '{':
-		err = readResponse(d, &responses, &refused)
-	}
-	if _, end := d.ReadToken(); err != nil || end != io.EOF {
-		return 0, refused
-	}
-	return responses, refused
-}
-
-// readResponse reads the message object that is d's next value, counting
-// it in responses when it has no method and setting refused when its
-// error's code is -32022.
-func readResponse(d *jsontext.Decoder, responses *int, refused *bool) error {
-	response := true
-	err := members(d, func(key string) error {
-		switch {
-		case strings.EqualFold(key, "method"):
-			response = false
-		case strings.EqualFold(key, "error") && d.PeekKind() == '{':
-			return members(d, func(key string) error {
-				if !strings.EqualFold(key, "code") || d.PeekKind() != '0' {
-					return d.SkipValue()
-				}
-				code, err := d.ReadToken()
-				if err == nil { // a number that breaks off is no code
-					f, _ := code.Float()
-					*refused = *refused || f == rpcerr.RPCMCPUnsupportedProtocolVersion
-				}
-				return err
-			})
-		}
-		return d.SkipValue()
-	})
-	if response {
-		*responses++
-	}
-	return err
-}
-
-// members reads the object that is d's next value, calling fn with each
-// key to read its value.
-func members(d *jsontext.Decoder, fn func(key string) error) error {
-	_, err := d.ReadToken()
-	for err == nil && d.PeekKind() == '"' {
-		var name jsontext.Token
-		if name, err = d.ReadToken(); err == nil {
-			err = fn(name.String())
-		}
-	}
-	if err == nil {
-		_, err = d.ReadToken() // the '}', or an error at anything else
-	}
-	return err
-}
+// versionRefusal is MCP's refusal of a revision, as the engine's lenient
+// reader finds it in an answer (exchange.Refusal.Read): error.code -32022
+// in any response, a response read whole.
+var versionRefusal = exchange.Refusal{Code: rpcerr.RPCMCPUnsupportedProtocolVersion}
 
 // reply is a JSON-RPC response, as far as this package reads one.
 type reply struct {

@@ -704,18 +704,17 @@ func (t *Transport) opened(out *http.Request) error {
 // asks, with the engine's one reader, for the server's runtime refusal of
 // the revision, and hands it back as it came when there is none.
 func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
-	var refusal []byte
+	var refusal exchange.Reading
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	_, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}
-		responses, refused := readAnswer(msg)
-		switch {
-		case refused:
-			refusal = msg
+		switch read := versionRefusal.Read(msg, true); {
+		case read.Verdict == exchange.Refused:
+			refusal = read
 			return exchange.Refused
-		case sse && responses == 0:
+		case sse && read.Responses == 0:
 			return exchange.Undecided // a notification: the response is still to come
 		}
 		return exchange.Served
@@ -733,11 +732,10 @@ func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) 
 // recorded as a refused negotiation.decided of the exchange: the revision
 // requested, the server's data.supported as its offer, reason below-floor
 // when every one of them is below the floor, unsupported otherwise.
-func (t *Transport) refused(req *http.Request, method string, data []byte) error {
+func (t *Transport) refused(req *http.Request, method string, refusal exchange.Reading) error {
 	what := fmt.Sprintf("mcphttp: the server refused %s at the negotiated revision %q (-32022)", method, t.revision)
-	rep, _ := readReply(data) // its data.supported, when the strict reading finds one
-	o, aerr := t.rec.Refused(req.Context(), facets.ProtocolMCP, t.revision, rep.supported)
-	return errors.Join(fmt.Errorf("%s: %w", what, exchange.PeerRefusal(o, rep.supported, rep.reason)), aerr)
+	o, aerr := t.rec.Refused(req.Context(), facets.ProtocolMCP, t.revision, refusal.Listed)
+	return errors.Join(fmt.Errorf("%s: %w", what, exchange.PeerRefusal(o, refusal.Listed, refusal.Reason)), aerr)
 }
 
 // stamp returns the copy of req to send, and the method of the first

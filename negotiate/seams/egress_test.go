@@ -108,9 +108,11 @@ func TestSeamsEgress(t *testing.T) {
 // 2026-07-28 and tools/call is refused at it (-32022, in any spelling, or
 // a v2 envelope). The caller gets interop_version_unsupported, and the run
 // holds the acceptance and then the runtime refusal, for the same peer:
-// below-floor when every version the refusal lists is below the floor,
-// unsupported otherwise, at both seams as at every Transport; the answer
-// says the recorded reason.
+// below-floor when every version the refusal lists is below the floor
+// (what is no version, a number among them, passed over, as
+// exchange.RefusalOffer passes over a string that is none), unsupported
+// otherwise, at both seams as at every Transport; the answer says the
+// recorded reason.
 func TestRuntimeDrift(t *testing.T) {
 	mcpPeer := func(answer string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -136,8 +138,12 @@ func TestRuntimeDrift(t *testing.T) {
 		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`), unsupported},
 		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022.0,"message":"unsupported"}}`), unsupported},
 		{"mcp", "2026-07-28", mcpPeer(`{"error":"interop_version_unsupported","message":"no"}`), unsupported},
+		// As a lenient client reads it, as every Transport does: a key in
+		// another case, a repeated key the strict reading refuses.
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"CODE":-32022,"message":"unsupported"}}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022},"error":{"code":1}}`), unsupported},
 		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05","2025-06-18"],"requested":"2026-07-28"}}}`), belowFloor},
-		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05",7],"requested":"2026-07-28"}}}`), unsupported},
+		{"mcp", "2026-07-28", mcpPeer(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2024-11-05",7],"requested":"2026-07-28"}}}`), belowFloor},
 		{"a2a", "1.1", a2aPeer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","metadata":{"supportedVersions":"0.3"}}]}}`), belowFloor},
 	} {
 		peer := httptest.NewServer(tc.peer)

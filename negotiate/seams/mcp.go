@@ -68,13 +68,14 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
 			return nil, fail
 		}
+		if refusal := rep.refusal(); refusal.Verdict == exchange.Refused {
+			// The server refused at runtime the revision server/discover
+			// offered: the record follows it, even when the strict
+			// reading below cannot take the answer.
+			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, set.MCP.Revisions, refusal.Listed)
+		}
 		if err != nil {
 			return nil, x.peerFailure(status, "no JSON-RPC answer")
-		}
-		if rep.versionRefused() {
-			// The server refused at runtime the revision server/discover
-			// offered: the record follows it.
-			return nil, x.refusedAtRuntime(ctx, facets.ProtocolMCP, set.MCP.Revisions, rep.listed())
 		}
 		if rep.Error != nil || rep.Result == nil {
 			return nil, x.peerFailure(status, "the server refused tools/call")

@@ -7,6 +7,7 @@ import (
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/internal/strictjson"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,35 +23,25 @@ type rpcReply struct {
 	// Error is a JSON-RPC error object, or the string code of a v2 error
 	// envelope ({"error":"interop_version_unsupported",...}).
 	Error jsontext.Value `json:"error"`
+	// raw is the response as its client reads it, for the engine's lenient
+	// reader.
+	raw []byte
 }
 
-// versionRefused reports whether the reply refuses the MCP revision it
-// was sent at: JSON-RPC -32022 UnsupportedProtocolVersionError (in any
-// spelling of the number), or a v2 envelope interop_version_unsupported.
-func (r rpcReply) versionRefused() bool {
+// mcpRefusal is MCP's refusal of a revision, as mcphttp gives it to the
+// engine's lenient reader.
+var mcpRefusal = exchange.Refusal{Code: rpcerr.RPCMCPUnsupportedProtocolVersion}
+
+// refusal reads the reply for an MCP runtime refusal as the Transports
+// read one (exchange.Refusal.Read): -32022 in any spelling and what it
+// lists, or a v2 envelope interop_version_unsupported, which lists
+// nothing.
+func (r rpcReply) refusal() exchange.Reading {
 	var code string
-	if strictjson.DecodeOpen(r.Error, &code) == nil {
-		return code == string(wperrors.InteropVersionUnsupported)
+	if strictjson.DecodeOpen(r.Error, &code) == nil && code == string(wperrors.InteropVersionUnsupported) {
+		return exchange.Reading{Verdict: exchange.Refused}
 	}
-	var e struct {
-		Code float64 `json:"code"` // a number in any spelling: -32022.0 is -32022
-	}
-	return strictjson.DecodeOpen(r.Error, &e) == nil && e.Code == -32022
-}
-
-// listed is what a JSON-RPC refusal lists in its data.supported; nil
-// when it lists nothing a strict reading finds (a v2 envelope lists
-// nothing).
-func (r rpcReply) listed() []string {
-	var e struct {
-		Data struct {
-			Supported []string `json:"supported"`
-		} `json:"data"`
-	}
-	if strictjson.DecodeOpen(r.Error, &e) != nil {
-		return nil
-	}
-	return e.Data.Supported
+	return mcpRefusal.Read(r.raw, true)
 }
 
 // unsupported is the refusal of a version the peer would not serve after
@@ -75,7 +66,7 @@ func readReply(resp *http.Response) (rpcReply, error) {
 		if !complete {
 			return exchange.Undecided
 		}
-		var r rpcReply
+		r := rpcReply{raw: msg}
 		switch err := strictjson.DecodeOpen(msg, &r); {
 		case sse && (err != nil || r.Result == nil && r.Error == nil):
 			return exchange.Undecided // an event that is no response
