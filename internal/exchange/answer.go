@@ -254,10 +254,10 @@ func (a *Answer) decoded() ([]byte, error) {
 //   - any other is handed on whole: resp.Body gives back the bytes held,
 //     then the rest, or the error that ended the read.
 //
-// The body is closed with every error. It returns the bytes it read as
-// sent and the verdict, Undecided for a stream that ended without
-// deciding.
-func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict, err error) {
+// The body is closed with every error. It returns the verdict, Undecided
+// for a stream that ended without deciding; the protocol's Classify keeps
+// what it read of a refusal.
+func Read(resp *http.Response, limit int64, c Classify) (v Verdict, err error) {
 	var a Answer
 	a.Start(resp.Header, limit, c, make([]byte, 0, 512))
 	chunk := make([]byte, 8<<10)
@@ -282,10 +282,10 @@ func Read(resp *http.Response, limit int64, c Classify) (held []byte, v Verdict,
 		err = nil
 	} else {
 		resp.Body = NewReplay(a.raw, err, resp.Body)
-		return a.raw, v, nil
+		return v, nil
 	}
 	resp.Body.Close()
-	return a.raw, v, err
+	return v, err
 }
 
 // Replay is an answer's body whose first bytes were read: it gives them

@@ -159,11 +159,13 @@ func TestPeekDoubles(t *testing.T) {
 	}
 }
 
-// chunks is a body that returns its pieces one read at a time, then err.
+// chunks is a body that returns its pieces one read at a time, then err,
+// keeping what it returned.
 type chunks struct {
 	pieces []string
 	err    error
 	closed bool
+	read   []byte
 }
 
 func (c *chunks) Read(p []byte) (int, error) {
@@ -171,6 +173,7 @@ func (c *chunks) Read(p []byte) (int, error) {
 		return 0, c.err
 	}
 	n := copy(p, c.pieces[0])
+	c.read = append(c.read, p[:n]...)
 	if c.pieces[0] = c.pieces[0][n:]; c.pieces[0] == "" {
 		c.pieces = c.pieces[1:]
 	}
@@ -213,9 +216,9 @@ func TestRead(t *testing.T) {
 			var tr tracing
 			body := &chunks{pieces: c.pieces, err: c.end}
 			resp := &http.Response{Header: http.Header{"Content-Type": {c.ct}}, Body: body}
-			held, v, err := Read(resp, c.limit, tr.classify)
-			if v != c.want || string(held) != c.held {
-				t.Errorf("%d, held %q; want %d, %q", v, held, c.want, c.held)
+			v, err := Read(resp, c.limit, tr.classify)
+			if v != c.want || string(body.read) != c.held {
+				t.Errorf("%d, read %q; want %d, %q", v, body.read, c.want, c.held)
 			}
 			var e *egress.Error
 			if c.fails == 0 && err != nil || c.fails != 0 && (!errors.As(err, &e) || e.Kind != c.fails) {
@@ -236,7 +239,7 @@ func TestRead(t *testing.T) {
 	// One byte a read, the whole answer comes back.
 	resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(`{"OK":1} and more`)))}
 	var tr tracing
-	if _, v, err := Read(resp, 100, tr.classify); v != Served || err != nil {
+	if v, err := Read(resp, 100, tr.classify); v != Served || err != nil {
 		t.Fatalf("%d %v", v, err)
 	}
 	if rest, err := io.ReadAll(resp.Body); string(rest) != `{"OK":1} and more` || err != nil {

@@ -314,7 +314,7 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var refusal exchange.Reading
-	_, v, err := exchange.Read(resp, int64(t.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
+	v, err := exchange.Read(resp, int64(t.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
 		refusal = read(b, complete)
 		return refusal.Verdict
 	})

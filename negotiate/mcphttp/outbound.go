@@ -184,7 +184,7 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 // fails one of its kind.
 func readAnswerBody(resp *http.Response) (data []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	_, _, err = exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+	_, err = exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete || sse && !isResponse(msg) {
 			return exchange.Undecided
 		}
@@ -706,7 +706,7 @@ func (t *Transport) opened(out *http.Request) error {
 func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
 	var refusal exchange.Reading
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	_, v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+	v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}

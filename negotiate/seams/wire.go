@@ -62,7 +62,7 @@ func readReply(resp *http.Response) (rpcReply, error) {
 	var rep rpcReply
 	var bad error
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	_, v, err := exchange.Read(resp, maxPeerBytes, func(msg []byte, complete bool) exchange.Verdict {
+	v, err := exchange.Read(resp, maxPeerBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}
