@@ -93,6 +93,12 @@ var codings = []struct {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "event: message\ndata: "+body+"\n\n")
 	}},
+	{"as an event stream in pieces, after a notification", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\ndata: "+body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, body[len(body)/2:]+"\n\n")
+	}},
 }
 
 // contents are what an answer says, each with what it must leave on the
@@ -108,7 +114,27 @@ var contents = []struct {
 	// The server behind the middleware is the host's own: what it lists
 	// is no offer of a peer's.
 	{"a refusal listing only versions below the floor", belowFloor, events.ReasonUnsupported, events.ReasonBelowFloor},
+	{"a refusal in another spelling", otherSpelling, events.ReasonUnsupported, events.ReasonUnsupported},
+	{"a refusal listing only versions below the floor, cut short at its end", cutAtEnd(belowFloor), events.ReasonUnsupported, events.ReasonBelowFloor},
 	{"a success", successes, "", ""},
+}
+
+// otherSpelling are each protocol's refusal as a lenient client reads it
+// too: MCP's code in another spelling of the number, A2A's by the reason
+// of its ErrorInfo alone, members named in another case.
+var otherSpelling = map[facets.Protocol]string{
+	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"ERROR":{"Code":-3.2022e4,"message":"unsupported"}}`,
+	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"Error":{"code":-32600,"message":"no","DATA":[{"Reason":"VERSION_NOT_SUPPORTED"}]}}`,
+}
+
+// cutAtEnd is bodies, each without its last byte: no JSON a strict reader
+// takes, and a refusal a client that reads as it goes reads all the same.
+func cutAtEnd(bodies map[facets.Protocol]string) map[facets.Protocol]string {
+	cut := map[facets.Protocol]string{}
+	for p, b := range bodies {
+		cut[p] = b[:len(b)-1]
+	}
+	return cut
 }
 
 // cutShort starts the refusal and hangs up before its end.

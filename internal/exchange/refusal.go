@@ -139,9 +139,10 @@ type Reading struct {
 	// Undecided when the message is not complete and may yet show one;
 	// Served otherwise.
 	Verdict Verdict
-	// Responses counts the messages without a method, when the message is
-	// read to its end as one JSON value (a response or a batch); 0
-	// otherwise.
+	// Responses counts the messages without a method, in a message read
+	// to its end as one JSON value (a response or a batch) or settled by a
+	// result first; 0 otherwise, and in a refusal, which settles the
+	// answer whatever else it holds.
 	Responses int
 	// ID is the id of the response at the top, when it is a string or a
 	// number: the id an answer in the server's place carries.
@@ -182,19 +183,16 @@ func (f Refusal) Read(msg []byte, complete bool) Reading {
 	s.f, s.complete, s.end, s.r = f, complete, len(msg), Reading{}
 	err := s.answer()
 	r := s.r
-	if err == nil && r.Verdict == Undecided {
-		if _, end := s.d.ReadToken(); end != io.EOF {
-			r.Responses = 0 // not one JSON value
-		}
-	}
 	switch {
 	case err == errSettled:
-		r.Responses = 0 // not read to its end
+		if r.Verdict == Refused {
+			r.Responses = 0
+		}
 	case !complete && cut(err):
 		r = Reading{Verdict: Undecided, ID: r.ID}
 	default:
-		if err != nil {
-			r.Responses = 0
+		if _, end := s.d.ReadToken(); err != nil || end != io.EOF {
+			r.Responses = 0 // not one JSON value
 		}
 		r.Verdict = Served // read, and no refusal in it: none a client reads
 	}

@@ -66,7 +66,8 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	// Read as the middleware reads the server's answers, with the
 	// engine's one reader.
 	answer := &http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))}
-	if v, _ := exchange.Read(answer, int64(m.maxAnswer), func(b []byte, complete bool) exchange.Verdict { return read(b, complete).Verdict }); v != exchange.Refused {
+	stream := exchange.IsEventStream(w.Header().Get("Content-Type"))
+	if v, _ := exchange.Read(answer, int64(m.maxAnswer), func(b []byte, complete bool) exchange.Verdict { return read(b, complete, stream).Verdict }); v != exchange.Refused {
 		return nil
 	}
 	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)

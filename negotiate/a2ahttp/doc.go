@@ -101,7 +101,8 @@
 //
 //   - On the JSON-RPC binding, whatever the status and Content-Type, a
 //     response (or a member of a batch, or the first event of an event
-//     stream) whose error has the code -32009 in any spelling of that
+//     stream that holds a response: a request or notification the server
+//     sends before it decides nothing) whose error has the code -32009 in any spelling of that
 //     number (-32009.0, -3.2009e4), or whose error.data holds an ErrorInfo
 //     with reason VERSION_NOT_SUPPORTED (A2A 1.0.1's array of details, or
 //     the one bare object of older servers). Member names match in any
@@ -110,7 +111,8 @@
 //     first is settled as served there: JSON-RPC forbids an error beside a
 //     result, and a result is not held to look for one.
 //   - On HTTP+JSON and on the card path, an error status (300 and up) or
-//     the first event of an event stream whose body is an error object
+//     the first event of an event stream that holds a response, whose
+//     body is an error object
 //     with such an ErrorInfo in its details (or a -32009 code); a success
 //     is no error for any client to read.
 //
@@ -290,14 +292,16 @@
 // spelling of the number, or an ErrorInfo with reason
 // VERSION_NOT_SUPPORTED in error.data or details (the A2A 1.0.1 array or
 // the bare object of older servers), in a plain answer of any status or
-// in the first event of an event stream. Such an answer is not handed
-// back: RoundTrip returns an error that is an interop_version_unsupported
-// *errors.Error (through an http.Client, inside its *url.Error). A
-// Transport of [Connect] first records the refusal: a
-// refused negotiation.decided, reason unsupported, requested the stamped
-// version, for the same peer, Subject and Destination as the card's
-// acceptance, so that the audit shows both and the later says what the
-// peer did. Under a required audit whose record cannot be written the
+// in the first event of an event stream that holds a response. Such an
+// answer is not handed back: RoundTrip returns an error that is an
+// interop_version_unsupported *errors.Error (through an http.Client,
+// inside its *url.Error). A Transport of [Connect] first records the
+// refusal: a refused negotiation.decided, requested the stamped version,
+// reason below-floor when every version the ErrorInfo's
+// metadata.supportedVersions lists is below the floor and unsupported
+// otherwise (exchange.RefusalOffer), for the same peer, Subject and
+// Destination as the card's acceptance, so that the audit shows both and
+// the later says what the peer did. Under a required audit whose record cannot be written the
 // error is internal_error, joined with the *negotiate.AuditError. An
 // answer is held, up to OutboundOptions.MaxAnswerBytes (64 KiB), until it
 // shows one or the other (a result settles it at once); one that has not

@@ -314,8 +314,9 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var refusal exchange.Reading
+	stream := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	v, err := exchange.Read(resp, int64(t.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
-		refusal = read(b, complete)
+		refusal = read(b, complete, stream)
 		return refusal.Verdict
 	})
 	if err != nil {

@@ -81,7 +81,7 @@ func (a *answerWatch) AtEnd(bool) exchange.Verdict { return exchange.Served }
 // Classify is the A2A reading of answer text ([read]). It keeps the
 // answer's JSON-RPC id for a replacement.
 func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
-	r := read(b, complete)
+	r := read(b, complete, a.Stream())
 	if r.ID != nil {
 		a.id = r.ID
 	}
@@ -94,13 +94,19 @@ func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 // VERSION_NOT_SUPPORTED; a result first serves.
 var versionRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
 
-// read reads answer text for the refusal: an answer whose bytes cannot
-// spell one serves unread.
-func read(b []byte, complete bool) exchange.Reading {
-	if complete && !versionRefusal.MayRefuse(b) {
+// read reads answer text for the refusal, msg an answer (whole when
+// complete) or, of an event stream, one event: an answer whose bytes
+// cannot spell a refusal serves unread, and an event that holds no
+// response (a request or notification sent before it) decides nothing.
+func read(msg []byte, complete, stream bool) exchange.Reading {
+	if complete && !stream && !versionRefusal.MayRefuse(msg) {
 		return exchange.Reading{Verdict: exchange.Served}
 	}
-	return versionRefusal.Read(b, complete)
+	r := versionRefusal.Read(msg, complete)
+	if stream && r.Verdict == exchange.Served && r.Responses == 0 {
+		r.Verdict = exchange.Undecided
+	}
+	return r
 }
 
 // Settle records the decision as the answer showed it (a refusal in a
