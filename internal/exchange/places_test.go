@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -375,26 +376,32 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 
 // TestEveryPlaceReadsAnswersAsClients is the table's rows of what an
 // answer says, each written in every coding its clients read alike, at
-// every place: the record is the same whatever the coding.
+// every place, with the audit required and without: the record is the
+// same whatever the coding, and under RequireAudit a refusal follows the
+// acceptance in a second event.
 func TestEveryPlaceReadsAnswersAsClients(t *testing.T) {
-	for _, c := range contents {
-		for _, coding := range codings {
-			for _, p := range places() {
-				t.Run(c.name+"/"+coding.name+"/"+p.name, func(t *testing.T) {
-					tr := trial{answer: func(w http.ResponseWriter, proto facets.Protocol) { coding.write(w, c.bodies[proto]) }}
-					reason := c.inbound
-					if p.outbound {
-						reason = c.outbound
-					}
-					want := []string{"accepted"}
-					if reason != "" {
-						want = []string{"refused"}
-					}
-					r := p.run(t, tr)
-					if len(r.recorded) == 0 || !slices.Equal(r.recorded[len(r.recorded)-1:], want) || reason != "" && !slices.Equal(r.reasons, []string{reason}) {
-						t.Errorf("recorded %v (refusals %v), want it to end %v for %q", r.recorded, r.reasons, want, reason)
-					}
-				})
+	for _, audit := range []bool{false, true} {
+		for _, c := range contents {
+			for _, coding := range codings {
+				for _, p := range places() {
+					t.Run(fmt.Sprintf("%s/%s/%s/audit %t", c.name, coding.name, p.name, audit), func(t *testing.T) {
+						tr := trial{policy: policy.Policy{RequireAudit: audit}, answer: func(w http.ResponseWriter, proto facets.Protocol) { coding.write(w, c.bodies[proto]) }}
+						reason := c.inbound
+						if p.outbound {
+							reason = c.outbound
+						}
+						want := []string{"accepted"}
+						if reason != "" && (audit || p.outbound) {
+							want = []string{"accepted", "refused"}
+						} else if reason != "" {
+							want = []string{"refused"}
+						}
+						r := p.run(t, tr)
+						if !slices.Equal(r.recorded, want) || reason != "" && !slices.Equal(r.reasons, []string{reason}) {
+							t.Errorf("recorded %v (refusals %v), want %v for %q", r.recorded, r.reasons, want, reason)
+						}
+					})
+				}
 			}
 		}
 	}
