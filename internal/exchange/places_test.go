@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"github.com/wopneg/wopneg/negotiate/a2ahttp"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
+	"github.com/wopneg/wopneg/negotiate/seams"
 	"github.com/wopneg/wopneg/policy"
 )
 
@@ -93,6 +95,10 @@ var codings = []struct {
 	{"as an event stream", func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "event: message\ndata: "+body+"\n\n")
+	}},
+	{"as an event stream after an event that is no message", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"note\":1}\n\ndata: "+body+"\n\n")
 	}},
 	{"as an event stream in pieces, after a notification", func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -210,7 +216,7 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 			if tr.hangUp {
 				cancel() // the client is gone before the decision is recorded
 			}
-			return &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme", Lane: "oidc"}
+			return placesSubject
 		}
 		h, err := wrap(placesNegotiator(t, tr.policy), rec, subject, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tr.answer(w, proto) }))
 		if err != nil {
@@ -226,54 +232,99 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 // the peer at url and returns its Transport.
 func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWriter, r *http.Request) bool, connect func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error)) place {
 	return place{name, proto, true, func(t *testing.T, tr trial) result {
-		var elsewhere atomic.Int64
-		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			elsewhere.Add(1)
-			tr.answer(w, proto)
-		}))
-		defer other.Close()
-		peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if offer(w, r) {
-				return
-			}
-			if tr.redirect {
-				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
-				return
-			}
-			tr.answer(w, proto)
-		}))
-		defer peer.Close()
+		p := startPeer(t, tr, proto, offer)
 		rec := &negotiatetest.Recorder{}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		base := &endsCaller{RoundTripper: http.DefaultTransport, cancel: cancel}
-		rt, err := connect(placesNegotiator(t, tr.policy), rec, peer.URL, &http.Client{Transport: base})
+		rt, err := connect(placesNegotiator(t, tr.policy), rec, p.url, &http.Client{Transport: p.base})
 		if err != nil {
 			t.Fatal(err)
 		}
-		base.armed.Store(tr.callerEnds)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, peer.URL+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req, _ := http.NewRequestWithContext(p.ctx, http.MethodPost, p.url+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := (&http.Client{Transport: rt}).Do(req)
 		if err == nil {
 			resp.Body.Close()
 		}
 		recorded, reasons := outcomes(rec)
-		return result{recorded: recorded, reasons: reasons, elsewhere: elsewhere.Load(), failed: err != nil}
+		return result{recorded: recorded, reasons: reasons, elsewhere: p.elsewhere.Load(), failed: err != nil}
 	}}
 }
 
-// endsCaller ends the caller's context as soon as an answer's head has
-// come, once armed (after Connect).
+// seam is the place of a conformance seam: the seams of a host whose
+// caller asks, with ask naming the peer at url, for an exchange with the
+// peer, whose offer answers the negotiation's requests.
+func seam(name string, proto facets.Protocol, ask func(url string) map[string]any, offer func(w http.ResponseWriter, r *http.Request) bool) place {
+	return place{name, proto, true, func(t *testing.T, tr trial) result {
+		p := startPeer(t, tr, proto, offer)
+		rec := &negotiatetest.Recorder{}
+		h := &seams.Handler{Negotiator: placesNegotiator(t, tr.policy), Sink: rec, Transport: p.base,
+			Subject: func(*http.Request) *negotiate.Subject {
+				if tr.hangUp {
+					p.cancel() // the caller is gone before anything is decided
+				}
+				return placesSubject
+			}}
+		body, _ := json.Marshal(ask(p.url))
+		req := httptest.NewRequestWithContext(p.ctx, http.MethodPost, seams.Prefix+"/sample/"+string(proto)+"/invoke", bytes.NewReader(body))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		recorded, reasons := outcomes(rec)
+		return result{recorded: recorded, reasons: reasons, elsewhere: p.elsewhere.Load(), failed: w.Code != http.StatusOK}
+	}}
+}
+
+// peerOf is the peer of an outbound trial: its offer answers the
+// negotiation's requests and the trial's answer its calls, or, with
+// tr.redirect, a redirect to another origin, whose calls elsewhere
+// counts. base is the host's own transport to it, which ends the caller's
+// context ctx as the trial says.
+type peerOf struct {
+	url       string
+	elsewhere *atomic.Int64
+	ctx       context.Context
+	cancel    context.CancelFunc
+	base      *endsCaller
+}
+
+func startPeer(t *testing.T, tr trial, proto facets.Protocol, offer func(w http.ResponseWriter, r *http.Request) bool) peerOf {
+	p := peerOf{elsewhere: new(atomic.Int64)}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		p.elsewhere.Add(1)
+		tr.answer(w, proto)
+	}))
+	t.Cleanup(other.Close)
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case offer(w, r):
+		case tr.redirect:
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		default:
+			tr.answer(w, proto)
+		}
+	}))
+	t.Cleanup(peer.Close)
+	p.url = peer.URL
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	t.Cleanup(p.cancel)
+	p.base = &endsCaller{RoundTripper: http.DefaultTransport, cancel: p.cancel, armed: tr.callerEnds}
+	return p
+}
+
+// placesSubject is the authenticated caller of the places that resolve
+// one.
+var placesSubject = &negotiate.Subject{Issuer: "https://idp.example", SubjectID: "u1", Kind: "user", Tenant: "acme", Lane: "oidc"}
+
+// endsCaller ends the caller's context as soon as the head of the answer
+// to its call has come, when armed: a call, not a request of the
+// negotiation (a card's GET, a server/discover).
 type endsCaller struct {
 	http.RoundTripper
 	cancel context.CancelFunc
-	armed  atomic.Bool
+	armed  bool
 }
 
 func (e *endsCaller) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := e.RoundTripper.RoundTrip(r)
-	if e.armed.Load() {
+	if e.armed && r.Method == http.MethodPost && r.Header.Get("Mcp-Method") != "server/discover" {
 		e.cancel()
 	}
 	return resp, err
@@ -308,29 +359,45 @@ func places() []place {
 			}
 			return m.Wrap(next), nil
 		}, a2aPost),
-		outbound("MCP Connect", facets.ProtocolMCP, func(w http.ResponseWriter, r *http.Request) bool {
-			if b, _ := io.ReadAll(r.Body); !strings.Contains(string(b), `"server/discover"`) {
-				return false
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
-			return true
-		}, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
+		outbound("MCP Connect", facets.ProtocolMCP, discovered, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
 			tr, _, err := mcphttp.Connect(context.Background(), n, url, mcphttp.OutboundOptions{Sink: rec, Client: client})
 			return tr, err
 		}),
-		outbound("A2A Connect", facets.ProtocolA2A, func(w http.ResponseWriter, r *http.Request) bool {
-			if r.Method != http.MethodGet {
-				return false
-			}
-			_, _ = io.WriteString(w, `{"name":"peer","supportedInterfaces":[{"url":"http://peer/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
-			return true
-		}, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
+		outbound("A2A Connect", facets.ProtocolA2A, carded, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error) {
 			tr, _, err := a2ahttp.Connect(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: rec, Client: client})
 			return tr, err
 		}),
+		seam("MCP seam", facets.ProtocolMCP, func(url string) map[string]any { return map[string]any{"serverUrl": url, "tool": "echo"} }, discovered),
+		seam("A2A seam", facets.ProtocolA2A, func(url string) map[string]any { return map[string]any{"peerUrl": url} }, carded),
 	}
 }
+
+// discovered answers an MCP server/discover with the revision the places
+// ask for.
+func discovered(w http.ResponseWriter, r *http.Request) bool {
+	if b, _ := io.ReadAll(r.Body); !strings.Contains(string(b), `"server/discover"`) {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`)
+	return true
+}
+
+// carded answers a GET with an A2A card offering the version the places
+// ask for, at the peer itself.
+func carded(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	_, _ = io.WriteString(w, `{"name":"peer","supportedInterfaces":[{"url":"http://`+r.Host+`/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
+	return true
+}
+
+// seamNotBegun is why a seam whose caller hangs up while its Subject
+// resolves records nothing: its exchange with the peer has not begun, and
+// the decision needs the peer's offer, so none is reached; the exchange is
+// not begun for a caller who is gone.
+const seamNotBegun = "the decision needs the peer's offer, not yet asked for: no decision is reached"
 
 // TestEveryPlaceKeepsEveryGuarantee is the table: every guarantee of the
 // engine, at every place an exchange happens.
@@ -350,7 +417,8 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 	}{
 		{"under RequireAudit the acceptance, then the refusal in a second event", trial{policy: policy.Policy{RequireAudit: true}, answer: plain}, refusedAfterAccepted, nil},
 		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
-			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call"}},
+			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call",
+				"MCP seam": seamNotBegun, "A2A seam": seamNotBegun}},
 		{"a caller whose context ends after the answer leaves the refusal's record", trial{answer: plain, callerEnds: true}, refusedAfterAccepted,
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},

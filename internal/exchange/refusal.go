@@ -139,7 +139,8 @@ type Reading struct {
 	// Undecided when the message is not complete and may yet show one;
 	// Served otherwise.
 	Verdict Verdict
-	// Responses counts the messages without a method, in a message read
+	// Responses counts the responses (a result or an error, and no
+	// method), in a message read
 	// to its end as one JSON value (a response or a batch) or settled by a
 	// result first; 0 otherwise, and in a refusal, which settles the
 	// answer whatever else it holds.
@@ -237,31 +238,38 @@ func (s *lenientReader) answer() error {
 	return s.d.SkipValue()
 }
 
-// response reads a message object, counting it when it has no method.
+// response reads a message object, counting it when it is a response: a
+// result or an error, and no method.
 func (s *lenientReader) response(top bool) error {
 	if s.d.PeekKind() != '{' {
 		return s.d.SkipValue()
 	}
-	response := true
+	method, answers := false, false
 	err := s.members(func(key string) error {
 		switch {
 		case strings.EqualFold(key, "method"):
-			response = false
-		case top && s.f.ResultFirst && strings.EqualFold(key, "result"):
-			s.r.Verdict = Served
-			return errSettled
+			method = true
+		case strings.EqualFold(key, "result"):
+			answers = true
+			if top && s.f.ResultFirst {
+				s.r.Verdict = Served
+				return errSettled
+			}
+		case strings.EqualFold(key, "error"):
+			answers = true
+			if s.d.PeekKind() == '{' {
+				return s.error()
+			}
 		case top && strings.EqualFold(key, "id"):
 			v, err := s.d.ReadValue()
 			if k := v.Kind(); err == nil && (k == '"' || k == '0') {
 				s.r.ID = v.Clone()
 			}
 			return err
-		case strings.EqualFold(key, "error") && s.d.PeekKind() == '{':
-			return s.error()
 		}
 		return s.d.SkipValue()
 	})
-	if response {
+	if answers && !method {
 		s.r.Responses++
 	}
 	return err

@@ -133,6 +133,8 @@ func TestRefusalRead(t *testing.T) {
 	}{
 		{"a batch of results", mcpRefusal, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`, false, exchange.Served, 2, nil, "", ""},
 		{"a notification is no response", mcpRefusal, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]`, false, exchange.Served, 1, nil, "", ""},
+		{"a message with neither result nor error is no response", mcpRefusal, `{"jsonrpc":"2.0","note":1}`, false, exchange.Served, 0, nil, "", ""},
+		{"an error that is no object answers", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":"interop_version_unsupported"}`, false, exchange.Served, 1, nil, "", "1"},
 		{"another error", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x","data":{"a":[1]}}}`, false, exchange.Served, 1, nil, "", "1"},
 		{"a code in the data is no code", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"data":{"code":-32022},"code":-32601}}`, false, exchange.Served, 1, nil, "", "1"},
 		{"the code after the data", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"data":{"a":1},"code":-32022}}`, false, exchange.Refused, 0, nil, "", "1"},

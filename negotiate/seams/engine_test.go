@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// TestSeamsReadAnswersAsClients is the seams' column of the engine's table
-// (internal/exchange's TestEveryPlaceKeepsEveryGuarantee): the peer's
-// runtime refusal, gzip-coded, after a byte-order mark, or in a batch
-// split after '[' (A2A; MCP has no batches at 2026-07-28), is read as its
-// clients read it and recorded after the acceptance, for the same peer.
+// TestSeamsReadAnswersAsClients is the seams' own run of their columns of
+// the engine's table (internal/exchange's TestEveryPlaceReadsAnswersAsClients),
+// with what the table does not check: the peer's runtime refusal,
+// gzip-coded, after a byte-order mark, or in a batch split after '[', is
+// read as its clients read it and recorded after the acceptance, on the
+// run the answer names, for the same peer.
 func TestSeamsReadAnswersAsClients(t *testing.T) {
 	refusals := map[string]string{
 		"a2a": `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"no"}}`,
@@ -37,12 +38,6 @@ func TestSeamsReadAnswersAsClients(t *testing.T) {
 	}
 	for name, write := range writes {
 		for proto, refusal := range refusals {
-			if name == "split batch" && proto == "mcp" {
-				// MCP has no batches since 2025-06-18: the seam's tools/call
-				// at 2026-07-28 expects one response, and reads a batch as
-				// none (a validation_error, not a recorded acceptance).
-				continue
-			}
 			peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				switch {

@@ -23,9 +23,9 @@ type rpcReply struct {
 	// Error is a JSON-RPC error object, or the string code of a v2 error
 	// envelope ({"error":"interop_version_unsupported",...}).
 	Error jsontext.Value `json:"error"`
-	// raw is the response as its client reads it, for the engine's lenient
-	// reader.
-	raw []byte
+	// lenient is the response as the Transports read it, for an MCP
+	// refusal (exchange.Refusal.Read).
+	lenient exchange.Reading
 }
 
 // mcpRefusal is MCP's refusal of a revision, as mcphttp gives it to the
@@ -41,7 +41,7 @@ func (r rpcReply) refusal() exchange.Reading {
 	if strictjson.DecodeOpen(r.Error, &code) == nil && code == string(wperrors.InteropVersionUnsupported) {
 		return exchange.Reading{Verdict: exchange.Refused}
 	}
-	return mcpRefusal.Read(r.raw, true)
+	return r.lenient
 }
 
 // unsupported is the refusal of a version the peer would not serve after
@@ -57,7 +57,8 @@ func unsupported(proto facets.Protocol, version, reason string, supported []stri
 // readReply reads the JSON-RPC response of an answer with the engine's
 // one reader, as the answer's clients read it (its Content-Encoding, a
 // byte-order mark), up to maxPeerBytes: the body, or the first event of an
-// event stream whose data is a response.
+// event stream whose data is a response as the Transports read one (no
+// method) or refuses.
 func readReply(resp *http.Response) (rpcReply, error) {
 	var rep rpcReply
 	var bad error
@@ -66,13 +67,11 @@ func readReply(resp *http.Response) (rpcReply, error) {
 		if !complete {
 			return exchange.Undecided
 		}
-		r := rpcReply{raw: msg}
-		switch err := strictjson.DecodeOpen(msg, &r); {
-		case sse && (err != nil || r.Result == nil && r.Error == nil):
+		r := rpcReply{lenient: mcpRefusal.Read(msg, true)}
+		if sse && r.lenient.Verdict != exchange.Refused && r.lenient.Responses == 0 {
 			return exchange.Undecided // an event that is no response
-		case err != nil:
-			bad = err
 		}
+		bad = strictjson.DecodeOpen(msg, &r)
 		rep = r
 		return exchange.Served
 	})
