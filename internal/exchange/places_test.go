@@ -86,6 +86,18 @@ var codings = []struct {
 		coded(w, body, "deflate", func(b io.Writer) io.WriteCloser { return zlib.NewWriter(b) })
 	}},
 	{"after a byte-order mark", func(w http.ResponseWriter, body string) { asIs(w, "\xEF\xBB\xBF"+body) }},
+	{"gzip-coded after a byte-order mark, the coding named in capitals", func(w http.ResponseWriter, body string) {
+		coded(w, "\xEF\xBB\xBF"+body, "GZIP", func(b io.Writer) io.WriteCloser { return gzip.NewWriter(b) })
+	}},
+	{"without a Content-Type", func(w http.ResponseWriter, body string) {
+		w.Header()["Content-Type"] = nil
+		_, _ = io.WriteString(w, body)
+	}},
+	{"as text/plain on HTTP 400", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, body)
+	}},
 	{"in a batch split after '['", func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, "[")
