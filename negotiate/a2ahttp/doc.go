@@ -102,19 +102,19 @@
 //   - On the JSON-RPC binding, whatever the status and Content-Type, a
 //     response (or a member of a batch, or the first event of an event
 //     stream that holds a response: a request or notification the server
-//     sends before it decides nothing) whose error has the code -32009 in any spelling of that
-//     number (-32009.0, -3.2009e4), or whose error.data holds an ErrorInfo
-//     with reason VERSION_NOT_SUPPORTED (A2A 1.0.1's array of details, or
-//     the one bare object of older servers). Member names match in any
+//     sends before it decides nothing) whose error has the code -32009 in
+//     any spelling of that number (-32009.0, -3.2009e4), or whose
+//     error.data holds an ErrorInfo with reason VERSION_NOT_SUPPORTED
+//     (A2A 1.0.1's array of details, or the one bare object of older
+//     servers). Member names match in any
 //     case, as encoding/json clients match them, and a repeated member is
 //     a refusal when any of its values is. A response whose result comes
 //     first is settled as served there: JSON-RPC forbids an error beside a
 //     result, and a result is not held to look for one.
 //   - On HTTP+JSON and on the card path, an error status (300 and up) or
 //     the first event of an event stream that holds a response, whose
-//     body is an error object
-//     with such an ErrorInfo in its details (or a -32009 code); a success
-//     is no error for any client to read.
+//     body is an error object with such an ErrorInfo in its details (or a
+//     -32009 code); a success is no error for any client to read.
 //
 // A refusal is recorded refused, reason unsupported, with the version
 // requested, and its answer carries no A2A-Version (the server served no
@@ -137,10 +137,10 @@
 // reader (internal/exchange), as clients read it: its Content-Encoding
 // decoded (gzip, deflate; an answer in another coding cannot be read and
 // is refused and replaced as one past the bound, and an encoded answer is
-// read once the handler returns), and a leading byte-order mark skipped. As net/http requires, the
-// wrapped handler must not use the ResponseWriter once it has returned:
-// the state that follows an answer, and the buffer it holds the answer
-// in, serve the next request.
+// read once the handler returns), and a leading byte-order mark skipped.
+// As net/http requires, the wrapped handler must not use the
+// ResponseWriter once it has returned: the state that follows an answer,
+// and the buffer it holds the answer in, serve the next request.
 //
 // Under policy.Policy.RequireAudit nothing may act unrecorded, and every
 // request but the card's may act (a SendMessage runs the agent): such a
@@ -301,8 +301,9 @@
 // metadata.supportedVersions lists is below the floor and unsupported
 // otherwise (exchange.RefusalOffer), for the same peer, Subject and
 // Destination as the card's acceptance, so that the audit shows both and
-// the later says what the peer did. Under a required audit whose record cannot be written the
-// error is internal_error, joined with the *negotiate.AuditError. An
+// the later says what the peer did. Under a required audit whose record
+// cannot be written the error is internal_error, joined with the
+// *negotiate.AuditError. An
 // answer is held, up to OutboundOptions.MaxAnswerBytes (64 KiB), until it
 // shows one or the other (a result settles it at once); one that has not
 // within the bound is not handed back either (an error whose
