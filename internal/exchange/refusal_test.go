@@ -187,6 +187,9 @@ func TestMayRefuse(t *testing.T) {
 		{a2aRefusal, `{"error":{"code":1,"data":[{"reason":"VERSION\u005fNOT_SUPPORTED"}]}}`, true},
 		{a2aRefusal, `{"error":{"code":-32009}}`, true},
 		{a2aRefusal, `{"error":{"code":-32001,"data":[{"reason":"TASK_NOT_FOUND"}]}}`, false},
+		// An escape at the very start could spell the reason too (it is no
+		// JSON, but false must be certain).
+		{a2aRefusal, `\u0056ERSION_NOT_SUPPORTED`, true},
 	} {
 		if got := c.f.MayRefuse([]byte(c.msg)); got != c.may {
 			t.Errorf("%+v %s: %t", c.f, c.msg, got)
