@@ -412,77 +412,74 @@ func carded(w http.ResponseWriter, r *http.Request) bool {
 const seamNotBegun = "the decision needs the peer's offer, not yet asked for: no decision is reached"
 
 // TestEveryPlaceKeepsEveryGuarantee is the table: every guarantee of the
-// engine, at every place an exchange happens.
+// engine, at every place an exchange happens. Its first rows are what an
+// answer says (contents), each written in every coding its clients read
+// alike, with the audit required and without: the record is the same
+// whatever the coding, a refusal recorded for the reason of the place
+// (inbound, the server's own; outbound, by what the peer lists) and,
+// under RequireAudit or after Connect's acceptance, in a second event.
 func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
-	refusedAfterAccepted := func(r result) bool {
-		return len(r.recorded) == 2 && r.recorded[0] == "accepted" && r.recorded[1] == "refused"
-	}
-	endsRefused := func(r result) bool {
-		return len(r.recorded) > 0 && r.recorded[len(r.recorded)-1] == "refused" && r.elsewhere == 0
-	}
-	rows := []struct {
+	type row struct {
 		guarantee string
 		trial     trial
-		holds     func(result) bool
+		holds     func(p place, r result) bool
 		// skip names the places the guarantee does not concern.
 		skip map[string]string
-	}{
-		{"under RequireAudit the acceptance, then the refusal in a second event", trial{policy: policy.Policy{RequireAudit: true}, answer: plain}, refusedAfterAccepted, nil},
+	}
+	var rows []row
+	for _, audit := range []bool{false, true} {
+		for _, c := range contents {
+			for _, coding := range codings {
+				write := coding.write
+				rows = append(rows, row{fmt.Sprintf("%s, %s, audit required %t, is recorded as a plain one", c.name, coding.name, audit),
+					trial{policy: policy.Policy{RequireAudit: audit}, answer: func(w http.ResponseWriter, proto facets.Protocol) { write(w, c.bodies[proto]) }},
+					func(p place, r result) bool {
+						reason := c.inbound
+						if p.outbound {
+							reason = c.outbound
+						}
+						switch {
+						case reason == "":
+							return slices.Equal(r.recorded, []string{"accepted"})
+						case audit || p.outbound:
+							return slices.Equal(r.recorded, []string{"accepted", "refused"}) && slices.Equal(r.reasons, []string{reason})
+						}
+						return slices.Equal(r.recorded, []string{"refused"}) && slices.Equal(r.reasons, []string{reason})
+					}, nil})
+			}
+		}
+	}
+	refusedAfterAccepted := func(_ place, r result) bool {
+		return len(r.recorded) == 2 && r.recorded[0] == "accepted" && r.recorded[1] == "refused"
+	}
+	endsRefused := func(_ place, r result) bool {
+		return len(r.recorded) > 0 && r.recorded[len(r.recorded)-1] == "refused" && r.elsewhere == 0
+	}
+	rows = append(rows, []row{
 		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
 			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call",
 				"MCP seam": seamNotBegun, "A2A seam": seamNotBegun}},
 		{"a caller whose context ends after the answer leaves the refusal's record", trial{answer: plain, callerEnds: true}, refusedAfterAccepted,
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
-			func(r result) bool { return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
+			func(_ place, r result) bool {
+				return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted"
+			},
 			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
 		{"an answer cut short before it showed anything fails the call, recorded as nothing more", trial{answer: cutShort},
-			func(r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
+			func(_ place, r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
 			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
-	}
+	}...)
 	for _, row := range rows {
 		for _, p := range places() {
 			t.Run(row.guarantee+"/"+p.name, func(t *testing.T) {
 				if why, ok := row.skip[p.name]; ok {
 					t.Skip(why)
 				}
-				if r := p.run(t, row.trial); !row.holds(r) {
+				if r := p.run(t, row.trial); !row.holds(p, r) {
 					t.Errorf("recorded %v (refusals %v), %d calls to the other origin", r.recorded, r.reasons, r.elsewhere)
 				}
 			})
-		}
-	}
-}
-
-// TestEveryPlaceReadsAnswersAsClients is the table's rows of what an
-// answer says, each written in every coding its clients read alike, at
-// every place, with the audit required and without: the record is the
-// same whatever the coding, and under RequireAudit a refusal follows the
-// acceptance in a second event.
-func TestEveryPlaceReadsAnswersAsClients(t *testing.T) {
-	for _, audit := range []bool{false, true} {
-		for _, c := range contents {
-			for _, coding := range codings {
-				for _, p := range places() {
-					t.Run(fmt.Sprintf("%s/%s/%s/audit %t", c.name, coding.name, p.name, audit), func(t *testing.T) {
-						tr := trial{policy: policy.Policy{RequireAudit: audit}, answer: func(w http.ResponseWriter, proto facets.Protocol) { coding.write(w, c.bodies[proto]) }}
-						reason := c.inbound
-						if p.outbound {
-							reason = c.outbound
-						}
-						want := []string{"accepted"}
-						if reason != "" && (audit || p.outbound) {
-							want = []string{"accepted", "refused"}
-						} else if reason != "" {
-							want = []string{"refused"}
-						}
-						r := p.run(t, tr)
-						if !slices.Equal(r.recorded, want) || reason != "" && !slices.Equal(r.reasons, []string{reason}) {
-							t.Errorf("recorded %v (refusals %v), want %v for %q", r.recorded, r.reasons, want, reason)
-						}
-					})
-				}
-			}
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSeamsReadAnswersAsClients is the seams' own run of their columns of
-// the engine's table (internal/exchange's TestEveryPlaceReadsAnswersAsClients),
+// the engine's table (internal/exchange's TestEveryPlaceKeepsEveryGuarantee),
 // with what the table does not check: the peer's runtime refusal,
 // gzip-coded, after a byte-order mark, or in a batch split after '[', is
 // read as its clients read it and recorded after the acceptance, on the
