@@ -174,14 +174,14 @@ func (f Refusal) MayRefuse(msg []byte) bool {
 // to f.Code as a float64 (-3.2022e4, -32022.0). Only the first JSON value
 // is read, as a streaming decoder reads it. A refusal counts once its
 // error is read, whatever follows; while msg is still coming, once its
-// error object has ended (a number at the end of what came may be cut
-// short), so that what it lists is read whole: the reading is the same
+// error object has ended, so that what it lists is read whole and a code
+// cut short (-32009 of -320090) settles nothing: the reading is the same
 // however an answer is cut.
 func (f Refusal) Read(msg []byte, complete bool) Reading {
 	s := lenientReaders.Get().(*lenientReader)
 	s.buf = *bytes.NewBuffer(msg)
 	s.d.Reset(&s.buf, lenient...)
-	s.f, s.complete, s.end, s.r = f, complete, len(msg), Reading{}
+	s.f, s.complete, s.r = f, complete, Reading{}
 	err := s.answer()
 	r := s.r
 	switch {
@@ -223,7 +223,6 @@ type lenientReader struct {
 	buf      bytes.Buffer
 	f        Refusal
 	complete bool
-	end      int // len(msg)
 	r        Reading
 }
 
@@ -318,10 +317,9 @@ func (s *lenientReader) error() error {
 	err := s.members(func(key string) error {
 		switch {
 		case strings.EqualFold(key, "code") && s.d.PeekKind() == '0':
+			// A number at the end of what has come may go on (-32009 of
+			// -320090); it settles nothing then, as its error has not ended.
 			t, err := s.d.ReadToken()
-			if err == nil && !s.complete && int(s.d.InputOffset()) == s.end {
-				err = io.ErrUnexpectedEOF // the number may go on
-			}
 			if err != nil {
 				return err
 			}
