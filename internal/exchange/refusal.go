@@ -184,14 +184,13 @@ func (f Refusal) Read(msg []byte, complete bool) Reading {
 	s.f, s.complete, s.r = f, complete, Reading{}
 	err := s.answer()
 	r := s.r
-	switch {
-	case err == errSettled:
+	if err == errSettled {
 		if r.Verdict == Refused {
 			r.Responses = 0
 		}
-	case !complete && cut(err):
+	} else if !complete && cut(err) {
 		r = Reading{Verdict: Undecided, ID: r.ID}
-	default:
+	} else {
 		if _, end := s.d.ReadToken(); err != nil || end != io.EOF {
 			r.Responses = 0 // not one JSON value
 		}
@@ -226,23 +225,20 @@ type lenientReader struct {
 	r        Reading
 }
 
+// Each reading below reads a value of its kind, and skips a value of
+// any other: what is not where a client looks refuses nothing.
+
 // answer reads a response, or a batch of them.
 func (s *lenientReader) answer() error {
-	switch s.d.PeekKind() {
-	case '{':
-		return s.response(true)
-	case '[':
+	if s.d.PeekKind() == '[' {
 		return s.array(func() error { return s.response(false) })
 	}
-	return s.d.SkipValue()
+	return s.response(true)
 }
 
 // response reads a message object, counting it when it is a response: a
 // result or an error, and no method.
 func (s *lenientReader) response(top bool) error {
-	if s.d.PeekKind() != '{' {
-		return s.d.SkipValue()
-	}
 	method, answers := false, false
 	err := s.members(func(key string) error {
 		switch {
@@ -256,9 +252,7 @@ func (s *lenientReader) response(top bool) error {
 			}
 		case strings.EqualFold(key, "error"):
 			answers = true
-			if s.d.PeekKind() == '{' {
-				return s.error()
-			}
+			return s.error()
 		case top && strings.EqualFold(key, "id"):
 			v, err := s.d.ReadValue()
 			if k := v.Kind(); err == nil && (k == '"' || k == '0') {
@@ -284,26 +278,16 @@ func (s *lenientReader) error() error {
 		reason  string
 	)
 	str := func(fn func(string)) error {
-		if s.d.PeekKind() != '"' {
-			return s.d.SkipValue()
-		}
-		t, err := s.d.ReadToken()
-		if err == nil {
-			fn(t.String())
-		}
-		return err
+		return s.token('"', func(t jsontext.Token) { fn(t.String()) })
 	}
 	detail := func() error {
-		if s.d.PeekKind() != '{' {
-			return s.d.SkipValue()
-		}
 		return s.members(func(key string) error {
 			switch {
 			case strings.EqualFold(key, "reason"):
 				return str(func(v string) { reason, refused = v, refused || s.f.Reason != "" && v == s.f.Reason })
-			case strings.EqualFold(key, "supported") && s.d.PeekKind() == '[':
+			case strings.EqualFold(key, "supported"):
 				return s.array(func() error { return str(func(v string) { listed = append(listed, v) }) })
-			case strings.EqualFold(key, "metadata") && s.d.PeekKind() == '{':
+			case strings.EqualFold(key, "metadata"):
 				return s.members(func(key string) error {
 					if !strings.EqualFold(key, "supportedVersions") {
 						return s.d.SkipValue()
@@ -316,19 +300,17 @@ func (s *lenientReader) error() error {
 	}
 	err := s.members(func(key string) error {
 		switch {
-		case strings.EqualFold(key, "code") && s.d.PeekKind() == '0':
+		case strings.EqualFold(key, "code"):
 			// A number at the end of what has come may go on (-32009 of
 			// -320090); it settles nothing then, as its error has not ended.
-			t, err := s.d.ReadToken()
-			if err != nil {
-				return err
-			}
-			code, _ := t.Float()
-			refused = refused || code == float64(s.f.Code)
-			return nil
-		case (strings.EqualFold(key, "data") || strings.EqualFold(key, "details")) && s.d.PeekKind() == '[':
-			return s.array(detail)
+			return s.token('0', func(t jsontext.Token) {
+				code, _ := t.Float()
+				refused = refused || code == float64(s.f.Code)
+			})
 		case strings.EqualFold(key, "data") || strings.EqualFold(key, "details"):
+			if s.d.PeekKind() == '[' {
+				return s.array(detail)
+			}
 			return detail()
 		}
 		return s.d.SkipValue()
@@ -340,9 +322,24 @@ func (s *lenientReader) error() error {
 	return err
 }
 
-// array reads the array that is the next value, calling fn to read each
-// element.
+// token reads a token of kind (a string '"', a number '0'), calling fn
+// with it.
+func (s *lenientReader) token(kind jsontext.Kind, fn func(jsontext.Token)) error {
+	if s.d.PeekKind() != kind {
+		return s.d.SkipValue()
+	}
+	t, err := s.d.ReadToken()
+	if err == nil {
+		fn(t)
+	}
+	return err
+}
+
+// array reads an array, calling fn to read each element.
 func (s *lenientReader) array(fn func() error) error {
+	if s.d.PeekKind() != '[' {
+		return s.d.SkipValue()
+	}
 	_, err := s.d.ReadToken()
 	for err == nil && s.d.PeekKind() != ']' {
 		err = fn()
@@ -353,9 +350,11 @@ func (s *lenientReader) array(fn func() error) error {
 	return err
 }
 
-// members reads the object that is the next value, calling fn with each
-// name to read its value.
+// members reads an object, calling fn with each name to read its value.
 func (s *lenientReader) members(fn func(key string) error) error {
+	if s.d.PeekKind() != '{' {
+		return s.d.SkipValue()
+	}
 	_, err := s.d.ReadToken()
 	for err == nil && s.d.PeekKind() == '"' {
 		var name jsontext.Token
