@@ -144,6 +144,7 @@ func TestRefusalRead(t *testing.T) {
 		{"a code that breaks off is no code", mcpRefusal, `{"jsonrpc":"2.0","id":1,"error":{"code":-}}`, false, exchange.Served, 0, nil, "", "1"},
 		{"a number that breaks off", mcpRefusal, `{"id":"32022","error":{"code":-`, false, exchange.Served, 0, nil, "", `"32022"`},
 		{"what MCP's refusal lists", mcpRefusal, `{"error":{"code":-32022,"data":{"supported":["2025-11-25",1,"2024-11-05"],"reason":"below-floor"}}}`, false, exchange.Refused, 0, []string{"2025-11-25", "2024-11-05"}, "below-floor", ""},
+		{"a list that is no array lists nothing", mcpRefusal, `{"error":{"code":-32022,"data":{"supported":"2024-11-05","metadata":["x"]}}}`, false, exchange.Refused, 0, nil, "", ""},
 		{"keys in any case, the code in any spelling", mcpRefusal, `{"ERROR":{"Code":-3.2022e4}}`, false, exchange.Refused, 0, nil, "", ""},
 		{"a repeated member counts under each value", mcpRefusal, `{"error":{"code":-32022},"error":{"code":1}}`, false, exchange.Refused, 0, nil, "", ""},
 		{"read whole: an error after a result", mcpRefusal, `{"result":{},"error":{"code":-32022}}`, false, exchange.Refused, 0, nil, "", ""},
