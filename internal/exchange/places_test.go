@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -156,6 +157,9 @@ func cutAtEnd(bodies map[facets.Protocol]string) map[facets.Protocol]string {
 	return cut
 }
 
+// succeed serves the version.
+func succeed(w http.ResponseWriter, proto facets.Protocol) { asIs(w, successes[proto]) }
+
 // cutShort starts the refusal and hangs up before its end.
 func cutShort(w http.ResponseWriter, proto facets.Protocol) {
 	w.Header().Set("Content-Type", "application/json")
@@ -174,6 +178,8 @@ type trial struct {
 	// redirect: the peer redirects the stamped call to another origin,
 	// and the host's own http.Client follows it.
 	redirect bool
+	// storeDown: the sink fails every record.
+	storeDown bool
 }
 
 // result is what a trial left: the outcomes recorded, in order, how many
@@ -182,7 +188,10 @@ type result struct {
 	recorded  []string
 	reasons   []string // the reasons of the refusals recorded, in order
 	elsewhere int64
-	failed    bool
+	// failed: the caller got no answer the server or peer served: an error
+	// from the Transport, an inbound answer other than the handler's, a
+	// seam's 5xx.
+	failed bool
 }
 
 // place runs a trial at one place an exchange happens.
@@ -230,13 +239,21 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 			}
 			return placesSubject
 		}
-		h, err := wrap(placesNegotiator(t, tr.policy), rec, subject, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tr.answer(w, proto) }))
+		var served tee
+		h, err := wrap(placesNegotiator(t, tr.policy), rec, subject, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			served.ResponseWriter = w
+			tr.answer(&served, proto)
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.ServeHTTP(httptest.NewRecorder(), request().WithContext(ctx))
+		if tr.storeDown {
+			rec.Fail(errStoreDown)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, request().WithContext(ctx))
 		recorded, reasons := outcomes(rec)
-		return result{recorded: recorded, reasons: reasons}
+		return result{recorded: recorded, reasons: reasons, failed: w.Body.String() != served.wrote.String()}
 	}}
 }
 
@@ -246,7 +263,13 @@ func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWrit
 	return place{name, proto, true, func(t *testing.T, tr trial) result {
 		p := startPeer(t, tr, proto, offer)
 		rec := &negotiatetest.Recorder{}
+		if tr.storeDown {
+			rec.Fail(errStoreDown)
+		}
 		rt, err := connect(placesNegotiator(t, tr.policy), rec, p.url, &http.Client{Transport: p.base})
+		if err != nil && tr.storeDown {
+			return result{failed: true} // no Transport to serve a call
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,6 +291,9 @@ func seam(name string, proto facets.Protocol, ask func(url string) map[string]an
 	return place{name, proto, true, func(t *testing.T, tr trial) result {
 		p := startPeer(t, tr, proto, offer)
 		rec := &negotiatetest.Recorder{}
+		if tr.storeDown {
+			rec.Fail(errStoreDown)
+		}
 		h := &seams.Handler{Negotiator: placesNegotiator(t, tr.policy), Sink: rec, Transport: p.base,
 			Subject: func(*http.Request) *negotiate.Subject {
 				if tr.hangUp {
@@ -280,7 +306,9 @@ func seam(name string, proto facets.Protocol, ask func(url string) map[string]an
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		recorded, reasons := outcomes(rec)
-		return result{recorded: recorded, reasons: reasons, elsewhere: p.elsewhere.Load(), failed: w.Code != http.StatusOK}
+		// A seam fails the call as the host's when it is 5xx; a 4xx says the
+		// peer's answer was no call the seam can complete (a batch, a 400).
+		return result{recorded: recorded, reasons: reasons, elsewhere: p.elsewhere.Load(), failed: w.Code >= http.StatusInternalServerError}
 	}}
 }
 
@@ -320,6 +348,22 @@ func startPeer(t *testing.T, tr trial, proto facets.Protocol, offer func(w http.
 	p.base = &endsCaller{RoundTripper: http.DefaultTransport, cancel: p.cancel, armed: tr.callerEnds}
 	return p
 }
+
+// tee is the wrapped server's ResponseWriter, keeping what it wrote.
+type tee struct {
+	http.ResponseWriter
+	wrote bytes.Buffer
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	t.wrote.Write(p)
+	return t.ResponseWriter.Write(p)
+}
+
+func (t *tee) Flush() { t.ResponseWriter.(http.Flusher).Flush() }
+
+// errStoreDown is the failure of a sink whose store is down.
+var errStoreDown = errors.New("the event store is down")
 
 // placesSubject is the authenticated caller of the places that resolve
 // one.
@@ -440,7 +484,7 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 						}
 						switch {
 						case reason == "":
-							return slices.Equal(r.recorded, []string{"accepted"})
+							return slices.Equal(r.recorded, []string{"accepted"}) && !r.failed
 						case audit || p.outbound:
 							return slices.Equal(r.recorded, []string{"accepted", "refused"}) && slices.Equal(r.reasons, []string{reason})
 						}
@@ -456,6 +500,8 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 		return len(r.recorded) > 0 && r.recorded[len(r.recorded)-1] == "refused" && r.elsewhere == 0
 	}
 	rows = append(rows, []row{
+		{"under RequireAudit an exchange whose record cannot be written is not served", trial{policy: policy.Policy{RequireAudit: true}, answer: succeed, storeDown: true},
+			func(_ place, r result) bool { return r.failed }, nil},
 		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
 			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call",
 				"MCP seam": seamNotBegun, "A2A seam": seamNotBegun}},
