@@ -67,7 +67,10 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	// engine's one reader.
 	answer := &http.Response{StatusCode: w.Status(), Header: w.Header(), Body: io.NopCloser(bytes.NewReader(w.Body))}
 	stream := exchange.IsEventStream(w.Header().Get("Content-Type"))
-	if v, _ := exchange.Read(answer, int64(m.maxAnswer), func(b []byte, complete bool) exchange.Verdict { return read(b, complete, stream).Verdict }); v != exchange.Refused {
+	v, _ := exchange.Read(answer, int64(m.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
+		return read(b, complete, stream).Verdict
+	})
+	if v != exchange.Refused {
 		return nil
 	}
 	return fmt.Errorf("a2ahttp: the server does not serve the preferred version %s the a2a facet advertises: its %s at %s %s was refused as VersionNotSupported; serve %s there (a host that serves several versions dispatches on a2ahttp.Version), or advertise only the versions the server serves", preferred, method, headerName, preferred, preferred)
