@@ -140,10 +140,9 @@ type Reading struct {
 	// Served otherwise.
 	Verdict Verdict
 	// Responses counts the responses (a result or an error, and no
-	// method), in a message read
-	// to its end as one JSON value (a response or a batch) or settled by a
-	// result first; 0 otherwise, and in a refusal, which settles the
-	// answer whatever else it holds.
+	// method) in a message read to its end as one JSON value (a response
+	// or a batch) or settled by a result first; it is 0 otherwise, and in
+	// a refusal, which settles the answer whatever else it holds.
 	Responses int
 	// ID is the id of the response at the top, when it is a string or a
 	// number: the id an answer in the server's place carries.

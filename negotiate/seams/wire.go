@@ -57,8 +57,8 @@ func unsupported(proto facets.Protocol, version, reason string, supported []stri
 // readReply reads the JSON-RPC response of an answer with the engine's
 // one reader, as the answer's clients read it (its Content-Encoding, a
 // byte-order mark), up to maxPeerBytes: the body, or the first event of an
-// event stream whose data is a response as the Transports read one (no
-// method) or refuses.
+// event stream whose data is a response as the Transports read one (a
+// result or an error, and no method) or refuses.
 func readReply(resp *http.Response) (rpcReply, error) {
 	var rep rpcReply
 	var bad error
