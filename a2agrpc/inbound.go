@@ -206,7 +206,11 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 	}
 	req := readVersion(md).Call()
 	// Every call may act (a SendMessage runs the agent).
-	o, payload, recorded := i.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(i.adv, req.Raw()), false, true)
+	var (
+		o       negotiate.Outcome
+		payload events.NegotiationDecided
+	)
+	recorded := i.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(i.adv, req.Raw()), false, true, &o, &payload)
 	if o.Err() != nil {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(metadataKey, i.adv.Preferred))
 		i.observe(ctx, method, &o)
@@ -234,7 +238,7 @@ func (c *call) settle(herr error) error {
 	if refuses(herr) {
 		v = exchange.Refused
 	}
-	o := c.i.rec.Settled(c.ctx, negotiate.Destination{}, c.subject, c.outcome, c.payload, v, c.recorded)
+	o := c.i.rec.Settled(c.ctx, negotiate.Destination{}, c.subject, &c.outcome, &c.payload, v, c.recorded)
 	c.recorded = true
 	c.i.observe(c.ctx, c.method, &o)
 	if o.Rule == negotiate.RuleAudit {

@@ -8,6 +8,7 @@ var ErrNotAdvertised = errNotAdvertised
 const DefaultPeerCacheSize = peerCacheSize
 
 // Event is Destination.event.
-func (d Destination) Event(payload events.NegotiationDecided) (events.Event, error) {
-	return d.event(payload)
+func (d Destination) Event(payload events.NegotiationDecided) (e events.Event, err error) {
+	err = d.event(&e, &payload)
+	return e, err
 }

@@ -25,20 +25,24 @@ type Destination struct {
 	WorkspaceID string
 }
 
-// event returns the event that records payload at d, with a fresh event id
-// and the payload's time as its timestamp, and the [*events.FieldError]s of
-// what is wrong with it, if anything. The event is returned even when it is
-// invalid, so that a failure to record it can still show what it was.
-func (d Destination) event(payload events.NegotiationDecided) (events.Event, error) {
+// event sets *e to the event that records payload at d, with a fresh
+// event id and the payload's time as its timestamp, and returns the
+// [*events.FieldError]s of what is wrong with it, if anything. The event
+// is set even when it is invalid, so that a failure to record it can still
+// show what it was. It writes through pointers, as [Negotiator.Record]'s
+// helpers all do: a record runs deep in a server's answer, and each copy
+// of an event passed by value is stack that every request must have.
+func (d *Destination) event(e *events.Event, payload *events.NegotiationDecided) (err error) {
 	if d.RunID == "" {
-		return events.NewHostEvent(d.WorkspaceID, payload)
+		*e, err = events.NewHostEvent(d.WorkspaceID, *payload)
+		return err
 	}
-	e, err := events.NewRunEvent(d.RunID, payload)
+	*e, err = events.NewRunEvent(d.RunID, *payload)
 	if d.WorkspaceID != "" {
 		e.WorkspaceID = d.WorkspaceID // refused by Validate: a run event has no workspace
 		err = e.Validate()
 	}
-	return e, err
+	return err
 }
 
 // AuditError reports that the negotiation.decided event of a decision was
@@ -95,21 +99,37 @@ func (n *Negotiator) DecideAndRecord(ctx context.Context, sink events.Sink, dest
 // The event is validated as any other, so a payload changed into one that
 // breaks the schema is not recorded.
 func (n *Negotiator) Record(ctx context.Context, sink events.Sink, dest Destination, subject *Subject, o Outcome, payload events.NegotiationDecided) (Outcome, error) {
-	e, err := dest.event(payload)
+	ae := n.record(ctx, sink, &dest, subject, &o, &payload)
+	if ae == nil {
+		return o, nil
+	}
+	if !n.policy.RequireAudit {
+		return o, ae
+	}
+	return auditRefusal(&o, ae), ae
+}
+
+// record records payload, and returns the *AuditError of an event that
+// was not recorded.
+func (n *Negotiator) record(ctx context.Context, sink events.Sink, dest *Destination, subject *Subject, o *Outcome, payload *events.NegotiationDecided) *AuditError {
+	var e events.Event
+	err := dest.event(&e, payload)
 	e.Tenant = tenantOf(subject, n.policy)
 	if e.RunID != "" {
 		e.Tenant = runTenant(e.RunID)
 	}
 	if err == nil {
-		err = emit(ctx, sink, e)
+		err = emit(ctx, sink, &e)
 	}
 	if err == nil {
-		return o, nil
+		return nil
 	}
-	ae := &AuditError{Decided: o, Event: e, Err: err}
-	if !n.policy.RequireAudit {
-		return o, ae
-	}
+	return &AuditError{Decided: *o, Event: e, Err: err}
+}
+
+// auditRefusal is the outcome of o when its record failed (ae) under
+// RequireAudit.
+func auditRefusal(o *Outcome, ae *AuditError) Outcome {
 	return Outcome{
 		Kind:      Refused,
 		Protocol:  o.Protocol,
@@ -117,13 +137,13 @@ func (n *Negotiator) Record(ctx context.Context, sink events.Sink, dest Destinat
 		Rule:      RuleAudit,
 		Error:     wperrors.New(wperrors.Internal, "the negotiation could not be recorded; retry"),
 		Cause:     ae,
-	}, ae
+	}
 }
 
 // emit calls sink.Emit. A nil sink is [events.ErrClosed] and a panic is an
 // [*events.PanicError], so that a custom sink cannot take the request down
 // or make a required audit pass.
-func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
+func emit(ctx context.Context, sink events.Sink, e *events.Event) (err error) {
 	if sink == nil {
 		return events.ErrClosed
 	}
@@ -132,7 +152,7 @@ func emit(ctx context.Context, sink events.Sink, e events.Event) (err error) {
 			err = &events.PanicError{Value: r, Stack: debug.Stack()}
 		}
 	}()
-	return sink.Emit(ctx, e)
+	return sink.Emit(ctx, *e)
 }
 
 // tenantOf is the tenant a host event of subject's exchange belongs to:

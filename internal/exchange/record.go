@@ -40,24 +40,36 @@ type Recorder struct {
 // It returns the outcome that stands, which under RequireAudit is the
 // audit's refusal when the event was not recorded, and the error of a
 // record that failed.
-func (r *Recorder) Record(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) (negotiate.Outcome, error) {
+//
+// The record takes the outcome and the event by pointer, as the rest of
+// its path does (Contradicted, Settled): it runs deep in the server's
+// answer, on top of the server's own stack, and each copy passed by value
+// is stack every request must have.
+func (r *Recorder) Record(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o *negotiate.Outcome, payload *events.NegotiationDecided) (negotiate.Outcome, error) {
 	ctx = context.WithoutCancel(ctx)
-	stands, err := r.N.Record(ctx, r.Sink, dest, subject, o, payload)
+	stands, err := r.N.Record(ctx, r.Sink, dest, subject, *o, *payload)
 	if err != nil && !r.N.RequiresAudit() {
-		r.logger().LogAttrs(ctx, slog.LevelError, r.Pkg+": negotiation.decided was not recorded",
-			slog.String("protocol", string(o.Protocol)),
-			slog.String("requested", Bounded(o.Requested)),
-			slog.String("decided", o.Kind.String()),
-			slog.String("version", o.Version),
-			slog.Any("error", err))
+		r.unrecorded(ctx, o, err)
 	}
 	return stands, err
+}
+
+// unrecorded logs the line of o's event, which was not recorded for err.
+// It is a function of its own so that its log attributes take no room on
+// the stack of every record, which runs deep in the server's answer.
+func (r *Recorder) unrecorded(ctx context.Context, o *negotiate.Outcome, err error) {
+	r.logger().LogAttrs(ctx, slog.LevelError, r.Pkg+": negotiation.decided was not recorded",
+		slog.String("protocol", string(o.Protocol)),
+		slog.String("requested", Bounded(o.Requested)),
+		slog.String("decided", o.Kind.String()),
+		slog.String("version", o.Version),
+		slog.Any("error", err))
 }
 
 // DecideAndRecord decides offer for subject and records it at dest.
 func (r *Recorder) DecideAndRecord(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer) (negotiate.Outcome, error) {
 	o, payload := r.N.Decide(subject, offer)
-	return r.Record(ctx, dest, subject, o, payload)
+	return r.Record(ctx, dest, subject, &o, &payload)
 }
 
 // Decided decides offer, a request that reached the host, for subject,
@@ -68,15 +80,18 @@ func (r *Recorder) DecideAndRecord(ctx context.Context, dest negotiate.Destinati
 // SendMessage the agent; a discover or an initialize acts on nothing),
 // since nothing may act unrecorded. The server's refusal of such a
 // recorded acceptance is then recorded in a second event (Settled). It
-// returns the outcome that stands (the audit's refusal when a required
-// record failed), the decision's event, and whether it was recorded.
-func (r *Recorder) Decided(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer, own, acts bool) (o negotiate.Outcome, payload events.NegotiationDecided, recorded bool) {
-	o, payload = r.N.Decide(subject, offer)
+// sets *o to the outcome that stands (the audit's refusal when a required
+// record failed) and *payload to the decision's event, and returns
+// whether it was recorded. It writes through pointers so that the
+// caller's frame, on top of which the server answers and the record of
+// its answer is written, holds no copy of them.
+func (r *Recorder) Decided(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer, own, acts bool, o *negotiate.Outcome, payload *events.NegotiationDecided) (recorded bool) {
+	*o, *payload = r.N.Decide(subject, offer)
 	if o.Err() == nil && !own && !(acts && r.N.RequiresAudit()) {
-		return o, payload, false
+		return false
 	}
-	o, _ = r.Record(ctx, dest, subject, o, payload)
-	return o, payload, true
+	*o, _ = r.Record(ctx, dest, subject, o, payload)
+	return true
 }
 
 // Contradicted records that the server or peer refused the version the
@@ -85,10 +100,11 @@ func (r *Recorder) Decided(ctx context.Context, dest negotiate.Destination, subj
 // stands is the decision for a peer that serves none of the host's
 // versions, or the audit's refusal when the record failed under
 // RequireAudit.
-func (r *Recorder) Contradicted(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided) (negotiate.Outcome, error) {
-	payload.Outcome, payload.Version, payload.Reason = "refused", "", events.ReasonUnsupported
+func (r *Recorder) Contradicted(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o *negotiate.Outcome, payload *events.NegotiationDecided) (negotiate.Outcome, error) {
+	refusal := *payload
+	refusal.Outcome, refusal.Version, refusal.Reason = "refused", "", events.ReasonUnsupported
 	refused, _ := r.N.Decide(subject, negotiate.Offer{Protocol: o.Protocol, Requested: o.Requested, PeerVersions: []string{Unserved(o.Protocol)}})
-	return r.Record(ctx, dest, subject, refused, payload)
+	return r.Record(ctx, dest, subject, &refused, &refusal)
 }
 
 // Settled records what the server's answer showed of o, an accepted
@@ -97,14 +113,17 @@ func (r *Recorder) Contradicted(ctx context.Context, dest negotiate.Destination,
 // acceptance when it was not recorded before the handler ran (recorded
 // is false); nothing else. Both inbound watchers settle through it, so
 // that what a required audit holds is the same for every protocol.
-func (r *Recorder) Settled(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o negotiate.Outcome, payload events.NegotiationDecided, v Verdict, recorded bool) negotiate.Outcome {
+func (r *Recorder) Settled(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o *negotiate.Outcome, payload *events.NegotiationDecided, v Verdict, recorded bool) negotiate.Outcome {
+	var stands negotiate.Outcome
 	switch {
 	case v != Served:
-		o, _ = r.Contradicted(ctx, dest, subject, o, payload)
+		stands, _ = r.Contradicted(ctx, dest, subject, o, payload)
 	case !recorded:
-		o, _ = r.Record(ctx, dest, subject, o, payload)
+		stands, _ = r.Record(ctx, dest, subject, o, payload)
+	default:
+		stands = *o
 	}
-	return o
+	return stands
 }
 
 // Unserved is a version of p no host offers, the offer of a peer that

@@ -91,7 +91,11 @@ func TestDecided(t *testing.T) {
 			r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{RequireAudit: c.audit}), Sink: sink}
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // the client is gone: the record is not
-			o, payload, recorded := r.Decided(ctx, negotiate.Destination{}, user, exchange.Offer(mustLookup(t, r.N), c.requested), c.own, c.acts)
+			var (
+				o       negotiate.Outcome
+				payload events.NegotiationDecided
+			)
+			recorded := r.Decided(ctx, negotiate.Destination{}, user, exchange.Offer(mustLookup(t, r.N), c.requested), c.own, c.acts, &o, &payload)
 			if recorded != c.recorded || o.Rule != c.rule || payload.Requested != c.requested {
 				t.Errorf("%+v, %+v, recorded %v", o, payload, recorded)
 			}
@@ -118,7 +122,7 @@ func TestContradicted(t *testing.T) {
 		r := exchange.Recorder{Pkg: "pkg", N: placesNegotiator(t, policy.Policy{}), Sink: rec}
 		adv, _ := r.N.Facets().Lookup(p)
 		o, payload := r.N.Decide(user, negotiate.InboundOffer(adv, "", adv.Preferred))
-		got, err := r.Contradicted(context.Background(), negotiate.Destination{}, user, o, payload)
+		got, err := r.Contradicted(context.Background(), negotiate.Destination{}, user, &o, &payload)
 		ev := rec.Events()
 		want := payload
 		want.Outcome, want.Version, want.Reason = "refused", "", events.ReasonUnsupported
@@ -259,7 +263,7 @@ func TestSettled(t *testing.T) {
 		o, payload := r.N.Decide(user, negotiate.InboundOffer(mustLookup(t, r.N), "", "1.0"))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // a record never depends on the exchange's context
-		stands := r.Settled(ctx, negotiate.Destination{}, user, o, payload, c.verdict, c.recorded)
+		stands := r.Settled(ctx, negotiate.Destination{}, user, &o, &payload, c.verdict, c.recorded)
 		var got []string
 		for _, e := range rec.Events() {
 			got = append(got, e.Payload.Outcome)

@@ -114,7 +114,7 @@ func read(msg []byte, complete, stream bool) exchange.Reading {
 // and readies the head; when a required record failed or the answer could
 // not be read, it answers in the server's place.
 func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
-	o := a.m.rec.Settled(a.r.Context(), negotiate.Destination{}, a.subject, a.outcome, a.payload, v, a.recorded)
+	o := a.m.rec.Settled(a.r.Context(), negotiate.Destination{}, a.subject, &a.outcome, &a.payload, v, a.recorded)
 	head := hold.Header()
 	if o.Rule == negotiate.RuleAudit || v == exchange.Unreadable {
 		msg := overflowMessage

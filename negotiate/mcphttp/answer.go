@@ -150,19 +150,25 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 // when the record failed under RequireAudit or the answer could not be
 // read.
 func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
-	o := a.h.rec.Settled(a.r.Context(), a.h.dest(a.r), a.subject, *a.outcome, a.payload, v, a.recorded)
+	o := a.h.rec.Settled(a.r.Context(), a.h.dest(a.r), a.subject, a.outcome, &a.payload, v, a.recorded)
 	if o.Rule != negotiate.RuleAudit && v != exchange.Unreadable {
 		a.h.observe(a.r, a.observed, &o, a.code)
 		return true
 	}
+	a.replace(hold, &o)
+	return false
+}
+
+// replace answers in the server's place, when the record o of the
+// answer is the audit's refusal or the answer could not be read.
+func (a *answerWatch) replace(hold *exchange.Hold, o *negotiate.Outcome) {
 	clear(hold.Header())
 	limit := strconv.FormatInt(a.h.maxAnswer, 10)
 	e := rpcerr.RPCError{Code: codeInternalError, Message: "the server's answer could not be read as its clients read it within " + limit + " bytes, which the middleware must do to record it"}
 	if int64(len(hold.Held())) > a.h.maxAnswer {
 		e.Message = "the server's answer exceeds " + limit + " bytes, more than the middleware reads to record it"
 	}
-	a.h.answerRefusal(hold.Underlying(), a.r, a.observed, a.id, http.StatusBadGateway, &o, e)
-	return false
+	a.h.answerRefusal(hold.Underlying(), a.r, a.observed, a.id, http.StatusBadGateway, o, e)
 }
 
 // confirms reports whether rep, a server's answer to method (a discover

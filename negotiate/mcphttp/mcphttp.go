@@ -237,7 +237,7 @@ func Outcome(ctx context.Context) (negotiate.Outcome, bool) {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.DisableLocalhostProtection {
 		if what := rebound(r); what != "" {
-			exchange.WriteError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
+			refuseRebound(w, what)
 			return
 		}
 	}
@@ -249,11 +249,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rh, err := readHeaders(r.Header)
 		if err != nil {
-			h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+			h.refuseHeaders(w, r, subject, err)
 			return
 		}
 		if r.Method == http.MethodPost {
-			h.servePost(w, r, subject, rh)
+			h.servePost(w, r, subject, &rh)
 			return
 		}
 		// GET (a legacy session's event stream) or DELETE: no body to
@@ -263,16 +263,35 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete && rh.session != "" {
 			w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 		}
-		h.serveDecided(w, r, subject, rh, nil, "", nil, 0)
+		h.serveDecided(w, r, subject, &rh, nil, "", nil, 0)
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.
 		h.next.ServeHTTP(w, r)
 	default:
 		// Streamable HTTP has POST, GET and DELETE; anything else is no MCP
 		// request this middleware could vouch for.
-		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		exchange.WriteError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + r.Method + " is not allowed on an MCP endpoint"})
+		refuseMethod(w, r.Method)
 	}
+}
+
+// refuseHeaders answers, and records, a request whose MCP headers could
+// not be read (err). Like refuseMethod and refuseRebound, it is a function
+// of its own so that ServeHTTP's stack, on top of which the wrapped server
+// answers, holds none of what these refusals need.
+func (h *handler) refuseHeaders(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, err error) {
+	h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
+}
+
+// refuseMethod answers a request of an HTTP method MCP does not use.
+func refuseMethod(w http.ResponseWriter, method string) {
+	w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+	exchange.WriteError(w, http.StatusMethodNotAllowed, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "method " + method + " is not allowed on an MCP endpoint"})
+}
+
+// refuseRebound answers a request that DNS rebinding may have brought:
+// what names the host that is not a loopback one.
+func refuseRebound(w http.ResponseWriter, what string) {
+	exchange.WriteError(w, http.StatusForbidden, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: "forbidden: " + what + " is not a loopback host, on a loopback address (DNS-rebinding protection)"})
 }
 
 // observe hands the exchange of r to Options.Observe, when set.

@@ -183,7 +183,7 @@ func decodeHeaderValue(v string) (string, error) {
 	return string(dec), nil
 }
 
-func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders) {
+func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders) {
 	raw, err := h.readBody(r)
 	if err != nil {
 		status, msg := http.StatusBadRequest, "the request body could not be read"
@@ -193,13 +193,25 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		exchange.WriteError(w, status, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: msg})
 		return
 	}
+	// The body is read in a function of its own, whose frame is gone
+	// before the request is served: the wrapped server answers, and the
+	// record is written, on top of this one's.
+	if method, id, requests, decide := h.readPost(w, r, subject, rh, raw); decide {
+		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
+	}
+}
+
+// readPost reads the body raw of a POST, and answers it when it is no
+// request a revision is decided for by its header: decide is false then.
+// Otherwise it returns the method and the id of its one message, and how
+// many of its messages ask for a response.
+func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte) (method string, id jsontext.Value, requests int, decide bool) {
 	requested := rh.revision()
 	stateless := isStateless(requested)
 	var (
 		first      message // the message, or the batch member last read
 		initialize bool
 		mismatch   error
-		requests   int // the messages that ask for a response
 	)
 	batch, err := scanBody(raw, h.maxBatch, func(m *message) error {
 		first = *m
@@ -218,8 +230,8 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		}
 		return nil
 	})
-	var id jsontext.Value // the id a refusal answers, when there is exactly one
-	method := ""          // the method of the one message, for Options.Observe
+	// id is the id a refusal answers, when there is exactly one; method
+	// the method of the one message, for Options.Observe.
 	if !batch {
 		id = first.id
 		method = first.method
@@ -242,8 +254,9 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	} else if isShape {
 		exchange.WriteError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else {
-		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
+		return method, id, requests, true
 	}
+	return "", nil, 0, false
 }
 
 // readBody reads r's body whole, up to the bound; a larger one is an
@@ -314,7 +327,7 @@ const methodInitialize = "initialize"
 // request whose headers are rh (stateless when they name a stateless
 // revision): MCP-Protocol-Version against the _meta revision, Mcp-Method
 // against the method, and Mcp-Name against the name it mirrors.
-func checkAgreement(rh requestHeaders, stateless bool, m *message) error {
+func checkAgreement(rh *requestHeaders, stateless bool, m *message) error {
 	// A header that names no stateless revision still decides the request,
 	// but a body that declares a revision must declare the same one; a
 	// missing header reads as impliedRevision, which no body declares.
@@ -364,38 +377,23 @@ func quoteOrAbsent(v string) string {
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now. method is the method of its one
 // message; requests is how many of its messages ask for a response.
-func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, method string, id jsontext.Value, requests int) {
+//
+// What is rare (a session, a refusal) is answered by functions of their
+// own, so that the common request's stack stays small: the record of its
+// answer runs on top of it, deep in the wrapped server's.
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, requests int) {
 	requested := rh.revision()
-	if rh.session != "" && !isStateless(requested) {
-		s, ok := h.sessions.get(rh.session)
-		if !ok && r.Method != http.MethodDelete {
-			// The pin is gone (evicted, or never made here): serving the
-			// session at whatever its header names now could differ from
-			// what its server settled, so the client must initialize again,
-			// which MCP asks of a client told 404 on its session. Ending an
-			// unknown session serves nothing, and is decided afresh.
-			h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session"})
-			return
-		}
-		if ok && s.outcome.Version != requested {
-			// The session serves the one revision it settled.
-			e := rpcerr.MCPUnsupportedProtocolVersion(requested, []string{s.outcome.Version})
-			e.Message = headerProtocolVersion + " " + quoteOrAbsent(rh.version) + " is not the revision " + strconv.Quote(s.outcome.Version) + " this session negotiated"
-			h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, e)
-			return
-		}
-		if ok && sameSubject(s.subject, subject) {
-			h.forward(w, r, raw, &s.outcome, false)
-			return
-		}
-		// Another caller on this session: the session's decision was not
-		// made for it, so it is decided on its own, at the session's
-		// revision or not at all.
+	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id) {
+		return
 	}
 	// Anything but discover may act (a tools/call runs a tool).
-	o, e, recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, rh.method != methodDiscover)
+	var (
+		o negotiate.Outcome
+		e events.NegotiationDecided
+	)
+	recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, rh.method != methodDiscover, &o, &e)
 	if o.Err() != nil {
-		h.refuseDecided(w, r, method, id, http.StatusBadRequest, &o, rpcerr.MCPUnsupportedProtocolVersion(requested, nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+		h.refuseHeader(w, r, subject, rh, method, id, &o)
 		return
 	}
 	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests, recorded)
@@ -403,9 +401,43 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 	a.release()
 }
 
+// serveSession serves a request on the session rh names, when the
+// session's decision serves it, or refuses it, and reports whether it
+// did either: a request of another caller on the session is decided on
+// its own, at the session's revision or not at all.
+func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value) bool {
+	requested := rh.revision()
+	s, ok := h.sessions.get(rh.session)
+	switch {
+	case !ok && r.Method != http.MethodDelete:
+		// The pin is gone (evicted, or never made here): serving the
+		// session at whatever its header names now could differ from
+		// what its server settled, so the client must initialize again,
+		// which MCP asks of a client told 404 on its session. Ending an
+		// unknown session serves nothing, and is decided afresh.
+		h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session"})
+	case ok && s.outcome.Version != requested:
+		// The session serves the one revision it settled.
+		e := rpcerr.MCPUnsupportedProtocolVersion(requested, []string{s.outcome.Version})
+		e.Message = headerProtocolVersion + " " + quoteOrAbsent(rh.version) + " is not the revision " + strconv.Quote(s.outcome.Version) + " this session negotiated"
+		h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, e)
+	case ok && sameSubject(s.subject, subject):
+		h.forward(w, r, raw, &s.outcome, false)
+	default:
+		return false
+	}
+	return true
+}
+
+// refuseHeader answers the decision o, which refused the revision rh
+// names.
+func (h *handler) refuseHeader(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, method string, id jsontext.Value, o *negotiate.Outcome) {
+	h.refuseDecided(w, r, method, id, http.StatusBadRequest, o, rpcerr.MCPUnsupportedProtocolVersion(rh.revision(), nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
+}
+
 // serveInitialize decides a legacy handshake: params.protocolVersion, with
 // a counter-offer when the preferred revision can be one.
-func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh requestHeaders, raw []byte, m *message, id jsontext.Value) {
+func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, m *message, id jsontext.Value) {
 	requested := m.protocolVersion
 	if rh.method != "" && rh.method != methodInitialize {
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(fmt.Sprintf("%s %q does not match method %q", headerMethod, rh.method, methodInitialize)))
@@ -432,7 +464,11 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
-	o, e, _ := h.rec.Decided(r.Context(), h.dest(r), subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter}, false, false)
+	var (
+		o negotiate.Outcome
+		e events.NegotiationDecided
+	)
+	h.rec.Decided(r.Context(), h.dest(r), subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter}, false, false, &o, &e)
 	if o.Err() != nil {
 		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
 		return
@@ -473,7 +509,7 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, subject *negoti
 		o.Error = o.Error.WithDetail("reason", events.ReasonUnsupported)
 		ev.Reason = events.ReasonUnsupported
 	}
-	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, o, ev)
+	o, _ = h.rec.Record(r.Context(), h.dest(r), subject, &o, &ev)
 	if d, ok := e.Data.(rpcerr.VersionData); ok {
 		d.Reason = string(o.Reason)
 		e.Data = d
