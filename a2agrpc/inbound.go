@@ -206,10 +206,8 @@ func (i *Interceptor) decide(ctx context.Context, fullMethod string) (*call, err
 	}
 	req := readVersion(md).Call()
 	// Every call may act (a SendMessage runs the agent).
-	var (
-		o       negotiate.Outcome
-		payload events.NegotiationDecided
-	)
+	var o negotiate.Outcome
+	var payload events.NegotiationDecided
 	recorded := i.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(i.adv, req.Raw()), false, true, &o, &payload)
 	if o.Err() != nil {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(metadataKey, i.adv.Preferred))

@@ -195,10 +195,8 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	// A card from Options.Card is the middleware's own answer; every
 	// request but the card's may act (a SendMessage runs the agent).
 	cardServed := card && m.opts.Card != nil
-	var (
-		outcome negotiate.Outcome
-		payload events.NegotiationDecided
-	)
+	var outcome negotiate.Outcome
+	var payload events.NegotiationDecided
 	recorded := m.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(m.adv, req.Raw()), cardServed, !card, &outcome, &payload)
 
 	if outcome.Err() != nil || cardServed {

@@ -387,13 +387,11 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		return
 	}
 	// Anything but discover may act (a tools/call runs a tool).
-	var (
-		o negotiate.Outcome
-		e events.NegotiationDecided
-	)
+	var o negotiate.Outcome
+	var e events.NegotiationDecided
 	recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, rh.method != methodDiscover, &o, &e)
 	if o.Err() != nil {
-		h.refuseHeader(w, r, subject, rh, method, id, &o)
+		h.refuseRevision(w, r, subject, rh, method, id, &o)
 		return
 	}
 	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests, recorded)
@@ -429,9 +427,9 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *
 	return true
 }
 
-// refuseHeader answers the decision o, which refused the revision rh
+// refuseRevision answers the decision o, which refused the revision rh
 // names.
-func (h *handler) refuseHeader(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, method string, id jsontext.Value, o *negotiate.Outcome) {
+func (h *handler) refuseRevision(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, method string, id jsontext.Value, o *negotiate.Outcome) {
 	h.refuseDecided(w, r, method, id, http.StatusBadRequest, o, rpcerr.MCPUnsupportedProtocolVersion(rh.revision(), nil), "unsupported MCP protocol version: "+headerProtocolVersion+" "+quoteOrAbsent(rh.version), subject)
 }
 
@@ -464,10 +462,8 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		h.refuse(w, r, subject, methodInitialize, requested, id, http.StatusOK, e)
 		return
 	}
-	var (
-		o negotiate.Outcome
-		e events.NegotiationDecided
-	)
+	var o negotiate.Outcome
+	var e events.NegotiationDecided
 	h.rec.Decided(r.Context(), h.dest(r), subject, negotiate.Offer{Protocol: facets.ProtocolMCP, Requested: requested, PeerVersions: []string{requested}, CounterOffer: h.counter}, false, false, &o, &e)
 	if o.Err() != nil {
 		h.refuseDecided(w, r, methodInitialize, id, http.StatusOK, &o, rpcerr.MCPLegacyInitializeUnsupported(requested, nil), "Unsupported protocol version: initialize's params.protocolVersion "+strconv.Quote(requested), subject)
