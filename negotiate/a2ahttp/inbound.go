@@ -199,8 +199,24 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	var payload events.NegotiationDecided
 	recorded := m.rec.Decided(ctx, negotiate.Destination{}, subject, exchange.Offer(m.adv, req.Raw()), cardServed, !card, &outcome, &payload)
 
-	if outcome.Err() != nil || cardServed {
-		m.answer(w, r, card, body, &req, &outcome)
+	if outcome.Err() != nil {
+		w.Header()[canonicalHeader] = []string{m.adv.Preferred}
+		if outcome.Rule == negotiate.RuleAudit {
+			m.refuseInternal(w, r, card, auditMessage)
+			m.observe(r, body, &outcome, m.rpcCode(card, -32603))
+			return
+		}
+		m.refuseVersion(w, r, card, &req, &outcome)
+		m.observe(r, body, &outcome, m.rpcCode(card, rpcerr.RPCA2AVersionNotSupported))
+		return
+	}
+
+	if cardServed {
+		// Indexing with the canonical key skips canonicalizing headerName
+		// on every request.
+		w.Header()[canonicalHeader] = []string{outcome.Version}
+		m.serveCard(w, r, outcome.Version)
+		m.observe(r, body, &outcome, 0)
 		return
 	}
 	a := watch(w, m, r)
@@ -209,30 +225,6 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	next.ServeHTTP(a, r.WithContext(exchange.WithOutcome(ctx, facets.ProtocolA2A, &outcome)))
 	a.Finish()
 	a.release()
-}
-
-// answer answers a request the middleware answers itself: the refusal
-// of the decision o, or the card it accepted (Options.Card). It is a
-// function of its own so that the stack of the common request, on top of
-// which the wrapped server answers and the record is written, holds none
-// of what these rarer answers need.
-func (m *Middleware) answer(w http.ResponseWriter, r *http.Request, card bool, body *bodyPrefix, req *a2aversion.Requested, o *negotiate.Outcome) {
-	if o.Err() == nil {
-		// Indexing with the canonical key skips canonicalizing headerName
-		// on every request.
-		w.Header()[canonicalHeader] = []string{o.Version}
-		m.serveCard(w, r, o.Version)
-		m.observe(r, body, o, 0)
-		return
-	}
-	w.Header()[canonicalHeader] = []string{m.adv.Preferred}
-	if o.Rule == negotiate.RuleAudit {
-		m.refuseInternal(w, r, card, auditMessage)
-		m.observe(r, body, o, m.rpcCode(card, -32603))
-		return
-	}
-	m.refuseVersion(w, r, card, req, o)
-	m.observe(r, body, o, m.rpcCode(card, rpcerr.RPCA2AVersionNotSupported))
 }
 
 // maxMethodPrefix bounds how much of a request body is kept, as it is
