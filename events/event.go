@@ -113,9 +113,8 @@ type Event struct {
 // invalid it returns the event as built, without proof, and every
 // [*FieldError] of it: every sink refuses that event, and a caller can
 // still report what it was.
-func NewRunEvent(runID string, payload NegotiationDecided) (e Event, err error) {
-	err = e.build(&payload, runID, 1, "")
-	return e, err
+func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
+	return newEvent(payload, runID, 1, "")
 }
 
 // NewHostEvent returns the durable host event that records payload outside
@@ -123,19 +122,21 @@ func NewRunEvent(runID string, payload NegotiationDecided) (e Event, err error) 
 // with a fresh ID and the payload's time as its timestamp. When payload is
 // invalid it returns the event as built, without proof, and every
 // [*FieldError] of it, as [NewRunEvent] does.
-func NewHostEvent(workspaceID string, payload NegotiationDecided) (e Event, err error) {
-	err = e.build(&payload, "", 0, workspaceID)
-	return e, err
+func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error) {
+	return newEvent(payload, "", 0, workspaceID)
 }
 
-// build makes e, which must be zero, the event NewRunEvent makes when
-// runID is set and NewHostEvent otherwise. It builds the event where it
-// is returned, rather than in a copy of its own: an event is made deep in
-// a server's answer, where every copy is stack each request must have.
-func (e *Event) build(payload *NegotiationDecided, runID string, schemaVersion int, workspaceID string) error {
-	e.ID, e.Time, e.Payload = newID(), payload.At, *payload
-	e.RunID, e.SchemaVersion, e.WorkspaceID = runID, schemaVersion, workspaceID
-	return e.validateAndSeal()
+// newEvent is NewRunEvent when runID is set and NewHostEvent otherwise.
+func newEvent(payload NegotiationDecided, runID string, schemaVersion int, workspaceID string) (Event, error) {
+	e := Event{
+		ID:            newID(),
+		Time:          payload.At,
+		Payload:       payload,
+		RunID:         runID,
+		SchemaVersion: schemaVersion,
+		WorkspaceID:   workspaceID,
+	}
+	return e, e.validateAndSeal()
 }
 
 // idLen is the length of an event id newID makes: crypto/rand.Text's, 26
