@@ -129,6 +129,10 @@ func TestContradicted(t *testing.T) {
 		if err != nil || got.Kind != negotiate.Refused || got.Rule != negotiate.RuleCommon || got.Requested != adv.Preferred || len(ev) != 1 || ev[0].Payload != want {
 			t.Errorf("%s: %+v, %v, recorded %+v", p, got, err, ev)
 		}
+		// The decision's own event is the caller's, and stays the acceptance.
+		if payload.Outcome != "accepted" || payload.Version != adv.Preferred || o.Kind != negotiate.Accepted {
+			t.Errorf("%s: Contradicted changed the caller's decision: %+v, %+v", p, o, payload)
+		}
 	}
 	if exchange.Unserved(facets.ProtocolA2A) != "65535.0" || exchange.Unserved(facets.ProtocolMCP) != "9999-12-31" {
 		t.Error("the unserved versions moved")
