@@ -406,25 +406,27 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value) bool {
 	requested := rh.revision()
 	s, ok := h.sessions.get(rh.session)
-	switch {
-	case !ok && r.Method != http.MethodDelete:
+	if !ok && r.Method != http.MethodDelete {
 		// The pin is gone (evicted, or never made here): serving the
 		// session at whatever its header names now could differ from
 		// what its server settled, so the client must initialize again,
 		// which MCP asks of a client told 404 on its session. Ending an
 		// unknown session serves nothing, and is decided afresh.
 		h.refuse(w, r, subject, method, requested, id, http.StatusNotFound, rpcerr.RPCError{Code: codeInvalidRequest, Message: "the session is not known here (it ended, or its negotiated revision was forgotten); initialize a new session"})
-	case ok && s.outcome.Version != requested:
+		return true
+	}
+	if ok && s.outcome.Version != requested {
 		// The session serves the one revision it settled.
 		e := rpcerr.MCPUnsupportedProtocolVersion(requested, []string{s.outcome.Version})
 		e.Message = headerProtocolVersion + " " + quoteOrAbsent(rh.version) + " is not the revision " + strconv.Quote(s.outcome.Version) + " this session negotiated"
 		h.refuse(w, r, subject, method, requested, id, http.StatusBadRequest, e)
-	case ok && sameSubject(s.subject, subject):
-		h.forward(w, r, raw, &s.outcome, false)
-	default:
-		return false
+		return true
 	}
-	return true
+	if ok && sameSubject(s.subject, subject) {
+		h.forward(w, r, raw, &s.outcome, false)
+		return true
+	}
+	return false
 }
 
 // refuseRevision answers the decision o, which refused the revision rh
