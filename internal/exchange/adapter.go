@@ -27,6 +27,16 @@
 //   - the start-up check, the outcome carried to the wrapped handler, and
 //     the one-call constructor ([Mount]).
 //
+// The record runs deep. Once an answer shows its verdict it is recorded
+// on top of the wrapped server's stack, under every frame of the request,
+// and a goroutine whose stack is outgrown doubles it, copying it (a
+// request behind either middleware fits in 8 KiB, as one behind otelhttp
+// does). So the record's path takes the outcome and its event by pointer,
+// and each place keeps the rare paths of its common request (a session, a
+// refusal, a replaced answer) in functions of their own, whose frames are
+// not under the record: Go gives a function one frame, the size of all
+// its paths.
+//
 // Its guarantees are tested once, as a table whose rows are the
 // guarantees and whose columns are the places (places_test.go).
 package exchange

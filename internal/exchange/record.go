@@ -40,11 +40,8 @@ type Recorder struct {
 // It returns the outcome that stands, which under RequireAudit is the
 // audit's refusal when the event was not recorded, and the error of a
 // record that failed.
-//
-// The record takes the outcome and the event by pointer, as the rest of
-// its path does (Contradicted, Settled): it runs deep in the server's
-// answer, on top of the server's own stack, and each copy passed by value
-// is stack every request must have.
+// It takes the outcome and the event by pointer, as the rest of the
+// record's path does (see "The record runs deep" in the package doc).
 func (r *Recorder) Record(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, o *negotiate.Outcome, payload *events.NegotiationDecided) (negotiate.Outcome, error) {
 	ctx = context.WithoutCancel(ctx)
 	stands, err := r.N.Record(ctx, r.Sink, dest, subject, *o, *payload)
@@ -54,9 +51,8 @@ func (r *Recorder) Record(ctx context.Context, dest negotiate.Destination, subje
 	return stands, err
 }
 
-// unrecorded logs the line of o's event, which was not recorded for err.
-// It is a function of its own so that its log attributes take no room on
-// the stack of every record, which runs deep in the server's answer.
+// unrecorded logs the line of o's event, which was not recorded for err,
+// in a frame of its own (the record runs deep).
 func (r *Recorder) unrecorded(ctx context.Context, o *negotiate.Outcome, err error) {
 	r.logger().LogAttrs(ctx, slog.LevelError, r.Pkg+": negotiation.decided was not recorded",
 		slog.String("protocol", string(o.Protocol)),
@@ -82,9 +78,9 @@ func (r *Recorder) DecideAndRecord(ctx context.Context, dest negotiate.Destinati
 // recorded acceptance is then recorded in a second event (Settled). It
 // sets *o to the outcome that stands (the audit's refusal when a required
 // record failed) and *payload to the decision's event, and returns
-// whether it was recorded. It writes through pointers so that the
-// caller's frame, on top of which the server answers and the record of
-// its answer is written, holds no copy of them.
+// whether it was recorded. It writes through pointers, so that the
+// caller's frame, under the record, holds no copy of them (the record
+// runs deep).
 func (r *Recorder) Decided(ctx context.Context, dest negotiate.Destination, subject *negotiate.Subject, offer negotiate.Offer, own, acts bool, o *negotiate.Outcome, payload *events.NegotiationDecided) (recorded bool) {
 	*o, *payload = r.N.Decide(subject, offer)
 	if o.Err() == nil && !own && !(acts && r.N.RequiresAudit()) {

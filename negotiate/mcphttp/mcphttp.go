@@ -276,8 +276,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuseHeaders answers, and records, a request whose MCP headers could
 // not be read (err). Like refuseMethod and refuseRebound, it is a function
-// of its own so that ServeHTTP's stack, on top of which the wrapped server
-// answers, holds none of what these refusals need.
+// of its own, so that ServeHTTP's frame, under the record, holds none of
+// what these refusals need.
 func (h *handler) refuseHeaders(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, err error) {
 	h.refuse(w, r, subject, "", headerRevision(r.Header), nil, http.StatusBadRequest, rpcerr.MCPHeaderMismatch(err.Error()))
 }

@@ -194,8 +194,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 		return
 	}
 	// The body is read in a function of its own, whose frame is gone
-	// before the request is served: the wrapped server answers, and the
-	// record is written, on top of this one's.
+	// before the request is served, and so is not under the record.
 	if method, id, requests, decide := h.readPost(w, r, subject, rh, raw); decide {
 		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
 	}
@@ -378,9 +377,9 @@ func quoteOrAbsent(v string) string {
 // revision its header names, decided now. method is the method of its one
 // message; requests is how many of its messages ask for a response.
 //
-// What is rare (a session, a refusal) is answered by functions of their
-// own, so that the common request's stack stays small: the record of its
-// answer runs on top of it, deep in the wrapped server's.
+// A session and a refusal are answered by functions of their own: this
+// frame is under the record of the answer (see internal/exchange, "The
+// record runs deep").
 func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, requests int) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id) {
