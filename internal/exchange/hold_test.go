@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -258,5 +259,32 @@ func TestHoldStartsWithItsSide(t *testing.T) {
 	w := httptest.NewRecorder()
 	if n := testing.AllocsPerRun(100, func() { h.Start(w, refusal, 1<<10) }); n != 0 {
 		t.Errorf("a restart for the same side allocates %v times", n)
+	}
+}
+
+// TestPool: a Pool hands back what was put, first in first out, across a
+// garbage collection; keeps four values for each P and drops the rest;
+// makes a zero value when it keeps none; and the zero Pool keeps nothing.
+func TestPool(t *testing.T) {
+	p := NewPool[int]()
+	kept := 4 * runtime.GOMAXPROCS(0)
+	put := make([]*int, kept+1)
+	for i := range put {
+		put[i] = new(i)
+		p.Put(put[i])
+	}
+	runtime.GC()
+	for i := range kept {
+		if got := p.Get(); got != put[i] {
+			t.Fatalf("Get %d after a collection = %p (%d), want the value put %d", i, got, *got, i)
+		}
+	}
+	if got := p.Get(); got == put[kept] || *got != 0 {
+		t.Errorf("Get past what the Pool keeps = %p (%d), want a new zero value", got, *got)
+	}
+	var zero Pool[int]
+	zero.Put(put[0])
+	if got := zero.Get(); got == put[0] || *got != 0 {
+		t.Errorf("the zero Pool's Get = %p (%d), want a new zero value", got, *got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -33,8 +32,9 @@ import (
 // id a replacement answer carries; requests is how many of the request's
 // messages ask for a response, which an event stream is held for.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int, recorded bool) *answerWatch {
-	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{Hold: a.Hold, h: h, r: r, subject: subject, outcome: o, payload: *e, id: id, expect: requests, observed: observed, recorded: recorded}
+	a := watchers.Get() // as release left it: all but its Hold zero
+	a.h, a.r, a.subject, a.outcome, a.payload = h, r, subject, o, *e
+	a.id, a.expect, a.observed, a.recorded = id, requests, observed, recorded
 	a.Start(w, a, h.maxAnswer)
 	if method == methodDiscover || method == methodInitialize {
 		a.confirm, a.method = true, method
@@ -44,7 +44,7 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negoti
 
 // watchers pools the answer watchers, and the buffers they hold answers
 // in, across requests.
-var watchers = sync.Pool{New: func() any { return new(answerWatch) }}
+var watchers = exchange.NewPool[answerWatch]()
 
 // maxPooledAnswer bounds the buffer a pooled watcher keeps.
 const maxPooledAnswer = 16 << 10
@@ -52,7 +52,7 @@ const maxPooledAnswer = 16 << 10
 // release returns a to the pool, once the wrapped handler has returned.
 func (a *answerWatch) release() {
 	a.Release(maxPooledAnswer)
-	*a = answerWatch{Hold: a.Hold}
+	a.watched = watched{}
 	watchers.Put(a)
 }
 
@@ -69,6 +69,12 @@ func (h *handler) dest(r *http.Request) negotiate.Destination {
 // (which answers must be read, how, and what is recorded).
 type answerWatch struct {
 	exchange.Hold
+	watched
+}
+
+// watched is what an answerWatch knows of the request whose answer it
+// watches: release zeroes it in place, and keeps the Hold.
+type watched struct {
 	h        *handler
 	r        *http.Request
 	subject  *negotiate.Subject

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 )
@@ -103,12 +103,12 @@ type bodyReader struct {
 	m   message // the message being read
 }
 
-var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
+var bodyReaders = exchange.NewPool[bodyReader]()
 
 // newReader returns a pooled reader of b, by the module's rules unless
 // opts say otherwise; release gives it back.
 func newReader(b []byte, opts ...jsontext.Options) *bodyReader {
-	r := bodyReaders.Get().(*bodyReader)
+	r := bodyReaders.Get()
 	r.b, r.buf = b, *bytes.NewBuffer(b)
 	r.d.Reset(&r.buf, opts...)
 	return r
