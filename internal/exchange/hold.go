@@ -238,21 +238,21 @@ func (h *Hold) settle(v Verdict) {
 	}
 }
 
-// Pool keeps values for the next request, as a sync.Pool does, with two
-// differences that decide what the request after a garbage collection
-// costs. A garbage collection does not empty it: a sync.Pool keeps what
-// it held for one collection more (its victim), and only on the P that put
-// it there, so a host behind an SDK that allocates hundreds of kilobytes
-// a request, and collects every few requests, made its answer watchers
-// and body readers anew after each collection, and grew their buffers and
-// decoders' stacks again (the MCP middleware's request right after a
-// collection cost 45 µs over the bare answer with sync.Pools, 37 µs with
-// this). And it keeps at most four values for each P, about as many as
-// run at once, so that what it keeps is bounded: a value put past that is
-// left to the collector, and a Get that finds none makes one.
+// Pool keeps values for the next request, as a sync.Pool does, except
+// that a garbage collection does not empty it. A sync.Pool keeps what it
+// held before a collection for one more at most (its victim cache), and
+// what a P kept for itself for that P alone; behind an SDK that allocates
+// hundreds of kilobytes a request, and so collects every few requests, a
+// request after a collection often found the pool empty and made its
+// answer watcher and body reader anew, then grew their buffers and their
+// decoders' stacks again. Every pool of the engine and its adapters is a
+// Pool.
 //
-// The zero Pool keeps nothing: Get makes a value every time. Make one
-// with [NewPool].
+// What it keeps is bounded: four values for each P (runtime.GOMAXPROCS
+// when it is made), about as many as run at once. A value put past that
+// is left to the collector, and a Get that finds none kept makes one. The
+// zero Pool keeps nothing: its Get makes a value every time. Make one with
+// [NewPool].
 type Pool[T any] struct{ free chan *T }
 
 // NewPool returns a Pool that keeps up to four values for each P.
@@ -269,6 +269,10 @@ func (p Pool[T]) Get() *T {
 }
 
 // Put keeps v for a later Get, unless p holds as many as it keeps.
+//
+// It is never inlined, for the reason Release is not.
+//
+//go:noinline
 func (p Pool[T]) Put(v *T) {
 	select {
 	case p.free <- v:

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -177,7 +176,7 @@ func (f Refusal) MayRefuse(msg []byte) bool {
 // cut short (-32009 of -320090) settles nothing: the reading is the same
 // however an answer is cut.
 func (f Refusal) Read(msg []byte, complete bool) Reading {
-	s := lenientReaders.Get().(*lenientReader)
+	s := lenientReaders.Get()
 	s.buf = *bytes.NewBuffer(msg)
 	s.d.Reset(&s.buf, lenient...)
 	s.f, s.complete, s.r = f, complete, Reading{}
@@ -209,7 +208,7 @@ var lenient = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.Al
 
 // lenientReaders keeps the readers [Refusal.Read] uses, and their
 // decoders' stacks.
-var lenientReaders = sync.Pool{New: func() any { return new(lenientReader) }}
+var lenientReaders = NewPool[lenientReader]()
 
 // errSettled ends a reading that has settled: a refusal, or a result
 // first.

@@ -3,7 +3,6 @@ package a2ahttp
 import (
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -26,15 +25,15 @@ const defaultMaxAnswerBytes = 64 << 10
 // watchers keeps answerWatches, and the buffers they hold answers in, for
 // the next request: most answers are held whole, and a buffer that has
 // grown to an answer's size fits the next one.
-var watchers = sync.Pool{New: func() any { return new(answerWatch) }}
+var watchers = exchange.NewPool[answerWatch]()
 
 // maxPooledBytes bounds the buffer a pooled answerWatch keeps.
 const maxPooledBytes = 16 << 10
 
 // watch returns an answerWatch for w, from the pool.
 func watch(w http.ResponseWriter, m *Middleware, r *http.Request) *answerWatch {
-	a := watchers.Get().(*answerWatch)
-	*a = answerWatch{Hold: a.Hold, m: m, r: r}
+	a := watchers.Get() // as release left it: all but its Hold zero
+	a.m, a.r = m, r
 	a.Start(w, a, int64(m.maxAnswer))
 	return a
 }
@@ -43,7 +42,7 @@ func watch(w http.ResponseWriter, m *Middleware, r *http.Request) *answerWatch {
 // when nothing may use it any more.
 func (a *answerWatch) release() {
 	a.Release(maxPooledBytes)
-	*a = answerWatch{Hold: a.Hold}
+	a.watched = watched{}
 	watchers.Put(a)
 }
 
@@ -57,6 +56,12 @@ const overflowMessage = "the A2A server's answer could not be read within its bo
 // version, with the server's own refusal and no A2A-Version.
 type answerWatch struct {
 	exchange.Hold
+	watched
+}
+
+// watched is what an answerWatch knows of the request whose answer it
+// watches: release zeroes it in place, and keeps the Hold.
+type watched struct {
 	m        *Middleware
 	r        *http.Request
 	subject  *negotiate.Subject
