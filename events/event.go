@@ -114,7 +114,9 @@ type Event struct {
 // [*FieldError] of it: every sink refuses that event, and a caller can
 // still report what it was.
 func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
-	return newEvent(payload, runID, 1, "")
+	var e Event
+	err := e.fill(&payload, runID, 1, "")
+	return e, err
 }
 
 // NewHostEvent returns the durable host event that records payload outside
@@ -123,20 +125,20 @@ func NewRunEvent(runID string, payload NegotiationDecided) (Event, error) {
 // invalid it returns the event as built, without proof, and every
 // [*FieldError] of it, as [NewRunEvent] does.
 func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error) {
-	return newEvent(payload, "", 0, workspaceID)
+	var e Event
+	err := e.fill(&payload, "", 0, workspaceID)
+	return e, err
 }
 
-// newEvent is NewRunEvent when runID is set and NewHostEvent otherwise.
-func newEvent(payload NegotiationDecided, runID string, schemaVersion int, workspaceID string) (Event, error) {
-	e := Event{
-		ID:            newID(),
-		Time:          payload.At,
-		Payload:       payload,
-		RunID:         runID,
-		SchemaVersion: schemaVersion,
-		WorkspaceID:   workspaceID,
-	}
-	return e, e.validateAndSeal()
+// fill makes e the event of NewRunEvent when runID is set, and of
+// NewHostEvent otherwise. It sets e's fields one by one where it stands:
+// an event is a few hundred bytes, and a record runs deep in a server's
+// answer, so no copy of one is made on the way.
+func (e *Event) fill(payload *NegotiationDecided, runID string, schemaVersion int, workspaceID string) error {
+	*e = Event{}
+	e.ID, e.Time, e.Payload = newID(), payload.At, *payload
+	e.RunID, e.SchemaVersion, e.WorkspaceID = runID, schemaVersion, workspaceID
+	return e.validateAndSeal()
 }
 
 // idLen is the length of an event id newID makes: crypto/rand.Text's, 26

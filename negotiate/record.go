@@ -33,10 +33,16 @@ type Destination struct {
 // helpers all do: a record runs deep in a server's answer, and each copy
 // of an event passed by value is stack that every request must have.
 func (d *Destination) event(e *events.Event, payload *events.NegotiationDecided) (err error) {
-	if d.RunID == "" {
-		*e, err = events.NewHostEvent(d.WorkspaceID, *payload)
-		return err
+	if d.RunID != "" {
+		return d.runEvent(e, payload)
 	}
+	*e, err = events.NewHostEvent(d.WorkspaceID, *payload)
+	return err
+}
+
+// runEvent is event at a run, in a frame of its own: event's frame holds
+// one event as it is made, not one for each kind.
+func (d *Destination) runEvent(e *events.Event, payload *events.NegotiationDecided) (err error) {
 	*e, err = events.NewRunEvent(d.RunID, *payload)
 	if d.WorkspaceID != "" {
 		e.WorkspaceID = d.WorkspaceID // refused by Validate: a run event has no workspace
