@@ -131,9 +131,9 @@ func NewHostEvent(workspaceID string, payload NegotiationDecided) (Event, error)
 }
 
 // fill makes e the event of NewRunEvent when runID is set, and of
-// NewHostEvent otherwise. It sets e's fields one by one where it stands:
-// an event is a few hundred bytes, and a record runs deep in a server's
-// answer, so no copy of one is made on the way.
+// NewHostEvent otherwise. It sets e's fields one by one where e stands,
+// rather than build the event in a copy and return that: an event is a
+// few hundred bytes, and a record runs deep in a server's answer.
 func (e *Event) fill(payload *NegotiationDecided, runID string, schemaVersion int, workspaceID string) error {
 	*e = Event{}
 	e.ID, e.Time, e.Payload = newID(), payload.At, *payload
