@@ -32,10 +32,13 @@
 // and a goroutine whose stack is outgrown doubles it, copying it (a
 // request behind either middleware fits in 8 KiB, as one behind otelhttp
 // does). So the record's path takes the outcome and its event by pointer,
-// and each place keeps the rare paths of its common request (a session, a
-// refusal, a replaced answer) in functions of their own, whose frames are
-// not under the record: Go gives a function one frame, the size of all
-// its paths.
+// the event is made where it is recorded (events' fill), each place keeps
+// the rare paths of its common request (a session, a refusal, a replaced
+// answer) in functions of their own, whose frames are not under the
+// record, and what empties a pooled watcher stays out of line
+// ([Hold.Release], [Pool.Put]): Go gives a function one frame, the size
+// of all its paths, and a function inlined into another adds its copies
+// to that one's.
 //
 // Its guarantees are tested once, as a table whose rows are the
 // guarantees and whose columns are the places (places_test.go).
