@@ -7,7 +7,11 @@
 //
 //   - the answer reader ([Answer], [Read]): an answer read as its clients
 //     read it, decoded, without a byte-order mark, JSON or an event
-//     stream, within one bound; unreadable is never an acceptance;
+//     stream, within one bound; unreadable is never an acceptance; the
+//     event an event stream's end cuts off (no blank line after it, or no
+//     line break) is dropped by the event-stream format but read by both
+//     protocols' SDK clients, so it counts when it refuses and only then
+//     (the stricter reading of the two);
 //   - the lenient reader of what an answer says ([Refusal.Read]): a
 //     refusal found as the most lenient client finds it, and what it
 //     lists;

@@ -139,7 +139,7 @@ func (a *Answer) wrote() Verdict {
 	if !a.sse || a.coding != identity {
 		return Undecided
 	}
-	return a.events(a.raw)
+	return a.events(a.raw, false)
 }
 
 // Peek reads a plain identity-coded answer as far as it has come, for a
@@ -170,15 +170,20 @@ func (a *Answer) End() Verdict {
 	if a.sse {
 		// An identity-coded stream goes on from the events Write read; an
 		// encoded one was never scanned, and is read from its start.
-		return a.events(plain)
+		return a.events(plain, true)
 	}
 	plain, _ = skipBOM(plain)
 	return a.classify(plain, true)
 }
 
 // events reads the events of the stream that are complete in plain, and
-// returns the verdict of the first that decides.
-func (a *Answer) events(plain []byte) Verdict {
+// returns the verdict of the first that decides. At the end of the
+// answer, the event its end cuts off ([EventScanner.End]) is read last,
+// and counts only when it refuses: the SDKs' clients read it, so a
+// refusal in it is one a client reads, but the event-stream format and
+// the other readers drop it, so what else it says is not what every
+// client reads.
+func (a *Answer) events(plain []byte, end bool) Verdict {
 	if !a.started {
 		rest, ok := skipBOM(plain)
 		if !ok {
@@ -188,6 +193,12 @@ func (a *Answer) events(plain []byte) Verdict {
 	}
 	for {
 		data, ok := a.scan.Next(plain)
+		if !ok && end {
+			if data, ok := a.scan.End(plain); ok && a.classify(data, true) == Refused {
+				return Refused
+			}
+			return Undecided
+		}
 		if !ok {
 			return Undecided
 		}

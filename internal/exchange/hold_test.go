@@ -93,7 +93,11 @@ func TestHold(t *testing.T) {
 		}, http.StatusEarlyHints, `{"b":2}`, "", []Verdict{Served}, nil},
 		{"a stream that ends undecided", side{holds: true, atEnd: Refused, replace: true}, func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte("data: x"))
+			_, _ = w.Write([]byte(": x"))
+		}, http.StatusInternalServerError, "REPLACED", "", []Verdict{Refused}, ErrReplaced},
+		{"a stream whose end cuts its last event off, read as its clients read it", side{holds: true, atEnd: Served, replace: true}, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: NO"))
 		}, http.StatusInternalServerError, "REPLACED", "", []Verdict{Refused}, ErrReplaced},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -113,6 +113,13 @@ var codings = []struct {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "data: {\"note\":1}\n\ndata: "+body+"\n\n")
 	}},
+	// The event-stream readers of both SDKs' clients (go-sdk v1.8.0's
+	// scanEvents, a2a-go v2.4.0's ParseDataStream) take the event the
+	// answer's end cuts off, its last line unterminated, as a whole one.
+	{"as an event stream whose end closes its last event", func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message\ndata: "+body)
+	}},
 	{"as an event stream in pieces, after a notification", func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\ndata: "+body[:len(body)/2])

@@ -44,24 +44,51 @@ func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 		if rest[i] == '\r' && rest[i+1] == '\n' {
 			s.pos++
 		}
-		if len(line) == 0 {
-			data, has := s.data, s.has
-			s.data, s.has = nil, false
-			if has {
-				return data, true
-			}
+		if len(line) > 0 {
+			s.field(line)
 			continue
 		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		if string(field) != "data" {
-			continue
+		if data, ok := s.dispatch(); ok {
+			return data, true
 		}
-		if s.has {
-			s.data = append(s.data, '\n')
-		}
-		s.has = true
-		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
 	}
+}
+
+// End returns the data of the event that the end of held, the whole
+// answer, cuts off, once Next has returned every event before it: the
+// event whose last line ends without a line break, or without the blank
+// line after it; false when there is none. The event-stream format drops
+// such an event, but the event-stream readers of both protocols' clients
+// (go-sdk v1.8.0's scanEvents, a2a-go v2.4.0's ParseDataStream) read it
+// as a whole one, so a refusal in it is one their callers are given.
+func (s *EventScanner) End(held []byte) ([]byte, bool) {
+	// Next left no line break in held[s.pos:] but a \r its \n could
+	// have followed.
+	s.field(bytes.TrimSuffix(held[s.pos:], []byte("\r")))
+	s.pos = len(held)
+	return s.dispatch()
+}
+
+// field reads one line of the event being read: a data field adds its
+// value to the event's data. Comments and other fields are passed over.
+func (s *EventScanner) field(line []byte) {
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	if string(field) != "data" {
+		return
+	}
+	if s.has {
+		s.data = append(s.data, '\n')
+	}
+	s.has = true
+	s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
+}
+
+// dispatch ends the event being read, and returns its data when it has a
+// data field.
+func (s *EventScanner) dispatch() ([]byte, bool) {
+	data, has := s.data, s.has
+	s.data, s.has = nil, false
+	return data, has
 }
 
 // IsEventStream reports whether a Content-Type is text/event-stream, in

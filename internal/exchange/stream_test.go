@@ -37,6 +37,38 @@ func TestEventScannerByteByByte(t *testing.T) {
 	}
 }
 
+// At the end of an answer, the event its end cuts off is read whole, as
+// the SDKs' clients read it: its last line unterminated, or ended with no
+// blank line after it; End then has nothing more.
+func TestEventScannerEnd(t *testing.T) {
+	for stream, want := range map[string][]string{
+		"data: a":                         {"a"},
+		"data: a\n":                       {"a"},
+		"data: a\r":                       {"a"},
+		"data: a\n\ndata: b\r\ndata:c":    {"a", "b\nc"},
+		"data: a\n\n":                     {"a"},
+		"data:":                           {""},
+		"event: message\nid: 1\n: a note": nil,
+		"":                                nil,
+	} {
+		var s EventScanner
+		var got []string
+		for {
+			data, ok := s.Next([]byte(stream))
+			if !ok {
+				break
+			}
+			got = append(got, string(data))
+		}
+		if data, ok := s.End([]byte(stream)); ok {
+			got = append(got, string(data))
+		}
+		if _, ok := s.End([]byte(stream)); ok || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("%q: %q (End again %v), want %q", stream, got, ok, want)
+		}
+	}
+}
+
 // Each write resumes the search where the last one stopped (at the \r that
 // ended it, when a \n may follow), so a long line arriving in many writes
 // is searched once rather than once a write.
@@ -57,7 +89,8 @@ func TestEventScannerSearchesEachByteOnce(t *testing.T) {
 	}
 }
 
-// FuzzEventScanner: a stream reads the same however it is split in two.
+// FuzzEventScanner: a stream reads the same however it is split in two,
+// the event its end cuts off included.
 func FuzzEventScanner(f *testing.F) {
 	for _, seed := range []string{"data: a\r\n\r\ndata: b\n\n", ": x\rdata:\r\r", "data"} {
 		f.Add([]byte(seed), uint16(3))
@@ -73,6 +106,9 @@ func FuzzEventScanner(f *testing.F) {
 					}
 					out = append(out, data)
 				}
+			}
+			if data, ok := s.End(b); ok {
+				out = append(out, data)
 			}
 			return out
 		}

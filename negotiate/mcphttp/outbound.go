@@ -184,15 +184,16 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 // fails one of its kind.
 func readAnswerBody(resp *http.Response) (data []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
-	_, err = exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
+	v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete || sse && !isResponse(msg) {
 			return exchange.Undecided
 		}
 		data = msg
 		return exchange.Served
 	})
-	if err == nil && data == nil {
-		err = errNoResponse
+	if err == nil && v != exchange.Served {
+		// An event the stream's end cuts off is read for a refusal alone.
+		return nil, errNoResponse
 	}
 	return data, err
 }

@@ -73,6 +73,9 @@ func readReply(resp *http.Response) (rpcReply, error) {
 		}
 		bad = strictjson.DecodeOpen(msg, &r)
 		rep = r
+		if r.refusal().Verdict == exchange.Refused {
+			return exchange.Refused // read wherever it stands: in an event the stream's end cuts off too
+		}
 		return exchange.Served
 	})
 	if err != nil {
