@@ -7,11 +7,13 @@
 //
 //   - the answer reader ([Answer], [Read]): an answer read as its clients
 //     read it, decoded, without a byte-order mark, JSON or an event
-//     stream, within one bound; unreadable is never an acceptance; the
-//     event an event stream's end cuts off (no blank line after it, or no
-//     line break) is dropped by the event-stream format but read by both
-//     protocols' SDK clients, so it counts when it refuses and only then
-//     (the stricter reading of the two);
+//     stream, within one bound; unreadable is never an acceptance; an
+//     event that not every client takes as a message (one the stream's
+//     end cuts off, which the SDKs' clients read and the event-stream
+//     format drops; one with an event type other than message, which the
+//     MCP clients pass over) counts when it refuses and only then, the
+//     stricter reading; a response answers the request whose id it
+//     writes as the request wrote it ([Answered]);
 //   - the lenient reader of what an answer says ([Refusal.Read]): a
 //     refusal found as the most lenient client finds it, and what it
 //     lists;

@@ -178,11 +178,11 @@ func (a *Answer) End() Verdict {
 
 // events reads the events of the stream that are complete in plain, and
 // returns the verdict of the first that decides. At the end of the
-// answer, the event its end cuts off ([EventScanner.End]) is read last,
-// and counts only when it refuses: the SDKs' clients read it, so a
-// refusal in it is one a client reads, but the event-stream format and
-// the other readers drop it, so what else it says is not what every
-// client reads.
+// answer, the event its end cuts off ([EventScanner.End]) is read last.
+// An event that not every client takes as a message counts only when it
+// refuses, since some client reads the refusal in it: one the answer's
+// end cuts off (the SDKs' clients read it, the event-stream format drops
+// it), and one with an event type of its own ([EventScanner.Named]).
 func (a *Answer) events(plain []byte, end bool) Verdict {
 	if !a.started {
 		rest, ok := skipBOM(plain)
@@ -193,16 +193,14 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 	}
 	for {
 		data, ok := a.scan.Next(plain)
+		sure := ok && !a.scan.Named()
 		if !ok && end {
-			if data, ok := a.scan.End(plain); ok && a.classify(data, true) == Refused {
-				return Refused
-			}
-			return Undecided
+			data, ok = a.scan.End(plain)
 		}
 		if !ok {
 			return Undecided
 		}
-		if v := a.classify(data, true); v != Undecided {
+		if v := a.classify(data, true); v == Refused || v != Undecided && sure {
 			return v
 		}
 	}

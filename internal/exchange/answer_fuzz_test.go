@@ -24,8 +24,8 @@ func refusesOn(msg []byte, complete bool) Verdict {
 
 // reference reads an answer the plain way a client does: decompress the
 // whole body, strip a BOM, and read it as one JSON text or as an event
-// stream (plainEvents), the event its end cuts off read for a refusal
-// alone.
+// stream (plainEvents), an event not every client takes as a message
+// read for a refusal alone.
 func reference(body []byte, coded, sse bool, limit int64) Verdict {
 	if coded {
 		zr, err := gzip.NewReader(bytes.NewReader(body))
@@ -42,43 +42,53 @@ func reference(body []byte, coded, sse bool, limit int64) Verdict {
 	if !sse {
 		return refusesOn(body, true)
 	}
-	events, cutOff := plainEvents(string(body))
-	for _, data := range events {
-		if v := refusesOn([]byte(data), true); v != Undecided {
+	for _, e := range plainEvents(string(body)) {
+		if v := refusesOn([]byte(e.data), true); v == Refused || v != Undecided && e.message {
 			return v
 		}
 	}
-	if cutOff != nil && refusesOn([]byte(*cutOff), true) == Refused {
-		return Refused
-	}
 	return Undecided
+}
+
+// plainEvent is an event of a stream: its data, and whether every client
+// takes it as a message.
+type plainEvent struct {
+	data    string
+	message bool
 }
 
 // plainEvents reads a whole event stream as the SDKs' clients do, and
 // apart from EventScanner, whose witness it is: lines end at \r\n, \n or
 // \r; a data field adds its value, less one leading space, to the event's
-// data, each after a \n but the first; a blank line ends an event, and an
-// event with no data field is none. cutOff is the data of the event the
-// stream's end cuts off, which those clients read and the format drops:
-// the engine takes it for a refusal alone.
-func plainEvents(stream string) (events []string, cutOff *string) {
+// data, each after a \n but the first, and an event field sets its type; a
+// blank line ends an event, and an event with no data field is none. The
+// event the stream's end cuts off is one too, which those clients read and
+// the format drops; it, and one with a type other than message, is no
+// message every client takes.
+func plainEvents(stream string) (events []plainEvent) {
 	stream = strings.ReplaceAll(strings.ReplaceAll(stream, "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(stream, "\n")
 	var data []string
+	typed := false
 	for i, line := range lines {
 		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
 		switch {
-		case line == "" && i < len(lines)-1 && data != nil:
-			events, data = append(events, strings.Join(data, "\n")), nil
+		case line == "" && i < len(lines)-1:
+			if data != nil {
+				events = append(events, plainEvent{strings.Join(data, "\n"), !typed})
+			}
+			data, typed = nil, false
 		case field == "data": // the last line too, which the end cuts off
-			data = append(data, strings.TrimPrefix(value, " "))
+			data = append(data, value)
+		case field == "event":
+			typed = value != "message"
 		}
 	}
 	if data != nil {
-		last := strings.Join(data, "\n")
-		cutOff = &last
+		events = append(events, plainEvent{strings.Join(data, "\n"), false})
 	}
-	return events, cutOff
+	return events
 }
 
 // FuzzAnswer is the differential target of the engine's one answer
@@ -88,7 +98,7 @@ func plainEvents(stream string) (events []string, cutOff *string) {
 func FuzzAnswer(f *testing.F) {
 	for _, seed := range []string{
 		`{"result":{}}`, "\xEF\xBB\xBF{\"error\":\"NO\"}", "data: {\"a\":1}\n\ndata: NO\n\n",
-		"\xEF\xBB\xBFdata: NO\r\n\r\n", "data: x\n", "[", "\xEF\xBB", "data: {}\n\ndata: NO", "data: NO\r",
+		"\xEF\xBB\xBFdata: NO\r\n\r\n", "data: x\n", "[", "\xEF\xBB", "data: {}\n\ndata: NO", "data: NO\r", "event: x\ndata: OK\n\ndata: NO\n\n", "event: message\ndata: OK\n\n",
 	} {
 		f.Add([]byte(seed), uint16(1), false, false)
 		f.Add([]byte(seed), uint16(3), true, true)

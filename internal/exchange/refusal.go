@@ -146,6 +146,10 @@ type Reading struct {
 	// ID is the id of the response at the top, when it is a string or a
 	// number: the id an answer in the server's place carries.
 	ID jsontext.Value
+	// IDs are the ids of the responses Responses counts that every client
+	// reads alike (one member spelled id, a string or a number), as
+	// written: the requests they answer ([Answered]).
+	IDs []jsontext.Value
 	// Listed is what a refusal's error lists of the versions the peer
 	// serves: data.supported (MCP), or an ErrorInfo's
 	// metadata.supportedVersions, comma-separated (A2A); Reason is its
@@ -184,13 +188,13 @@ func (f Refusal) Read(msg []byte, complete bool) Reading {
 	r := s.r
 	if err == errSettled {
 		if r.Verdict == Refused {
-			r.Responses = 0
+			r.Responses, r.IDs = 0, nil
 		}
 	} else if !complete && cut(err) {
 		r = Reading{Verdict: Undecided, ID: r.ID}
 	} else {
 		if _, end := s.d.ReadToken(); err != nil || end != io.EOF {
-			r.Responses = 0 // not one JSON value
+			r.Responses, r.IDs = 0, nil // not one JSON value
 		}
 		r.Verdict = Served // read, and no refusal in it: none a client reads
 	}
@@ -238,6 +242,8 @@ func (s *lenientReader) answer() error {
 // result or an error, and no method.
 func (s *lenientReader) response(top bool) error {
 	method, answers := false, false
+	var id jsontext.Value // the id member, spelled id; nil unless one
+	ids := 0              // members named id in any case
 	err := s.members(func(key string) error {
 		switch {
 		case strings.EqualFold(key, "method"):
@@ -251,10 +257,17 @@ func (s *lenientReader) response(top bool) error {
 		case strings.EqualFold(key, "error"):
 			answers = true
 			return s.error()
-		case top && strings.EqualFold(key, "id"):
+		case strings.EqualFold(key, "id"):
+			ids++
 			v, err := s.d.ReadValue()
 			if k := v.Kind(); err == nil && (k == '"' || k == '0') {
-				s.r.ID = v.Clone()
+				c := v.Clone()
+				if top {
+					s.r.ID = c
+				}
+				if key == "id" {
+					id = c
+				}
 			}
 			return err
 		}
@@ -262,8 +275,26 @@ func (s *lenientReader) response(top bool) error {
 	})
 	if answers && !method {
 		s.r.Responses++
+		if ids == 1 && id != nil {
+			s.r.IDs = append(s.r.IDs, id)
+		}
 	}
 	return err
+}
+
+// Answered returns pending, the ids of the requests an answer is still to
+// answer, less those ids answers: a request is answered by a response
+// whose id is written as the request wrote it, which is how its client
+// matches one whatever it reads ids as. pending's array is reused.
+//
+// It stays out of line: inlined, its closures would widen the frame of
+// every answer watcher that calls it (see "The record runs deep").
+//
+//go:noinline
+func Answered(pending, ids []jsontext.Value) []jsontext.Value {
+	return slices.DeleteFunc(pending, func(want jsontext.Value) bool {
+		return slices.ContainsFunc(ids, func(got jsontext.Value) bool { return bytes.Equal(got, want) })
+	})
 }
 
 // error reads a response's error: its code, and its data or details (one

@@ -174,6 +174,60 @@ func TestRefusalRead(t *testing.T) {
 	}
 }
 
+// TestRefusalReadIDs: the ids of the responses read are those every
+// client reads alike: one member spelled id, a string or a number, as
+// written, of a response (a batch's members included) in an answer read
+// to its end as one JSON value.
+func TestRefusalReadIDs(t *testing.T) {
+	for msg, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                          "1",
+		`[{"id":1,"result":{}},{"id":"a","error":{"code":1}},{"id":2}]`: `1|"a"`,
+		`{"result":{},"id":"x"}`:                                        `"x"`,
+		`{"jsonrpc":"2.0","id":1.0,"result":{}}`:                        "1.0",
+		`{"ID":1,"result":{}}`:                                          "",
+		`{"id":1,"Id":1,"result":{}}`:                                   "",
+		`{"id":1,"id":2,"result":{}}`:                                   "",
+		`{"id":null,"result":{}}`:                                       "",
+		`{"id":[1],"result":{}}`:                                        "",
+		`{"id":1,"method":"m","result":{}}`:                             "",
+		`{"id":1,"method":"m"}`:                                         "",
+		`{"id":1,"result":{}} {}`:                                       "",
+		`{"id":1,"error":{"code":-32022}}`:                              "",
+	} {
+		r := mcpRefusal.Read([]byte(msg), true)
+		var got []string
+		for _, id := range r.IDs {
+			got = append(got, string(id))
+		}
+		if strings.Join(got, "|") != want {
+			t.Errorf("%s: ids %q, want %q", msg, got, want)
+		}
+	}
+}
+
+// TestAnswered: a request is answered by a response whose id is written
+// as the request wrote it; what is left is pending still.
+func TestAnswered(t *testing.T) {
+	ids := func(s ...string) []jsontext.Value {
+		out := make([]jsontext.Value, len(s))
+		for i, v := range s {
+			out[i] = jsontext.Value(v)
+		}
+		return out
+	}
+	for _, c := range []struct{ pending, answers, want []jsontext.Value }{
+		{ids("1"), ids("1"), ids()},
+		{ids("1"), ids("2", "1.0", `"1"`), ids("1")},
+		{ids("1", `"a"`, "3"), ids(`"a"`, "1"), ids("3")},
+		{ids(), ids("1"), ids()},
+		{ids("1", "2"), nil, ids("1", "2")},
+	} {
+		if got := exchange.Answered(slices.Clone(c.pending), c.answers); !slices.EqualFunc(got, c.want, func(a, b jsontext.Value) bool { return string(a) == string(b) }) {
+			t.Errorf("Answered(%s, %s) = %s, want %s", c.pending, c.answers, got, c.want)
+		}
+	}
+}
+
 // TestMayRefuse: an answer that cannot spell the refusal is not read.
 func TestMayRefuse(t *testing.T) {
 	for _, c := range []struct {

@@ -16,6 +16,9 @@ type EventScanner struct {
 	searched int
 	data     []byte // the data of the event being read
 	has      bool   // the event being read has a data field
+	// typed: the event being read has an event type other than message;
+	// named: the event Next or End returned last had one.
+	typed, named bool
 }
 
 // Next reads the complete lines of held past what it has read, and
@@ -70,26 +73,37 @@ func (s *EventScanner) End(held []byte) ([]byte, bool) {
 }
 
 // field reads one line of the event being read: a data field adds its
-// value to the event's data. Comments and other fields are passed over.
+// value to the event's data, and an event field sets its type. Comments
+// and other fields are passed over.
 func (s *EventScanner) field(line []byte) {
 	field, value, _ := bytes.Cut(line, []byte(":"))
-	if string(field) != "data" {
-		return
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(field) {
+	case "event":
+		s.typed = string(value) != "message"
+	case "data":
+		if s.has {
+			s.data = append(s.data, '\n')
+		}
+		s.has = true
+		s.data = append(s.data, value...)
 	}
-	if s.has {
-		s.data = append(s.data, '\n')
-	}
-	s.has = true
-	s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
 }
 
 // dispatch ends the event being read, and returns its data when it has a
 // data field.
 func (s *EventScanner) dispatch() ([]byte, bool) {
 	data, has := s.data, s.has
-	s.data, s.has = nil, false
+	s.named = s.typed
+	s.data, s.has, s.typed = nil, false, false
 	return data, has
 }
+
+// Named reports whether the event Next or End returned last has an event
+// type of its own, other than message. The MCP clients (go-sdk's, the
+// TypeScript SDK's) take no message from such an event; a2a-go's reader
+// takes every event's data.
+func (s *EventScanner) Named() bool { return s.named }
 
 // IsEventStream reports whether a Content-Type is text/event-stream, in
 // any case and with any parameters, as a client reading the answer takes

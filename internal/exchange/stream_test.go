@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,28 @@ func TestEventScannerEnd(t *testing.T) {
 		if _, ok := s.End([]byte(stream)); ok || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
 			t.Errorf("%q: %q (End again %v), want %q", stream, got, ok, want)
 		}
+	}
+}
+
+// An event's type is its last event field's value, less one leading
+// space; Named reports one other than message, of the event returned last,
+// and a blank line ends the type with the event.
+func TestEventScannerNamed(t *testing.T) {
+	stream := []byte("event: other\ndata: a\n\ndata: b\n\nevent:message\ndata: c\n\nevent: x\n\ndata: d\n\nevent: x\nevent: message\ndata: e\n\nevent: message\nevent:  message\ndata: f")
+	var s EventScanner
+	var got []string
+	for {
+		data, ok := s.Next(stream)
+		if !ok {
+			data, ok = s.End(stream)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s:%t", data, s.Named()))
+	}
+	if want := "a:true b:false c:false d:false e:false f:true"; strings.Join(got, " ") != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,12 +30,18 @@ import (
 // contradicts it). method is the method the request's Mcp-Method header
 // names, which decides whether the answer must confirm the revision, and
 // observed the method of its one message, for Options.Observe; id is the
-// id a replacement answer carries; requests is how many of the request's
-// messages ask for a response, which an event stream is held for.
-func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, requests int, recorded bool) *answerWatch {
+// id of that message, which a replacement answer carries; asked are the
+// ids of a batch's requests (nil unless a batch), and requests how many of
+// its messages ask for a response: an event stream is held until each is
+// answered.
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, o *negotiate.Outcome, e *events.NegotiationDecided, method, observed string, id jsontext.Value, asked []jsontext.Value, requests int, recorded bool) *answerWatch {
 	a := watchers.Get() // as release left it: all but its Hold zero
 	a.h, a.r, a.subject, a.outcome, a.payload = h, r, subject, o, *e
-	a.id, a.expect, a.observed, a.recorded = id, requests, observed, recorded
+	a.id, a.pending, a.observed, a.recorded = id, asked, observed, recorded
+	if asked == nil && requests > 0 {
+		a.one[0] = id
+		a.pending = a.one[:]
+	}
 	a.Start(w, a, h.maxAnswer)
 	if method == methodDiscover || method == methodInitialize {
 		a.confirm, a.method = true, method
@@ -83,17 +90,19 @@ type watched struct {
 	id       jsontext.Value
 	method   string
 	confirm  bool // the answer must confirm the revision
-	expect   int  // the responses an event stream is held for
 	recorded bool // the acceptance was recorded before the handler ran
+	// pending are the ids of the requests an event stream is held until
+	// it answers (one is the array of a single request's).
+	pending []jsontext.Value
+	one     [1]jsontext.Value
 
-	observed  string // the request's method, for Options.Observe
-	code      int    // the JSON-RPC error code the answer was read to carry
-	responses int    // the responses the event stream held so far
+	observed string // the request's method, for Options.Observe
+	code     int    // the JSON-RPC error code the answer was read to carry
 }
 
 // Holds: every answer is read, but a stream that answers no request of
 // this one (a GET's), which shows nothing of the revision.
-func (a *answerWatch) Holds(_ int, stream bool) bool { return !stream || a.expect > 0 }
+func (a *answerWatch) Holds(_ int, stream bool) bool { return !stream || len(a.pending) > 0 }
 
 // observe settles the answer once the handler has returned (see Finish);
 // a handler that wrote nothing answered 200, which a watcher beneath
@@ -119,21 +128,13 @@ func (a *answerWatch) AtEnd(bool) exchange.Verdict {
 // Classify is the MCP reading of the answer's messages: a discover or
 // initialize answer must confirm the revision; any other is refused by a
 // -32022 among its responses, and an event stream is read until it has
-// held the responses the request asked for.
+// answered each request, as its client matches a response: by its id.
 func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 	if !complete {
 		return exchange.Undecided
 	}
 	if a.confirm {
-		rep, err := readReply(msg)
-		if err != nil && a.Stream() {
-			return exchange.Undecided // an event that is no response
-		}
-		a.code = int(rep.code)
-		if err == nil && confirms(rep, a.method, a.outcome.Version) {
-			return exchange.Served
-		}
-		return exchange.Refused
+		return a.confirmed(msg)
 	}
 	if !a.Stream() && !versionRefusal.MayRefuse(msg) {
 		return exchange.Served // no spelling of the refusal's code: read no further
@@ -143,11 +144,25 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 		a.code = rpcerr.RPCMCPUnsupportedProtocolVersion
 		return exchange.Refused
 	}
-	a.responses += read.Responses
-	if a.Stream() && a.responses < a.expect {
+	if a.pending = exchange.Answered(a.pending, read.IDs); a.Stream() && len(a.pending) > 0 {
 		return exchange.Undecided
 	}
 	return exchange.Served
+}
+
+// confirmed reads a discover or initialize answer, which must confirm the
+// revision. Its reply is read in a frame of its own, apart from the
+// common answer's (see internal/exchange, "The record runs deep").
+func (a *answerWatch) confirmed(msg []byte) exchange.Verdict {
+	rep, err := readReply(msg)
+	if a.Stream() && (err != nil || !bytes.Equal(rep.id, a.id)) {
+		return exchange.Undecided // an event that is no response, or answers another request
+	}
+	a.code = int(rep.code)
+	if err == nil && confirms(rep, a.method, a.outcome.Version) {
+		return exchange.Served
+	}
+	return exchange.Refused
 }
 
 // Settle records the decision as the answer showed it: accepted when
@@ -195,6 +210,7 @@ var versionRefusal = exchange.Refusal{Code: rpcerr.RPCMCPUnsupportedProtocolVers
 
 // reply is a JSON-RPC response, as far as this package reads one.
 type reply struct {
+	id              []byte // as written
 	result, isError bool
 	versions        []string // result.supportedVersions; nil when absent
 	protocolVersion string   // result.protocolVersion, when a string
@@ -217,8 +233,12 @@ func readReply(b []byte) (reply, error) {
 		err = r.object(func(key []byte) error {
 			// A key a case-folding client reads as result or error is
 			// refused: the response would read two ways.
-			switch k, err := matchKey(key, "result", "error"); {
+			switch k, err := matchKey(key, "result", "error", "id"); {
 			case err != nil:
+				return err
+			case k == "id":
+				v, err := r.d.ReadValue()
+				rep.id = bytes.Clone(v)
 				return err
 			case k == "result":
 				rep.result = true

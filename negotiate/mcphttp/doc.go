@@ -166,13 +166,15 @@
 // an answer past the bound, below), a leading byte-order mark skipped,
 // and as the most lenient client reads it: whatever its Content-Type
 // (none, application/json-rpc and text/plain included) as JSON, except
-// text/event-stream, read event by event (the event the stream's end
-// cuts off, which the SDKs' clients read, for a refusal); any JSON number
-// equal to -32022 as a float64 (-3.2022e4, -32022.0) is the code; keys
-// match in any case and a repeated key counts under each of its values; a
-// refusal counts once read, whatever bytes follow it. To read this much, the middleware
-// holds the head of the answer and its bytes until the handler returns,
-// or, of an event stream, until it has answered every request in the body
+// text/event-stream, read event by event (an event the stream's end cuts
+// off, or one of another type than message, for a refusal alone); any
+// JSON number equal to -32022 as a float64 (-3.2022e4, -32022.0) is the
+// code; keys match in any case and a repeated key counts under each of
+// its values; a refusal counts once read, whatever bytes follow it. To
+// read this much, the middleware holds the head of the answer and its
+// bytes until the handler returns, or, of an event stream, until each
+// request in the body has its response, a message event whose id is
+// written as the request wrote it, as MCP clients match one
 // (notifications the server sends first are held with them); an event
 // stream that answers no request (a session's GET) is recorded at its
 // head and streams unheld. What is held is bounded by

@@ -145,7 +145,7 @@ func FuzzStampBody(f *testing.F) {
 	}
 	tr := &Transport{revision: "2026-07-28", stateless: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, _, err := tr.stampBody(data, tracectx.Context{})
+		out, _, _, err := tr.stampBody(data, tracectx.Context{})
 		if err != nil {
 			return
 		}
@@ -162,7 +162,7 @@ func FuzzStampBody(f *testing.F) {
 			t.Fatalf("stamped %q into %q, which does not scan: %v", data, out, err)
 		}
 		// Stamping again changes nothing: it only inserts, and only once.
-		again, _, err := tr.stampBody(out, tracectx.Context{})
+		again, _, _, err := tr.stampBody(out, tracectx.Context{})
 		if err != nil || string(again) != string(out) {
 			t.Fatalf("stamping %q again gave %q, %v", out, again, err)
 		}

@@ -263,7 +263,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete && rh.session != "" {
 			w = &answerWatcher{ResponseWriter: w, seen: h.forgetSession(rh.session)}
 		}
-		h.serveDecided(w, r, subject, &rh, nil, "", nil, 0)
+		h.serveDecided(w, r, subject, &rh, nil, "", nil, nil, 0)
 	case http.MethodOptions:
 		// A CORS preflight carries no MCP message and names no revision.
 		h.next.ServeHTTP(w, r)

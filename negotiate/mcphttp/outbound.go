@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
 	"github.com/wopneg/wopneg/internal/egress"
@@ -643,7 +645,7 @@ func (t *Transport) Close(ctx context.Context) error {
 // RoundTrip stamps req with the negotiated revision and sends it, or
 // refuses it. It does not change req: it sends a copy.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	out, asks, err := t.stamp(req)
+	out, asks, asked, err := t.stamp(req)
 	if err == nil {
 		err = t.opened(out)
 	}
@@ -657,7 +659,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || asks == "" || t.rec == nil {
 		return resp, err
 	}
-	return t.follow(out, resp, asks)
+	return t.follow(out, resp, asks, asked)
 }
 
 // opened puts the session on out and, before its first request, sends
@@ -703,20 +705,22 @@ func (t *Transport) opened(out *http.Request) error {
 
 // follow reads the answer to a POST whose first request is the method
 // asks, with the engine's one reader, for the server's runtime refusal of
-// the revision, and hands it back as it came when there is none.
-func (t *Transport) follow(req *http.Request, resp *http.Response, asks string) (*http.Response, error) {
+// the revision, and hands it back as it came when there is none. An event
+// stream is read until it answers each request whose id asked holds.
+func (t *Transport) follow(req *http.Request, resp *http.Response, asks string, asked []jsontext.Value) (*http.Response, error) {
 	var refusal exchange.Reading
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
 		if !complete {
 			return exchange.Undecided
 		}
-		switch read := versionRefusal.Read(msg, true); {
-		case read.Verdict == exchange.Refused:
+		read := versionRefusal.Read(msg, true)
+		if read.Verdict == exchange.Refused {
 			refusal = read
 			return exchange.Refused
-		case sse && read.Responses == 0:
-			return exchange.Undecided // a notification: the response is still to come
+		}
+		if asked = exchange.Answered(asked, read.IDs); sse && len(asked) > 0 {
+			return exchange.Undecided // a notification, or another request's answer: its response is still to come
 		}
 		return exchange.Served
 	})
@@ -739,43 +743,43 @@ func (t *Transport) refused(req *http.Request, method string, refusal exchange.R
 	return errors.Join(fmt.Errorf("%s: %w", what, exchange.PeerRefusal(o, refusal.Listed, refusal.Reason)), aerr)
 }
 
-// stamp returns the copy of req to send, and the method of the first
-// request its body holds ("" when it holds none).
-func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
+// stamp returns the copy of req to send, the method of the first request
+// its body holds ("" when it holds none), and the ids of its requests.
+func (t *Transport) stamp(req *http.Request) (*http.Request, string, []jsontext.Value, error) {
 	// Every spelling of the key: a hand-built header can hold
 	// "MCP-Protocol-Version" beside the canonical key, and the peer would
 	// read both.
 	vs := exchange.HeaderValues(req.Header, headerProtocolVersion)
 	if len(vs) > 1 {
-		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
+		return nil, "", nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: fmt.Sprint(vs)}
 	}
 	if len(vs) == 1 && vs[0] != t.revision {
-		return nil, "", &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
+		return nil, "", nil, &revisionError{Where: "the " + headerProtocolVersion + " header", Want: t.revision, Got: vs[0]}
 	}
 	out := req.Clone(req.Context())
 	out.Header = exchange.SetHeader(out.Header, headerProtocolVersion, t.revision)
 	tc := tracectx.From(req.Context(), t.trace)
 	tc.SetHeader(out.Header)
 	if req.Body == nil || req.Body == http.NoBody || req.Method != http.MethodPost {
-		return out, "", nil
+		return out, "", nil, nil
 	}
 	raw, err := readGrowing(req.Body, req.ContentLength, defaultMaxBodyBytes)
 	req.Body.Close()
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, "", &revisionError{Where: "a body over " + strconv.Itoa(defaultMaxBodyBytes) + " bytes", Want: t.revision}
+		return nil, "", nil, &revisionError{Where: "a body over " + strconv.Itoa(defaultMaxBodyBytes) + " bytes", Want: t.revision}
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("mcphttp: reading the request body: %w", err)
+		return nil, "", nil, fmt.Errorf("mcphttp: reading the request body: %w", err)
 	}
-	stamped, asks, err := t.stampBody(raw, tc)
+	stamped, asks, asked, err := t.stampBody(raw, tc)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	out.Body = io.NopCloser(bytes.NewReader(stamped))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(stamped)), nil }
 	out.ContentLength = int64(len(stamped))
-	return out, asks, nil
+	return out, asks, asked, nil
 }
 
 // stampBody checks every message of a JSON-RPC body and, at a stateless
@@ -785,7 +789,7 @@ func (t *Transport) stamp(req *http.Request) (*http.Request, string, error) {
 // that holds either is the caller's, and stays as it is). A params or
 // _meta that is not an object gets no trace context: it never makes a
 // request fail.
-func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, asks string, err error) {
+func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, asks string, asked []jsontext.Value, err error) {
 	metaMember := strconv.Quote(metaProtocolVersion) + ":" + strconv.Quote(t.revision)
 	trace := tc.Members()
 	at := 0 // stamped is raw up to at, with the insertions before it
@@ -799,6 +803,9 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		}
 		if m.isRequest() && asks == "" {
 			asks = m.method
+		}
+		if m.isRequest() {
+			asked = append(asked, m.id)
 		}
 		if m.method == methodInitialize && t.session != "" {
 			return &revisionError{Where: "initialize, on the session Connect initialized already,", Want: t.revision}
@@ -842,12 +849,12 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		err = &revisionError{Where: "a body that is not a JSON-RPC message (" + err.Error() + ")", Want: t.revision}
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if stamped == nil {
-		return raw, asks, nil
+		return raw, asks, asked, nil
 	}
-	return append(stamped, raw[at:]...), asks, nil
+	return append(stamped, raw[at:]...), asks, asked, nil
 }
 
 // commaUnlessEmpty returns "," unless the object that opens at b[open] is

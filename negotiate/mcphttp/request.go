@@ -195,16 +195,16 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, subject *neg
 	}
 	// The body is read in a function of its own, whose frame is gone
 	// before the request is served, and so is not under the record.
-	if method, id, requests, decide := h.readPost(w, r, subject, rh, raw); decide {
-		h.serveDecided(w, r, subject, rh, raw, method, id, requests)
+	if method, id, asked, requests, decide := h.readPost(w, r, subject, rh, raw); decide {
+		h.serveDecided(w, r, subject, rh, raw, method, id, asked, requests)
 	}
 }
 
 // readPost reads the body raw of a POST, and answers it when it is no
 // request a revision is decided for by its header: decide is false then.
-// Otherwise it returns the method and the id of its one message, and how
-// many of its messages ask for a response.
-func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte) (method string, id jsontext.Value, requests int, decide bool) {
+// Otherwise it returns the method and the id of its one message, the ids
+// of a batch's requests, and how many of its messages ask for a response.
+func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte) (method string, id jsontext.Value, asked []jsontext.Value, requests int, decide bool) {
 	requested := rh.revision()
 	stateless := isStateless(requested)
 	var (
@@ -216,6 +216,9 @@ func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *nego
 		first = *m
 		if m.isRequest() {
 			requests++
+			if asked != nil {
+				asked = append(asked, m.id)
+			}
 		}
 		if m.hasMethod && m.method == methodInitialize {
 			initialize = true
@@ -227,6 +230,7 @@ func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *nego
 		if !batchesAllowed(requested) {
 			return errBatchRevision
 		}
+		asked = []jsontext.Value{} // a batch's request ids, from its first member
 		return nil
 	})
 	// id is the id a refusal answers, when there is exactly one; method
@@ -253,9 +257,9 @@ func (h *handler) readPost(w http.ResponseWriter, r *http.Request, subject *nego
 	} else if isShape {
 		exchange.WriteError(w, http.StatusBadRequest, nil, rpcerr.RPCError{Code: codeInvalidRequest, Message: shape.msg})
 	} else {
-		return method, id, requests, true
+		return method, id, asked, requests, true
 	}
-	return "", nil, 0, false
+	return "", nil, nil, 0, false
 }
 
 // readBody reads r's body whole, up to the bound; a larger one is an
@@ -375,12 +379,13 @@ func quoteOrAbsent(v string) string {
 // serveDecided serves a request that is not initialize: on a session the
 // middleware remembers, at the session's revision; otherwise at the
 // revision its header names, decided now. method is the method of its one
-// message; requests is how many of its messages ask for a response.
+// message, id its id; asked are a batch's request ids, and requests is how
+// many of its messages ask for a response.
 //
 // A session and a refusal are answered by functions of their own: this
 // frame is under the record of the answer (see internal/exchange, "The
 // record runs deep").
-func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, requests int) {
+func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, asked []jsontext.Value, requests int) {
 	requested := rh.revision()
 	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id) {
 		return
@@ -393,7 +398,7 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 		h.refuseRevision(w, r, subject, rh, method, id, &o)
 		return
 	}
-	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, requests, recorded)
+	a := h.follow(w, r, subject, &o, &e, rh.method, method, id, asked, requests, recorded)
 	h.forward(a, r, raw, &o, false)
 	a.release()
 }
@@ -480,7 +485,7 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
 		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
 	})}
-	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, 1, false)
+	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, nil, 1, false)
 	h.forward(a, r, raw, &o, true)
 	a.release()
 }

@@ -56,7 +56,7 @@ func (x *invocation) a2a(ctx context.Context) (map[string]any, *httpError) {
 		message = map[string]any{"kind": "message", "messageId": message["messageId"], "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "ping"}}}
 	}
 	rpc := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": message}}
-	rep, status, err := x.post(ctx, t, x.interfaceURL(tap.body), rpc, http.Header{})
+	rep, status, err := x.post(ctx, t, x.interfaceURL(tap.body), rpc, http.Header{}, nil)
 	if fail := x.callFailure(err, facets.ProtocolA2A, adv.Versions); fail != nil {
 		return nil, fail
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -64,7 +65,7 @@ func (x *invocation) mcp(ctx context.Context) (map[string]any, *httpError) {
 		trace, h := tracectx.From(ctx, x.trace), http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {x.req.Tool}}
 		trace.SetHeader(h)
 		maps.Copy(meta, trace.Map())
-		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, h)
+		rep, status, err := x.post(ctx, t, x.peer, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}, h, jsontext.Value(strconv.Itoa(id)))
 		if fail := x.callFailure(err, facets.ProtocolMCP, set.MCP.Revisions); fail != nil {
 			return nil, fail
 		}

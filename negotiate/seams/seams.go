@@ -429,7 +429,7 @@ func (x *invocation) peerFailure(status int, why string) *httpError {
 
 // post sends one JSON-RPC request through rt and reads the response, up to
 // the bound; an event-stream answer is read to its first response.
-func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header) (rpcReply, int, error) {
+func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header, id jsontext.Value) (rpcReply, int, error) {
 	data, _ := json.Marshal(body) // maps of strings, numbers and JSON values read strictly: it marshals
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
 	if err != nil {
@@ -443,7 +443,7 @@ func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target stri
 		return rpcReply{}, 0, err
 	}
 	defer resp.Body.Close()
-	rep, err := readReply(resp)
+	rep, err := readReply(resp, id)
 	return rep, resp.StatusCode, err
 }
 

@@ -58,8 +58,9 @@ func unsupported(proto facets.Protocol, version, reason string, supported []stri
 // one reader, as the answer's clients read it (its Content-Encoding, a
 // byte-order mark), up to maxPeerBytes: the body, or the first event of an
 // event stream whose data is a response as the Transports read one (a
-// result or an error, and no method) or refuses.
-func readReply(resp *http.Response) (rpcReply, error) {
+// result or an error, and no method), to the request id when id is not
+// nil (as an MCP client matches one), or refuses.
+func readReply(resp *http.Response, id jsontext.Value) (rpcReply, error) {
 	var rep rpcReply
 	var bad error
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
@@ -68,8 +69,8 @@ func readReply(resp *http.Response) (rpcReply, error) {
 			return exchange.Undecided
 		}
 		r := rpcReply{lenient: mcpRefusal.Read(msg, true)}
-		if sse && r.lenient.Verdict != exchange.Refused && r.lenient.Responses == 0 {
-			return exchange.Undecided // an event that is no response
+		if sse && r.lenient.Verdict != exchange.Refused && (r.lenient.Responses == 0 || id != nil && len(exchange.Answered([]jsontext.Value{id}, r.lenient.IDs)) > 0) {
+			return exchange.Undecided // an event that is no response, or answers another request
 		}
 		bad = strictjson.DecodeOpen(msg, &r)
 		rep = r
