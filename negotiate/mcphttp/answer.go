@@ -299,10 +299,3 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 	}
 	return r.skip()
 }
-
-// isResponse reports whether data is a JSON-RPC response, not a request
-// or notification the server sent before it.
-func isResponse(data []byte) bool {
-	_, err := readReply(data)
-	return err == nil
-}

@@ -45,7 +45,7 @@ func TestCheck(t *testing.T) {
 		not    string   // never in the error
 	}{
 		{name: "discover lists the preferred revision", set: wideFacets(), server: scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverAll}}},
-		{name: "discover in an event stream", set: wideFacets(), server: scripted{header: map[string]string{"Content-Type": sseCT}, chunks: []string{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "data: " + discoverAll + "\n\n"}}},
+		{name: "discover in an event stream", set: wideFacets(), server: scripted{header: map[string]string{"Content-Type": sseCT}, chunks: []string{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "data: " + strings.Replace(discoverAll, `"id":3`, `"id":1`, 1) + "\n\n"}}}, // the response to its request's id
 		{name: "the go-sdk's stateful discover", set: wideFacets(), server: scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{discoverLegacy}},
 			want: []string{`mcphttp: the server does not serve the preferred revision 2026-07-28 the mcp facet advertises: its server/discover at 2026-07-28 answered supportedVersions [2025-06-18, 2025-11-25]; a go-sdk server serves 2026-07-28 and later only stateless: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true}); otherwise list the facet's revisions`}},
 		{name: "discover refused", set: wideFacets(), server: scripted{header: map[string]string{"Content-Type": jsonCT}, chunks: []string{refused32022}},

@@ -85,6 +85,9 @@ const (
 // clientInfo is how the host names itself in initialize.
 var clientInfo = map[string]any{"name": "wopneg", "version": "2"}
 
+// askID is the id of the request askRevision makes.
+const askID = "1"
+
 // askRevision is the POST to serverURL of the JSON-RPC request (id 1)
 // that asks a server about revision, with the headers a client sends with
 // it: a server/discover, whose params._meta declares revision and empty
@@ -104,7 +107,7 @@ func askRevision(ctx context.Context, serverURL, method, revision string, meta m
 	if meta != nil {
 		params["_meta"] = meta
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(askID), "method": method, "params": params})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -178,8 +181,8 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 
 // readAnswerBody reads the JSON-RPC response in an answer with the
 // engine's one reader, up to defaultMaxBodyBytes: the body itself, or the
-// data of the first server-sent event that is a response, decoded as
-// clients decode it. An event stream is read only as far as that event, so a server that keeps
+// data of the first server-sent event that is the response to it (its
+// id), decoded as clients decode it. An event stream is read only as far as that event, so a server that keeps
 // its stream open does not hold the caller; one that ends before it is
 // errNoResponse. An answer over the bound or in a coding clients do not
 // decode is an *egress.Error (TooLarge, NotAnAnswer), and a read that
@@ -187,8 +190,11 @@ var errNoResponse = errors.New("the event stream holds no JSON-RPC response")
 func readAnswerBody(resp *http.Response) (data []byte, err error) {
 	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
 	v, err := exchange.Read(resp, defaultMaxBodyBytes, func(msg []byte, complete bool) exchange.Verdict {
-		if !complete || sse && !isResponse(msg) {
+		if !complete {
 			return exchange.Undecided
+		}
+		if rep, err := readReply(msg); sse && (err != nil || string(rep.id) != askID) {
+			return exchange.Undecided // an event that is no response to the request
 		}
 		data = msg
 		return exchange.Served

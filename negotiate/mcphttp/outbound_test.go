@@ -101,8 +101,14 @@ func TestDiscover(t *testing.T) {
 			mcphttp.Discovery{Versions: []string{"2025-11-25", "2026-07-28"}}, ""},
 		{"server-sent events", sseAnswer("event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n", "data: \"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n"),
 			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
+		// A client takes its call's response from a message event with
+		// the call's id, and from nothing else.
+		{"server-sent events answering another request first", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n",
+			"event: other\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32022,\"message\":\"no\",\"data\":{\"supported\":[\"2025-11-25\"]}}}\n\n"),
+			mcphttp.Discovery{Versions: []string{"2025-11-25"}, Refused: true}, ""},
 		// An event the stream ends before is not dispatched (the SSE
-		// rule): it is no answer.
+		// rule): it is no answer, as a confirmation (see internal/exchange).
 		{"server-sent events without a closing blank line", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}"),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
 		{"a repeated key", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"supportedVersions":["2026-07-28"]}}`),

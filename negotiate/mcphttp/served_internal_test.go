@@ -98,3 +98,10 @@ func (s *sseScanner) response(b []byte) ([]byte, bool) {
 		}
 	}
 }
+
+// isResponse reports whether data is a JSON-RPC response, not a request
+// or notification the server sent before it.
+func isResponse(data []byte) bool {
+	_, err := readReply(data)
+	return err == nil
+}
