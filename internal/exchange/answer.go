@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/wopneg/wopneg/internal/egress"
 )
 
@@ -143,19 +145,28 @@ func (a *Answer) wrote() Verdict {
 }
 
 // Peek reads a plain identity-coded answer as far as it has come, for a
-// reader that may decide early (a handler flushed, a peer paused). It reads
-// again only once the answer has doubled since it last read, so that
-// peeking after every write costs linear time.
+// reader that may decide early (a handler flushed, a peer paused): read
+// whole when it is one JSON value so far, as the client of an answer that
+// ends there reads it; otherwise it settles only on a refusal, since what
+// shows a result so far may yet carry an error beside it, which a client
+// reads (a2a-go's takes the error of a response that holds both). It
+// reads again only once the answer has doubled since it last read, so
+// that peeking after every write costs linear time.
 func (a *Answer) Peek() Verdict {
 	if a.sse || a.coding != identity || len(a.raw) < 2*a.peeked || len(a.raw) == 0 {
 		return Undecided
 	}
 	a.peeked = len(a.raw)
 	plain, ok := skipBOM(a.raw)
-	if !ok {
+	switch {
+	case !ok:
 		return Undecided
+	case jsontext.Value(plain).IsValid(lenient...):
+		return a.classify(plain, true)
+	case a.classify(plain, false) == Refused:
+		return Refused
 	}
-	return a.classify(plain, false)
+	return Undecided
 }
 
 // End reads the whole answer once it is all written: decoded, whole, as

@@ -207,7 +207,9 @@ func TestRead(t *testing.T) {
 		handed  string // what the body reads after, when it is handed on
 		thenErr error  // and the error it ends with (io.ReadAll's nil at io.EOF)
 	}{
-		{"a result first decides early", "application/json", []string{`{"OK":`, `1} and more`}, io.EOF, 100, Served, 0, `{"OK":`, `{"OK":1} and more`, nil},
+		{"a refusal so far decides early", "application/json", []string{`{"NO":`, `1} and more`}, io.EOF, 100, Refused, 0, `{"NO":`, "", nil},
+		{"a result so far is read on, as an error may follow it", "application/json", []string{`{"OK":`, `1} and more`}, io.EOF, 100, Served, 0, `{"OK":1} and more`, `{"OK":1} and more`, nil},
+		{"a whole value so far decides early", "application/json", []string{`{"OK":1}`, ` and more`}, io.EOF, 100, Served, 0, `{"OK":1}`, `{"OK":1} and more`, nil},
 		{"read as far as it must", "application/json", []string{`{"x":`, `"NO"}`}, io.EOF, 100, Refused, 0, `{"x":"NO"}`, "", nil},
 		{"read to its end", "application/json", []string{`{"x":`, `"y"}`}, io.EOF, 100, Undecided, 0, `{"x":"y"}`, `{"x":"y"}`, nil},
 		{"a stream up to its deciding event", "text/event-stream", []string{"data: a\n\n", "data: NO\n\n", "data: more\n\n"}, io.EOF, 100, Refused, 0, "data: a\n\ndata: NO\n\n", "", nil},

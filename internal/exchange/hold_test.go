@@ -190,8 +190,9 @@ func (s *spy) Flush() { s.log = append(s.log, "flush") }
 
 // TestHoldPassesWhatItNeedNotHold: an informational status goes to the
 // client when it is written, the final status is still held and sent;
-// a flush of a plain answer that already shows its verdict sends it then,
-// and one that does not yet sends nothing.
+// a flush of a plain answer that already shows its verdict (read whole,
+// or a refusal so far) sends it then, and one that does not yet sends
+// nothing.
 func TestHoldPassesWhatItNeedNotHold(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -206,22 +207,29 @@ func TestHoldPassesWhatItNeedNotHold(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 			_, _ = w.Write([]byte(`{"OK":1}`))
 		}, "Early Hints, Accepted, write {\"OK\":1}"},
-		{"a flush that shows the verdict", func(w http.ResponseWriter, seen func() string) {
-			_, _ = w.Write([]byte(`{"OK"`))
+		{"a flush of a whole answer", func(w http.ResponseWriter, seen func() string) {
+			_, _ = w.Write([]byte(`{"a":1}`))
 			w.(http.Flusher).Flush()
-			if seen() != "write {\"OK\", flush" { // the 200 is implicit, as it was written
+			if seen() != "write {\"a\":1}, flush" { // the 200 is implicit, as it was written
+				t.Errorf("after the flush: %q", seen())
+			}
+		}, "write {\"a\":1}, flush"},
+		{"a flush of a part that shows a refusal", func(w http.ResponseWriter, seen func() string) {
+			_, _ = w.Write([]byte(`{"NO"`))
+			w.(http.Flusher).Flush()
+			if seen() != "write {\"NO\", flush" {
 				t.Errorf("after the flush: %q", seen())
 			}
 			_, _ = w.Write([]byte(`:1}`))
-		}, "write {\"OK\", flush, write :1}"},
-		{"a flush that does not", func(w http.ResponseWriter, seen func() string) {
-			_, _ = w.Write([]byte(`{"a"`))
+		}, "write {\"NO\", flush, write :1}"},
+		{"a flush of a part that serves so far, which what follows may contradict", func(w http.ResponseWriter, seen func() string) {
+			_, _ = w.Write([]byte(`{"OK"`))
 			w.(http.Flusher).Flush()
 			if seen() != "" {
 				t.Errorf("after the flush: %q", seen())
 			}
 			_, _ = w.Write([]byte(`:1}`))
-		}, "write {\"a\":1}"},
+		}, "write {\"OK\":1}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &spy{ResponseRecorder: *httptest.NewRecorder()}

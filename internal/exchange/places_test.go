@@ -37,6 +37,13 @@ var refusals = map[facets.Protocol]string{
 	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"version not supported"}}`,
 }
 
+// besideResult are each protocol's refusal beside a result, which a client
+// that takes the error of a response holding both reads (a2a-go's does).
+var besideResult = map[facets.Protocol]string{
+	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32022,"message":"unsupported"}}`,
+	facets.ProtocolA2A: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32009,"message":"version not supported"}}`,
+}
+
 // successes are each protocol's answers that serve the version.
 var successes = map[facets.Protocol]string{
 	facets.ProtocolMCP: `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`,
@@ -157,6 +164,7 @@ var contents = []struct {
 	// is no offer of a peer's.
 	{"a refusal listing only versions below the floor", belowFloor, events.ReasonUnsupported, events.ReasonBelowFloor},
 	{"a refusal in another spelling", otherSpelling, events.ReasonUnsupported, events.ReasonUnsupported},
+	{"a refusal beside a result", besideResult, events.ReasonUnsupported, events.ReasonUnsupported},
 	{"a refusal listing only versions below the floor, cut short at its end", cutAtEnd(belowFloor), events.ReasonUnsupported, events.ReasonBelowFloor},
 	{"a success", successes, "", ""},
 }

@@ -124,11 +124,13 @@ type Refusal struct {
 	// Reason, when set, is the reason of a google.rpc.ErrorInfo in an
 	// error's data or details that refuses whatever the code.
 	Reason string
-	// ResultFirst: a result that comes first at the top of a response
-	// settles it as served, unread further: JSON-RPC forbids an error
-	// beside a result, and a protocol that holds little of an answer does
-	// not hold a result to look for one. Without it a response is read
-	// whole, and a refusal anywhere in it counts.
+	// ResultFirst: a result that comes first at the top of a response cut
+	// short (one that outgrew what is held of it) settles it as served,
+	// unread further: a protocol that holds little of an answer does not
+	// hold a result to look for an error beside it, which JSON-RPC
+	// forbids. A whole response is read whole either way, and a refusal
+	// anywhere in it counts, as a client that takes an error beside a
+	// result reads it.
 	ResultFirst bool
 }
 
@@ -250,7 +252,7 @@ func (s *lenientReader) response(top bool) error {
 			method = true
 		case strings.EqualFold(key, "result"):
 			answers = true
-			if top && s.f.ResultFirst {
+			if top && s.f.ResultFirst && !s.complete {
 				s.r.Verdict = Served
 				return errSettled
 			}

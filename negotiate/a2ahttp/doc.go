@@ -108,9 +108,12 @@
 //     (A2A 1.0.1's array of details, or the one bare object of older
 //     servers). Member names match in any
 //     case, as encoding/json clients match them, and a repeated member is
-//     a refusal when any of its values is. A response whose result comes
-//     first is settled as served there: JSON-RPC forbids an error beside a
-//     result, and a result is not held to look for one.
+//     a refusal when any of its values is, and so is an error beside a
+//     result, which a2a-go's client takes over the result. Only a
+//     response whose result comes first and that outgrows
+//     Options.MaxAnswerBytes is settled as served there: JSON-RPC forbids
+//     an error beside a result, and a result is not held past the bound to
+//     look for one.
 //   - On HTTP+JSON and on the card path, an error status (300 and up) or
 //     the first event of an event stream that holds a response, whose
 //     body is an error object with such an ErrorInfo in its details (or a
@@ -303,9 +306,9 @@
 // Destination as the card's acceptance, so that the audit shows both and
 // the later says what the peer did. Under a required audit whose record
 // cannot be written the error is internal_error, joined with the
-// *negotiate.AuditError. An
-// answer is held, up to OutboundOptions.MaxAnswerBytes (64 KiB), until it
-// shows one or the other (a result settles it at once); one that has not
+// *negotiate.AuditError. An answer is held, up to
+// OutboundOptions.MaxAnswerBytes (64 KiB), until it shows one or the
+// other (read whole, or a result first at the bound); one that has not
 // within the bound is not handed back either (an error whose
 // details.reason is "too-large"), and records nothing, since the peer
 // refused nothing that was seen; nor is one whose connection broke before

@@ -96,7 +96,8 @@ func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 // versionRefusal is A2A's refusal of a version, as the engine's lenient
 // reader finds it (exchange.Refusal.Read): error.code -32009, or an error
 // whose data or details carry an ErrorInfo with reason
-// VERSION_NOT_SUPPORTED; a result first serves.
+// VERSION_NOT_SUPPORTED; a result first serves an answer cut short at
+// the bound.
 var versionRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
 
 // read reads answer text for the refusal, msg an answer (whole when

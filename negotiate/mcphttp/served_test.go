@@ -334,8 +334,9 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 	if !errors.Is(ctlErr, http.ErrNotSupported) {
 		t.Errorf("ResponseController: %v, want it to reach the writer underneath (ErrNotSupported)", ctlErr)
 	}
-	// A JSON answer is held and written when the handler returns; a
-	// failure to write it is the handler's to see only if it writes again.
+	// A JSON answer is held and written once it shows its verdict, here
+	// at the flush that follows it whole; a failure to write it is the
+	// handler's to see only if it writes again.
 	held := m.Wrap(scripted{200, hdr("Content-Type", jsonCT), []string{discoverAll}})
 	w = &writerLog{header: http.Header{}, fail: down}
 	req = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
@@ -343,7 +344,7 @@ func TestRecordFollowsServerWriter(t *testing.T) {
 		req.Header.Set(k, v)
 	}
 	held.ServeHTTP(w, req)
-	if want := []string{"WriteHeader 200", "Write " + discoverAll}; !slices.Equal(w.calls, want) {
+	if want := []string{"WriteHeader 200", "Write " + discoverAll, "Flush"}; !slices.Equal(w.calls, want) {
 		t.Errorf("calls %q, want %q", w.calls, want)
 	}
 	if ev := payloads(t, rec); len(ev) != 2 || ev[0].Outcome != "accepted" || ev[1].Outcome != "accepted" {
