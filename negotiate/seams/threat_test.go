@@ -290,6 +290,48 @@ func TestPeerFailures(t *testing.T) {
 	}
 }
 
+// TestStreamedReply: the call's reply in an event stream is the response
+// its client takes: for MCP, the one to the call's id, not an error to
+// another request before it; for A2A, whose client takes the first
+// response whatever its id, that one.
+func TestStreamedReply(t *testing.T) {
+	stream := func(events string) func(http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte(events))
+		}
+	}
+	mcp := stream("data: {\"jsonrpc\":\"2.0\",\"id\":99,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"content\":[]}}\n\n")
+	a2a := stream("data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"message\":{\"parts\":[{\"text\":\"hi\"}]}}}\n\n")
+	for _, tc := range []struct {
+		proto, key string
+		handler    http.HandlerFunc
+	}{
+		{"mcp", "serverUrl", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "server/discover" {
+				mcpPeer("")(w, r)
+				return
+			}
+			mcp(w)
+		}},
+		{"a2a", "peerUrl", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				a2aPeer("")(w, r)
+				return
+			}
+			a2a(w)
+		}},
+	} {
+		peer := httptest.NewServer(tc.handler)
+		r := newRig(t, testFacets())
+		if status, body := r.call(t, tc.proto, "acme", map[string]any{tc.key: peer.URL}); status != 200 {
+			t.Errorf("%s: %d %v", tc.proto, status, body)
+		}
+		peer.Close()
+	}
+}
+
 func a2aPeer(answer string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
