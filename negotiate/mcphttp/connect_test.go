@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
@@ -185,6 +186,52 @@ func TestConnectStateless(t *testing.T) {
 	}
 	if _, _, err := postThrough(t, tr, p.URL, toolsCall, nil); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConnectStreamOpenAfterItsResponse: a stream that answered the call
+// comes back to the caller at its response, though the server keeps it
+// open; the caller reads the response, then the server ends it.
+func TestConnectStreamOpenAfterItsResponse(t *testing.T) {
+	ended := make(chan struct{})
+	p := newPeer(t, byMethod(map[string]func(http.ResponseWriter, *http.Request){
+		"server/discover": jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}`),
+		"tools/call": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+			w.(http.Flusher).Flush()
+			select { // open until the caller has the response, or gives up
+			case <-ended:
+			case <-r.Context().Done():
+			}
+		},
+	}))
+	tr, _, err := mcphttp.Connect(context.Background(), compile(t, wideFacets(), policy.Policy{}), p.URL, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(toolsCall))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := tr.RoundTrip(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		close(ended)
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second): // a deadlock's guard, not a measure: the answer is in the first write
+		cancel()
+		close(ended)
+		t.Fatal("the response was held until the stream ended")
 	}
 }
 

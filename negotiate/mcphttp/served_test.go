@@ -176,6 +176,28 @@ func TestRecordFollowsServerBatch(t *testing.T) {
 	}
 }
 
+// TestRecordFollowsServerBatchStream: an event stream that answers a
+// batch is read until each of its requests has its response, by id: a
+// refusal of the second request, after the first one's result, is
+// recorded.
+func TestRecordFollowsServerBatchStream(t *testing.T) {
+	set := facets.Set{MCP: &facets.MCP{
+		Revisions: []string{"2025-03-26", "2025-11-25"}, PreferredVersion: "2025-11-25", MinimumRevision: "2025-03-26", RefreshedAt: "2026-11-01",
+	}}
+	req := call{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-03-26", "Authorization", "Bearer user")}
+	rec := &negotiatetest.Recorder{}
+	m, err := mcphttp.New(compile(t, set, policy.Policy{}), mcphttp.Options{Sink: rec, Subject: subjectOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := []string{"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", "data: " + strings.Replace(refused32022, `"id":7`, `"id":2`, 1) + "\n\n"}
+	(&rig{h: m.Wrap(scripted{200, hdr("Content-Type", sseCT), answer})}).do(req)
+	want := events.NegotiationDecided{Protocol: "mcp", Outcome: "refused", Requested: "2025-03-26", Reason: events.ReasonUnsupported, Floor: "2025-03-26", At: now}
+	if ev := payloads(t, rec); len(ev) != 1 || ev[0] != want {
+		t.Errorf("recorded %+v, want %+v", ev, want)
+	}
+}
+
 // TestRecordFollowsServerAudit: when the record of an answered request
 // cannot be written and the policy requires it, the server's answer never
 // leaves; the client gets -32603 on 500, and the handler's later writes
