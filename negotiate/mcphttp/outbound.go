@@ -107,7 +107,7 @@ func askRevision(ctx context.Context, serverURL, method, revision string, meta m
 	if meta != nil {
 		params["_meta"] = meta
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(askID), "method": method, "params": params})
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": jsontext.Value(askID), "method": method, "params": params})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
