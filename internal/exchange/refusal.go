@@ -284,10 +284,14 @@ func (s *lenientReader) response(top bool) error {
 	return err
 }
 
+// Answers reports whether a response whose id is got answers the request
+// whose id is want: when got is written as the request wrote want, which
+// is how its client matches one whatever it reads ids as. Every match of
+// a response to its request is this one.
+func Answers(got, want jsontext.Value) bool { return bytes.Equal(got, want) }
+
 // Answered returns pending, the ids of the requests an answer is still to
-// answer, less those ids answers: a request is answered by a response
-// whose id is written as the request wrote it, which is how its client
-// matches one whatever it reads ids as. pending's array is reused.
+// answer, less those ids answers ([Answers]). pending's array is reused.
 //
 // It stays out of line: inlined, its closures would widen the frame of
 // every answer watcher that calls it (see "The record runs deep").
@@ -295,7 +299,7 @@ func (s *lenientReader) response(top bool) error {
 //go:noinline
 func Answered(pending, ids []jsontext.Value) []jsontext.Value {
 	return slices.DeleteFunc(pending, func(want jsontext.Value) bool {
-		return slices.ContainsFunc(ids, func(got jsontext.Value) bool { return bytes.Equal(got, want) })
+		return slices.ContainsFunc(ids, func(got jsontext.Value) bool { return Answers(got, want) })
 	})
 }
 

@@ -155,7 +155,7 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 // common answer's (see internal/exchange, "The record runs deep").
 func (a *answerWatch) confirmed(msg []byte) exchange.Verdict {
 	rep, err := readReply(msg)
-	if a.Stream() && (err != nil || !bytes.Equal(rep.id, a.id)) {
+	if a.Stream() && (err != nil || !exchange.Answers(rep.id, a.id)) {
 		return exchange.Undecided // an event that is no response, or answers another request
 	}
 	a.code = int(rep.code)

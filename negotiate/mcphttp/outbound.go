@@ -193,8 +193,10 @@ func readAnswerBody(resp *http.Response) (data []byte, err error) {
 		if !complete {
 			return exchange.Undecided
 		}
-		if rep, err := readReply(msg); sse && (err != nil || string(rep.id) != askID) {
-			return exchange.Undecided // an event that is no response to the request
+		if sse {
+			if rep, err := readReply(msg); err != nil || !exchange.Answers(rep.id, jsontext.Value(askID)) {
+				return exchange.Undecided // an event that is no response to the request
+			}
 		}
 		data = msg
 		return exchange.Served
