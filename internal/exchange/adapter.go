@@ -13,7 +13,10 @@
 //     format drops; one with an event type other than message, which the
 //     MCP clients pass over) counts when it refuses and only then, the
 //     stricter reading; a response answers the request whose id it
-//     writes as the request wrote it ([Answered]);
+//     writes as the request wrote it ([Answered]); a stream settled at a
+//     result is followed as its client is given it, for the refusal a
+//     client that yields each event reads after the result
+//     ([Answer.Follow], [Follower], [Read]'s later);
 //   - the lenient reader of what an answer says ([Refusal.Read]): a
 //     refusal found as the most lenient client finds it, and what it
 //     lists;

@@ -75,6 +75,11 @@ type Answer struct {
 	scan     EventScanner
 	started  bool // the stream's byte-order mark, if any, was skipped
 	peeked   int  // len(raw) when Peek last read it: peeks double, so all of them read O(n)
+	// plain is a stream's text as its client reads it: raw, or, for an
+	// encoded stream, what End decoded. Follow reads on in it.
+	plain []byte
+	// followed: Follow found its refusal, and reads no further.
+	followed bool
 }
 
 // Start readies a for an answer with head h, bounded by limit bytes, read by
@@ -181,6 +186,7 @@ func (a *Answer) End() Verdict {
 	if a.sse {
 		// An identity-coded stream goes on from the events Write read; an
 		// encoded one was never scanned, and is read from its start.
+		a.plain = plain
 		return a.events(plain, true)
 	}
 	plain, _ = skipBOM(plain)
@@ -204,17 +210,63 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 	}
 	for {
 		data, ok := a.scan.Next(plain)
-		sure := ok && !a.scan.Named()
+		whole := ok
 		if !ok && end {
-			data, ok = a.scan.End(plain)
+			data, ok, whole = a.scan.End(plain)
 		}
 		if !ok {
 			return Undecided
+		}
+		sure := whole && !a.scan.Named()
+		if int64(len(data)) > a.limit {
+			continue // passed over unread, as Follow passes over one that comes in pieces
 		}
 		if v := a.classify(data, true); v == Refused || v != Undecided && sure {
 			return v
 		}
 	}
+}
+
+// Follow reads an event stream on past the event that settled it Served,
+// as its client is given it: p is what follows the bytes already given to
+// Write (nil for an encoded stream, which End read whole), and end is the
+// answer's end. It reports whether they complete an event that refuses
+// the version, and is done once one has: a client that yields a stream's
+// events one by one (a2a-go's does) gives its caller that refusal after
+// the result, so the record must hold it too. An event counts as
+// [Answer.events] counts one. Only the line being read and the data of
+// the event being read are kept, each within the bound: an event longer
+// than that is passed over unread, whether it comes whole or in pieces
+// ([EventScanner.Pass]), so a refusal padded past the bound is not seen
+// here.
+func (a *Answer) Follow(p []byte, end bool) bool {
+	if !a.sse || a.followed {
+		return false
+	}
+	if a.coding == identity {
+		a.raw = append(a.raw, p...)
+		a.plain = a.raw
+	}
+	for v := a.events(a.plain, end); v != Undecided; v = a.events(a.plain, end) {
+		if v == Refused {
+			a.followed = true
+			return true
+		}
+	}
+	if a.coding == identity {
+		// What was read is given on already: keep the line being read.
+		n := a.scan.pos
+		a.raw = a.raw[:copy(a.raw, a.raw[n:])]
+		a.scan.pos, a.scan.searched = 0, max(a.scan.searched-n, 0)
+		if int64(len(a.raw)) > a.limit {
+			a.raw, a.scan.searched = a.raw[:0], 0
+			a.scan.Pass(true)
+		}
+	}
+	if int64(len(a.scan.data)) > a.limit {
+		a.scan.Pass(false)
+	}
+	return false
 }
 
 // skipBOM returns b without its leading byte-order mark; ok is false while
@@ -272,12 +324,16 @@ func (a *Answer) decoded() ([]byte, error) {
 //   - a refused answer is not handed on: its body is closed, and the
 //     bytes held are the protocol's, to read what the refusal says;
 //   - any other is handed on whole: resp.Body gives back the bytes held,
-//     then the rest, or the error that ended the read.
+//     then the rest, or the error that ended the read;
+//   - an event stream handed on Served is followed as its caller reads it
+//     past the bytes held ([Answer.Follow]), when later is not nil: later
+//     is called once, as the caller reads it, for an event that refuses
+//     the version after all.
 //
 // The body is closed with every error. It returns the verdict, Undecided
 // for a stream that ended without deciding; the protocol's Classify keeps
-// what it read of a refusal.
-func Read(resp *http.Response, limit int64, c Classify) (v Verdict, err error) {
+// what it read of a refusal, a later one included.
+func Read(resp *http.Response, limit int64, c Classify, later func()) (v Verdict, err error) {
 	var a Answer
 	a.Start(resp.Header, limit, c, make([]byte, 0, 512))
 	chunk := make([]byte, 8<<10)
@@ -301,7 +357,12 @@ func Read(resp *http.Response, limit int64, c Classify) (v Verdict, err error) {
 	} else if v == Refused {
 		err = nil
 	} else {
-		resp.Body = NewReplay(a.raw, err, resp.Body)
+		replay := NewReplay(a.raw, err, resp.Body)
+		if later != nil && a.sse && v == Served {
+			replay.follow, replay.later = &Answer{}, later
+			*replay.follow = a
+		}
+		resp.Body = replay
 		return v, nil
 	}
 	resp.Body.Close()
@@ -314,6 +375,10 @@ type Replay struct {
 	held []byte
 	err  error // what ended the read of held; nil when more is to come
 	rc   io.ReadCloser
+	// follow, when not nil, is the stream read on past held as the caller
+	// reads it, and later is called when it refuses (see Read).
+	follow *Answer
+	later  func()
 }
 
 // NewReplay returns the body that reads held, then err (nil: the rest of
@@ -330,9 +395,19 @@ func (r *Replay) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	if r.err != nil {
+		r.read(nil, r.err == io.EOF)
 		return 0, r.err
 	}
-	return r.rc.Read(p)
+	n, err := r.rc.Read(p)
+	r.read(p[:n], err == io.EOF)
+	return n, err
+}
+
+// read follows p, which the caller is given past the bytes held.
+func (r *Replay) read(p []byte, end bool) {
+	if r.follow != nil && r.follow.Follow(p, end) {
+		r.later()
+	}
 }
 
 // Close closes the body.

@@ -99,6 +99,7 @@ func FuzzAnswer(f *testing.F) {
 	for _, seed := range []string{
 		`{"result":{}}`, "\xEF\xBB\xBF{\"error\":\"NO\"}", "data: {\"a\":1}\n\ndata: NO\n\n",
 		"\xEF\xBB\xBFdata: NO\r\n\r\n", "data: x\n", "[", "\xEF\xBB", "data: {}\n\ndata: NO", "data: NO\r", "event: x\ndata: OK\n\ndata: NO\n\n", "event: message\ndata: OK\n\n",
+		"data: OK\n\ndata: a\n\ndata: NO", "data: OK\r\rdata: NO\r\n\r\n",
 	} {
 		f.Add([]byte(seed), uint16(1), false, false)
 		f.Add([]byte(seed), uint16(3), true, true)
@@ -137,5 +138,36 @@ func FuzzAnswer(f *testing.F) {
 		if !bytes.Equal(a.Held(), written) {
 			t.Fatalf("held %q, want the answer as sent", a.Held())
 		}
+		if v != Served || !sse {
+			return
+		}
+		// Followed on, in two more pieces, the stream refuses later as
+		// the reference reads it.
+		rest := raw[len(written):]
+		at = int(cut/7) % (len(rest) + 1)
+		later := a.Follow(rest[:at], false)
+		later = a.Follow(rest[at:], false) || later
+		later = a.Follow(nil, true) || later
+		if want := referenceLater(raw, coded); later != want {
+			t.Fatalf("%q (gzip %t) followed from %d, cut at %d: refused later %t, want %t", body, coded, len(written), at, later, want)
+		}
 	})
+}
+
+// referenceLater reads a whole stream as reference does, and reports
+// whether an event refuses after the first message that serves.
+func referenceLater(body []byte, coded bool) bool {
+	if coded {
+		zr, _ := gzip.NewReader(bytes.NewReader(body))
+		body, _ = io.ReadAll(zr)
+	}
+	settled := false
+	for _, e := range plainEvents(string(bytes.TrimPrefix(body, []byte(bom)))) {
+		v := refusesOn([]byte(e.data), true)
+		if settled && v == Refused {
+			return true
+		}
+		settled = settled || v == Served && e.message
+	}
+	return false
 }

@@ -223,7 +223,7 @@ func TestRead(t *testing.T) {
 			var tr tracing
 			body := &chunks{pieces: c.pieces, err: c.end}
 			resp := &http.Response{Header: http.Header{"Content-Type": {c.ct}}, Body: body}
-			v, err := Read(resp, c.limit, tr.classify)
+			v, err := Read(resp, c.limit, tr.classify, nil)
 			if v != c.want || string(body.read) != c.held {
 				t.Errorf("%d, read %q; want %d, %q", v, body.read, c.want, c.held)
 			}
@@ -246,7 +246,7 @@ func TestRead(t *testing.T) {
 	// One byte a read, the whole answer comes back.
 	resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(`{"OK":1} and more`)))}
 	var tr tracing
-	if v, err := Read(resp, 100, tr.classify); v != Served || err != nil {
+	if v, err := Read(resp, 100, tr.classify, nil); v != Served || err != nil {
 		t.Fatalf("%d %v", v, err)
 	}
 	if rest, err := io.ReadAll(resp.Body); string(rest) != `{"OK":1} and more` || err != nil {
@@ -287,5 +287,85 @@ func TestFailures(t *testing.T) {
 	}
 	if err := readFailure(&http.Response{}, io.EOF); !errors.As(err, &e) || e.URL != "" {
 		t.Errorf("no request: %v", err)
+	}
+}
+
+// TestFollow: a stream settled Served is read on as it passes, for the
+// refusal a client that yields each event reads after the result; what is
+// kept between pieces stays within the bound, and an event longer than
+// the bound is passed over unread, whole or in pieces.
+func TestFollow(t *testing.T) {
+	const limit = 20
+	long := strings.Repeat("x", 30)
+	end := -1 // the refusal came with the answer's end
+	for _, c := range []struct {
+		name    string
+		coding  string
+		settle  []string // written until the answer is Served; gzip: read at its end
+		pieces  []string
+		refused int // the piece that completed the refusal, end, or -2 for none
+	}{
+		{"a refusal after the result", "", []string{"data: OK\n\n"}, []string{"data: NO\n\n"}, 0},
+		{"a refusal byte by byte", "", []string{"data: OK\n\n"}, strings.Split("data: NO\n\n", ""), 9},
+		{"a refusal the end cuts off", "", []string{"data: OK\n\n"}, []string{"data: NO"}, end},
+		{"a refusal held past the result", "", []string{"data: OK\n\ndata: NO\n\n"}, nil, end},
+		{"a refusal after a CR the next piece ends", "", []string{"data: OK\n\n"}, []string{"data: x\r", "\n\r\ndata: NO\n\n"}, 1},
+		{"a refusal of an event type of its own", "", []string{"data: OK\n\n"}, []string{"event: other\ndata: NO\n\n"}, 0},
+		{"two refusals, the first counted", "", []string{"data: OK\n\n"}, []string{"data: NO\n\n", "data: NO\n\n"}, 0},
+		{"results only", "", []string{"data: OK\n\n"}, []string{"data: OK\n\n", "data: x\n\n"}, -2},
+		{"a refusal after a line past the bound, in pieces", "", []string{"data: OK\n\n"}, []string{"data: " + long, long + "\n\n", "data: NO\n\n"}, 2},
+		{"a refusal after an event whose lines pass the bound", "", []string{"data: OK\n\n"}, []string{"data: 123456789\n", "data: 123456789\n", "data: 123456789\n", "\n", "data: NO\n\n"}, 4},
+		{"a refusal on a line of an event passed over", "", []string{"data: OK\n\n"}, []string{"data: " + long, "\ndata: NO\n\n"}, -2},
+		{"a refusal whose data passes the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 20) + "\n\n"}, -2},
+		{"a refusal whose data is the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n\n"}, 0},
+		{"a refusal whose data is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n", "\n"}, 1},
+		{"a refusal whose line is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 12), "\n\n"}, 1},
+		{"a refusal in a gzip stream", "gzip", []string{gz("data: OK\n\ndata: x\n\ndata: NO\n\n")}, nil, end},
+		{"results only, gzip", "gzip", []string{gz("data: OK\n\ndata: OK\n\n")}, nil, -2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {"text/event-stream"}}
+			if c.coding != "" {
+				h.Set("Content-Encoding", c.coding)
+			}
+			var tr tracing
+			var a Answer
+			a.Start(h, limit+100, tr.classify, nil) // the bound while held: the settling writes fit
+			v := Undecided
+			for _, w := range c.settle {
+				v = a.Write([]byte(w))
+			}
+			if c.coding != "" {
+				v = a.End()
+			}
+			if v != Served {
+				t.Fatalf("settled %d, want Served", v)
+			}
+			a.limit = limit
+			refused := -2
+			for i, p := range append(c.pieces, "") {
+				if a.Follow([]byte(p), i == len(c.pieces)) {
+					if refused != -2 {
+						t.Errorf("a second refusal at piece %d", i)
+					}
+					refused = i
+					if i == len(c.pieces) {
+						refused = end
+					}
+				}
+				if refused == -2 && (c.coding == "" && len(a.raw) > limit || len(a.scan.data) > limit) {
+					t.Errorf("after piece %d, %d bytes kept and %d of data", i, len(a.raw), len(a.scan.data))
+				}
+			}
+			if refused != c.refused {
+				t.Errorf("refused at piece %d, want %d (seen %q)", refused, c.refused, tr.seen)
+			}
+		})
+	}
+	// A plain answer is not followed.
+	var a Answer
+	a.Start(http.Header{"Content-Type": {"application/json"}}, limit, (&tracing{}).classify, nil)
+	if a.Write([]byte(`{"OK":1}`)); a.Follow([]byte("data: NO\n\n"), true) {
+		t.Error("a plain answer followed")
 	}
 }

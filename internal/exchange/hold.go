@@ -27,6 +27,17 @@ type Side interface {
 	Settle(h *Hold, v Verdict) bool
 }
 
+// Follower is a Side whose clients read an event stream on, event by
+// event, past the response that settled it Served: a2a-go yields each
+// event of a streaming call to its caller, so a refusal after a result
+// reaches the caller too. A Hold follows such a stream as it passes
+// ([Answer.Follow]) and calls Contradicted once, for the first event that
+// refuses the version after all, while the handler runs or as it returns.
+type Follower interface {
+	Side
+	Contradicted()
+}
+
 // The states of a Hold.
 const (
 	watching = iota // nothing written yet
@@ -63,6 +74,11 @@ type Hold struct {
 	implicit bool
 	late     http.Header // the head the handler changes while it is held
 	werr     error       // the error of writing what was held
+	// follows is side when it is a Follower, asked once per side as
+	// classify is; following: the answer is a stream it follows, released
+	// Served.
+	follows   Follower
+	following bool
 }
 
 // Start readies h for the answer to one request, written to w, read by
@@ -72,11 +88,12 @@ func (h *Hold) Start(w http.ResponseWriter, side Side, limit int64) {
 	if held := h.answer.Held(); cap(held) > cap(buf) {
 		buf = held[:0] // the last answer outgrew the buffer
 	}
-	classify := h.classify
+	classify, follows := h.classify, h.follows
 	if h.side != side || classify == nil {
 		classify = side.Classify
+		follows, _ = side.(Follower)
 	}
-	*h = Hold{ResponseWriter: w, side: side, classify: classify, limit: limit, buf: buf}
+	*h = Hold{ResponseWriter: w, side: side, classify: classify, follows: follows, limit: limit, buf: buf}
 }
 
 // Release empties h for a pool once the handler has returned, keeping the
@@ -94,7 +111,7 @@ func (h *Hold) Release(maxBuffer int) {
 	if cap(buf) > maxBuffer {
 		buf = nil
 	}
-	*h = Hold{buf: buf, side: h.side, classify: h.classify}
+	*h = Hold{buf: buf, side: h.side, classify: h.classify, follows: h.follows}
 }
 
 // Underlying is the ResponseWriter the answer goes to.
@@ -145,6 +162,9 @@ func (h *Hold) WriteHeader(status int) {
 func (h *Hold) Write(p []byte) (int, error) {
 	switch h.begin() {
 	case released:
+		if h.following {
+			return h.writeFollowed(p)
+		}
 		return h.ResponseWriter.Write(p)
 	case replaced:
 		return 0, ErrReplaced
@@ -156,6 +176,9 @@ func (h *Hold) Write(p []byte) (int, error) {
 func (h *Hold) WriteString(s string) (int, error) {
 	switch h.begin() {
 	case released:
+		if h.following {
+			return h.writeFollowed([]byte(s))
+		}
 		return io.WriteString(h.ResponseWriter, s)
 	case replaced:
 		return 0, ErrReplaced
@@ -207,7 +230,8 @@ func (h *Hold) Flush() {
 func (h *Hold) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // Finish settles the answer once the handler has returned: one it did not
-// write at all, or one still held, read whole.
+// write at all, or one still held, read whole; and reads a followed
+// stream to its end.
 func (h *Hold) Finish() {
 	switch h.state {
 	case watching:
@@ -218,6 +242,35 @@ func (h *Hold) Finish() {
 			v = h.side.AtEnd(true)
 		}
 		h.settle(v)
+	}
+	if h.following {
+		h.followToEnd()
+	}
+}
+
+// followToEnd reads a followed stream to its end, out of line: Finish's
+// frame is under the record.
+//
+//go:noinline
+func (h *Hold) followToEnd() { h.follow(nil, true) }
+
+// writeFollowed writes p to the client, and follows what was written.
+// Like follow, it is never inlined: Write's frame is under the record.
+//
+//go:noinline
+func (h *Hold) writeFollowed(p []byte) (int, error) {
+	n, err := h.ResponseWriter.Write(p)
+	h.follow(p[:n], false)
+	return n, err
+}
+
+// follow reads p, which the client was given, on the stream followed,
+// and hands the side the refusal it completes.
+//
+//go:noinline
+func (h *Hold) follow(p []byte, end bool) {
+	if h.answer.Follow(p, end) {
+		h.follows.Contradicted()
 	}
 }
 
@@ -236,6 +289,7 @@ func (h *Hold) settle(v Verdict) {
 	if prev == holding {
 		_, h.werr = h.ResponseWriter.Write(h.answer.Held())
 	}
+	h.following = h.follows != nil && v == Served && h.answer.Stream()
 }
 
 // Pool keeps values for the next request, as a sync.Pool does, except

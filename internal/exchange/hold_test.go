@@ -121,6 +121,64 @@ func TestHold(t *testing.T) {
 	}
 }
 
+// follower is a side that follows a stream released Served.
+type follower struct {
+	side
+	contradicted int
+}
+
+func (f *follower) Contradicted() { f.contradicted++ }
+
+// TestHoldFollows: a Hold follows a stream its Follower released Served,
+// through Write and WriteString and to the handler's end, and hands it the
+// first refusal after the result once; it follows nothing for a Side that
+// is no Follower, nor an answer that is no stream or was refused.
+func TestHoldFollows(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		notFollower bool
+		ct          string
+		writes      []string
+		want        int
+	}{
+		{"a refusal after the result", false, "text/event-stream", []string{"data: OK\n\n", "data: NO\n\n"}, 1},
+		{"a refusal written as a string", false, "text/event-stream", []string{"data: OK\n\n", "S:data: NO\n\n"}, 1},
+		{"a refusal the handler's end cuts off", false, "text/event-stream", []string{"data: OK\n\n", "data: NO"}, 1},
+		{"a refusal in the result's write", false, "text/event-stream", []string{"data: OK\n\ndata: NO"}, 1},
+		{"refusals after the first, not again", false, "text/event-stream", []string{"data: OK\n\n", "data: NO\n\n", "S:data: NO\n\n"}, 1},
+		{"results only", false, "text/event-stream", []string{"data: OK\n\n", "S:data: OK\n\n"}, 0},
+		{"a side that is no Follower", true, "text/event-stream", []string{"data: OK\n\n", "data: NO\n\n"}, 0},
+		{"no stream", false, "application/json", []string{`{"OK":1}`, "S:data: NO\n\n"}, 0},
+		{"a stream refused first", false, "text/event-stream", []string{"data: NO\n\n", "data: OK\n\n", "data: NO\n\n"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &follower{side: side{holds: true}}
+			var sd Side = f
+			if c.notFollower {
+				sd = &f.side
+			}
+			rec := httptest.NewRecorder()
+			var h Hold
+			h.Start(rec, sd, 1<<10)
+			h.Header().Set("Content-Type", c.ct)
+			var all string
+			for _, w := range c.writes {
+				if s, ok := strings.CutPrefix(w, "S:"); ok {
+					_, _ = h.WriteString(s)
+					all += s
+					continue
+				}
+				_, _ = h.Write([]byte(w))
+				all += w
+			}
+			h.Finish()
+			if f.contradicted != c.want || rec.Body.String() != all {
+				t.Errorf("contradicted %d times, answered %q; want %d, %q", f.contradicted, rec.Body, c.want, all)
+			}
+		})
+	}
+}
+
 // TestHoldRelease: a released Hold keeps only its buffer, emptied, and not
 // even that past the bound; Start keeps the side's Classify bound once.
 func TestHoldRelease(t *testing.T) {

@@ -197,6 +197,20 @@ func cutShort(w http.ResponseWriter, proto facets.Protocol) {
 	_, _ = io.WriteString(w, refusals[proto][:20])
 }
 
+// resultThenRefusal answers an event stream whose first response serves
+// the version and whose next refuses it, in pieces.
+func resultThenRefusal(w http.ResponseWriter, proto facets.Protocol) {
+	stream(w, "data: "+successes[proto]+"\n\n")
+	w.(http.Flusher).Flush()
+	refusal := "data: " + refusals[proto] + "\n\n"
+	_, _ = io.WriteString(w, refusal[:20])
+	w.(http.Flusher).Flush()
+	_, _ = io.WriteString(w, refusal[20:])
+}
+
+// mcpCallEnds is why a stream's first response settles an MCP call.
+const mcpCallEnds = "an MCP client ends its call at the response to it (go-sdk's processStream): what the stream carries after it answers nothing of the call"
+
 // trial is one exchange at one place, as a row sets it up.
 type trial struct {
 	policy policy.Policy
@@ -307,6 +321,7 @@ func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWrit
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := (&http.Client{Transport: rt}).Do(req)
 		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body) // as a2a-go reads a stream, to its end
 			resp.Body.Close()
 		}
 		recorded, reasons := outcomes(rec)
@@ -528,6 +543,12 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 	}
 	endsRefused := func(_ place, r result) bool {
 		return len(r.recorded) > 0 && r.recorded[len(r.recorded)-1] == "refused" && r.elsewhere == 0
+	}
+	for _, audit := range []bool{false, true} {
+		rows = append(rows, row{fmt.Sprintf("a refusal after the first result of a stream, audit required %t, is recorded in a second event", audit),
+			trial{policy: policy.Policy{RequireAudit: audit}, answer: resultThenRefusal}, refusedAfterAccepted,
+			map[string]string{"MCP inbound": mcpCallEnds, "MCP Connect": mcpCallEnds, "MCP seam": mcpCallEnds,
+				"A2A seam": "the seam takes the stream's first response as its call's reply and reads no further: nothing after it reaches the host"}})
 	}
 	rows = append(rows, []row{
 		{"under RequireAudit an exchange whose record cannot be written is not served", trial{policy: policy.Policy{RequireAudit: true}, answer: succeed, storeDown: true},

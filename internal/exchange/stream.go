@@ -19,6 +19,10 @@ type EventScanner struct {
 	// typed: the event being read has an event type other than message;
 	// named: the event Next or End returned last had one.
 	typed, named bool
+	// passing: the event being read is passed over, its data dropped as
+	// it comes (Pass); midline: the line being read is too, from a byte
+	// inside it.
+	passing, midline bool
 }
 
 // Next reads the complete lines of held past what it has read, and
@@ -47,6 +51,10 @@ func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 		if rest[i] == '\r' && rest[i+1] == '\n' {
 			s.pos++
 		}
+		if s.midline { // the end of a line whose start was dropped: no blank line
+			s.midline = false
+			continue
+		}
 		if len(line) > 0 {
 			s.field(line)
 			continue
@@ -58,18 +66,27 @@ func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 }
 
 // End returns the data of the event that the end of held, the whole
-// answer, cuts off, once Next has returned every event before it: the
-// event whose last line ends without a line break, or without the blank
-// line after it; false when there is none. The event-stream format drops
-// such an event, but the event-stream readers of both protocols' clients
-// (go-sdk v1.8.0's scanEvents, a2a-go v2.4.0's ParseDataStream) read it
-// as a whole one, so a refusal in it is one their callers are given.
-func (s *EventScanner) End(held []byte) ([]byte, bool) {
+// answer, leaves once Next has returned every event before it, and false
+// when there is none. Mostly it is an event the end cuts off: its last
+// line ends without a line break, or without the blank line after it.
+// The event-stream format drops such an event, but the event-stream
+// readers of both protocols' clients (go-sdk v1.8.0's scanEvents, a2a-go
+// v2.4.0's ParseDataStream) read it as a whole one, so a refusal in it is
+// one their callers are given. It is whole (whole is true) when held ends
+// with the \r of the blank line that ends it, which Next left for a \n
+// that could have followed.
+func (s *EventScanner) End(held []byte) (data []byte, ok, whole bool) {
 	// Next left no line break in held[s.pos:] but a \r its \n could
 	// have followed.
-	s.field(bytes.TrimSuffix(held[s.pos:], []byte("\r")))
+	rest := held[s.pos:]
 	s.pos = len(held)
-	return s.dispatch()
+	if string(rest) == "\r" {
+		data, ok = s.dispatch()
+		return data, ok, true
+	}
+	s.field(bytes.TrimSuffix(rest, []byte("\r")))
+	data, ok = s.dispatch()
+	return data, ok, false
 }
 
 // field reads one line of the event being read: a data field adds its
@@ -82,6 +99,9 @@ func (s *EventScanner) field(line []byte) {
 	case "event":
 		s.typed = string(value) != "message"
 	case "data":
+		if s.passing {
+			return
+		}
 		if s.has {
 			s.data = append(s.data, '\n')
 		}
@@ -93,10 +113,18 @@ func (s *EventScanner) field(line []byte) {
 // dispatch ends the event being read, and returns its data when it has a
 // data field.
 func (s *EventScanner) dispatch() ([]byte, bool) {
-	data, has := s.data, s.has
+	data, has := s.data, s.has && !s.passing
 	s.named = s.typed
-	s.data, s.has, s.typed = nil, false, false
+	s.data, s.has, s.typed, s.passing, s.midline = nil, false, false, false, false
 	return data, has
+}
+
+// Pass passes over the event being read, once it is too long to keep:
+// its data is dropped, and so is what comes of it until the event ends.
+// midline says that the bytes held past what Next has read, the start of
+// a line, are dropped too: the line's end is then no blank line.
+func (s *EventScanner) Pass(midline bool) {
+	s.data, s.passing, s.midline = nil, true, s.midline || midline
 }
 
 // Named reports whether the event Next or End returned last has an event

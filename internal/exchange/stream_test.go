@@ -3,6 +3,7 @@ package exchange
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,16 +41,21 @@ func TestEventScannerByteByByte(t *testing.T) {
 
 // At the end of an answer, the event its end cuts off is read whole, as
 // the SDKs' clients read it: its last line unterminated, or ended with no
-// blank line after it; End then has nothing more.
+// blank line after it; End then has nothing more. An event whose blank
+// line ends with the answer's last byte, a \r, is whole: not cut off.
 func TestEventScannerEnd(t *testing.T) {
 	for stream, want := range map[string][]string{
-		"data: a":                         {"a"},
-		"data: a\n":                       {"a"},
-		"data: a\r":                       {"a"},
-		"data: a\n\ndata: b\r\ndata:c":    {"a", "b\nc"},
+		"data: a":                         {"a cut"},
+		"data: a\n":                       {"a cut"},
+		"data: a\r":                       {"a cut"},
+		"data: a\n\r":                     {"a whole"},
+		"data: a\r\r":                     {"a whole"},
+		"data: a\n\ndata: b\r\ndata:c":    {"a", "b\nc cut"},
 		"data: a\n\n":                     {"a"},
-		"data:":                           {""},
+		"data:":                           {" cut"},
+		"data:\n\r":                       {" whole"},
 		"event: message\nid: 1\n: a note": nil,
+		"event: message\r\r":              nil,
 		"":                                nil,
 	} {
 		var s EventScanner
@@ -61,11 +67,57 @@ func TestEventScannerEnd(t *testing.T) {
 			}
 			got = append(got, string(data))
 		}
-		if data, ok := s.End([]byte(stream)); ok {
-			got = append(got, string(data))
+		if data, ok, whole := s.End([]byte(stream)); ok {
+			got = append(got, string(data)+map[bool]string{true: " whole", false: " cut"}[whole])
 		}
-		if _, ok := s.End([]byte(stream)); ok || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+		if _, ok, _ := s.End([]byte(stream)); ok || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
 			t.Errorf("%q: %q (End again %v), want %q", stream, got, ok, want)
+		}
+	}
+}
+
+// scanAll hands each every event of the whole stream s reads, the one its
+// end leaves included.
+func scanAll(s *EventScanner, stream []byte, each func(data []byte)) {
+	for {
+		data, ok := s.Next(stream)
+		if !ok {
+			data, ok, _ = s.End(stream)
+		}
+		if !ok {
+			return
+		}
+		each(data)
+	}
+}
+
+// Pass drops the event being read, and with midline the line being read
+// too: the line's end is then no blank line, and the event after the
+// passed one reads whole.
+func TestEventScannerPass(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		before  string // read before Pass
+		midline bool
+		after   string // read after it, from the start of the line being read, or past what Pass dropped
+		want    []string
+	}{
+		{"the event's data", "data: a\ndata: b\n", false, "data: c\n\ndata: d\n\n", []string{"d"}},
+		{"the line being read", "data: a", true, "aaa\n\ndata: d\n\n", []string{"d"}},
+		{"the line being read, then its event's data", "data: a", true, "aaa\ndata: c\n\ndata: d\n\n", []string{"d"}},
+		{"the line being read, to the end", "data: a", true, "aaa\ndata: c", nil},
+	} {
+		var s EventScanner
+		if _, ok := s.Next([]byte(c.before)); ok {
+			t.Fatalf("%s: an event before Pass", c.name)
+		}
+		s.Pass(c.midline)
+		stream := []byte(c.after)
+		s.pos, s.searched = 0, 0
+		var got []string
+		scanAll(&s, stream, func(data []byte) { got = append(got, string(data)) })
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
@@ -77,16 +129,7 @@ func TestEventScannerNamed(t *testing.T) {
 	stream := []byte("event: other\ndata: a\n\ndata: b\n\nevent:message\ndata: c\n\nevent: x\n\ndata: d\n\nevent: x\nevent: message\ndata: e\n\nevent: message\nevent:  message\ndata: f")
 	var s EventScanner
 	var got []string
-	for {
-		data, ok := s.Next(stream)
-		if !ok {
-			data, ok = s.End(stream)
-		}
-		if !ok {
-			break
-		}
-		got = append(got, fmt.Sprintf("%s:%t", data, s.Named()))
-	}
+	scanAll(&s, stream, func(data []byte) { got = append(got, fmt.Sprintf("%s:%t", data, s.Named())) })
 	if want := "a:true b:false c:false d:false e:false f:true"; strings.Join(got, " ") != want {
 		t.Errorf("%q, want %q", got, want)
 	}
@@ -130,7 +173,7 @@ func FuzzEventScanner(f *testing.F) {
 					out = append(out, data)
 				}
 			}
-			if data, ok := s.End(b); ok {
+			if data, ok, _ := s.End(b); ok {
 				out = append(out, data)
 			}
 			return out

@@ -69,7 +69,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	stream := exchange.IsEventStream(w.Header().Get("Content-Type"))
 	v, _ := exchange.Read(answer, int64(m.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
 		return read(b, complete, stream).Verdict
-	})
+	}, nil)
 	if v != exchange.Refused {
 		return nil
 	}

@@ -118,6 +118,13 @@
 //     the first event of an event stream that holds a response, whose
 //     body is an error object with such an ErrorInfo in its details (or a
 //     -32009 code); a success is no error for any client to read.
+//   - A stream released at a first event that serves the version is
+//     followed as it passes: a2a-go yields a stream's events one by one,
+//     so its caller is given a refusal that comes after a result, and the
+//     first such refusal is recorded then, in a second event after the
+//     acceptance (exchange.Follower). Only the line and the event being
+//     read are kept, within Options.MaxAnswerBytes: an event longer than
+//     that is passed over unread.
 //
 // A refusal is recorded refused, reason unsupported, with the version
 // requested, and its answer carries no A2A-Version (the server served no
@@ -314,7 +321,11 @@
 // refused nothing that was seen; nor is one whose connection broke before
 // it showed either (an error whose details.reason is "hang-up", as MCP's
 // Transport answers it). Every other answer comes back byte for byte, the
-// rest of a stream as it arrives. The refusal's record does not
+// rest of a stream as it arrives; a stream is followed as the caller
+// reads it, and a Transport of Connect records the first refusal after
+// its result when the caller reads it, as the inbound side does (a2a-go
+// gives its caller that refusal as an error after the result). The
+// refusal's record does not
 // depend on the caller's context. A Transport of Connect sends only to
 // the origin of the card it negotiated on: a call a redirect took to
 // another origin (a 307 the host's own http.Client followed) is refused

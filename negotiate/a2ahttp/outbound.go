@@ -307,7 +307,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // send sends req through the base and reads the answer, with the engine's
 // one reader, as far as it must to see whether the peer refused the
 // version: a refusal is recorded (when t records) and returned as an
-// error, any other answer handed back whole, the bytes read included.
+// error, any other answer handed back whole, the bytes read included. A
+// stream handed back is followed as the caller reads it: a2a-go yields
+// its events one by one, so a refusal after its first result reaches the
+// caller as an error, and a Transport that records records it then.
 func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	resp, err := t.record.Send(t.base, req)
 	if err != nil {
@@ -315,10 +318,14 @@ func (t *Transport) send(req *http.Request) (*http.Response, error) {
 	}
 	var refusal exchange.Reading
 	stream := exchange.IsEventStream(resp.Header.Get("Content-Type"))
+	var later func()
+	if t.record != nil && stream {
+		later = func() { _, _ = t.record.Refused(req.Context(), facets.ProtocolA2A, t.version, refusal.Listed) }
+	}
 	v, err := exchange.Read(resp, int64(t.maxAnswer), func(b []byte, complete bool) exchange.Verdict {
 		refusal = read(b, complete, stream)
 		return refusal.Verdict
-	})
+	}, later)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package a2ahttp_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -281,7 +283,7 @@ func TestRuntimeDrift(t *testing.T) {
 		{"the first event of a stream", sse, ": hi\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32009,\"message\":\"no\"}}\n\n", true},
 		{"a result", js, `{"jsonrpc":"2.0","id":1,"result":{"kind":"message","parts":[]}}`, false},
 		{"another error", js, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"-32009"}}`, false},
-		{"a stream whose first event is a result", sse, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32009}}\n\n", false},
+		{"a stream whose first event is a result", sse, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", false},
 		{"a stream that ends before an event", sse, ": only a comment\n", false},
 		{"no body", js, ``, false},
 	} {
@@ -325,6 +327,86 @@ func TestRuntimeDrift(t *testing.T) {
 			bare, _ := a2ahttp.NewTransport(o, peer.Client().Transport)
 			if _, err := (&http.Client{Transport: bare}).Post(peer.URL+"/a2a", "application/json", strings.NewReader(`{}`)); !errors.Is(err, wperrors.InteropVersionUnsupported) || len(rec.Events()) != 2 {
 				t.Errorf("NewTransport: %v, %d events", err, len(rec.Events()))
+			}
+		})
+	}
+}
+
+// TestRuntimeDriftInAStream: a stream whose first response is a result is
+// handed back, and followed as the caller reads it: a2a-go yields its
+// events one by one, so a refusal after the result reaches its caller as
+// an error, and a recording Transport records it then, after the card's
+// acceptance. A caller that stops reading before it is given nothing more,
+// and the Transport of NewTransport records nothing.
+func TestRuntimeDriftInAStream(t *testing.T) {
+	result := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	refusal := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32009,\"data\":[{\"reason\":\"VERSION_NOT_SUPPORTED\",\"metadata\":{\"supportedVersions\":\"1.0\"}}]}}"
+	var zipped bytes.Buffer
+	z := gzip.NewWriter(&zipped)
+	_, _ = io.WriteString(z, result+refusal+"\n\n")
+	_ = z.Close()
+	for _, tc := range []struct {
+		name   string
+		coding string
+		parts  []string
+		read   int // bytes the caller reads; -1: all
+		reason string
+	}{
+		{"a refusal after the result", "", []string{result, refusal + "\n\n"}, -1, events.ReasonBelowFloor},
+		{"a refusal the stream's end cuts off", "", []string{result, refusal}, -1, events.ReasonBelowFloor},
+		{"a refusal in a gzip-coded stream", "gzip", []string{zipped.String()}, -1, events.ReasonBelowFloor},
+		{"a caller that stops at the result", "", []string{result, refusal + "\n\n"}, len(result), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					_, _ = io.WriteString(w, cardOffering("1.2"))
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				if tc.coding != "" {
+					w.Header().Set("Content-Encoding", tc.coding)
+				}
+				for _, p := range tc.parts {
+					_, _ = io.WriteString(w, p)
+					w.(http.Flusher).Flush()
+				}
+			}))
+			defer srv.Close()
+			n := compile(t, wideA2A(), policy.Policy{})
+			rec := &negotiatetest.Recorder{}
+			tr, o, err := a2ahttp.Connect(context.Background(), n, srv.URL, a2ahttp.OutboundOptions{Sink: rec, AllowLoopback: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bare, _ := a2ahttp.NewTransport(o, srv.Client().Transport)
+			for _, rt := range []http.RoundTripper{tr, bare} {
+				resp, err := (&http.Client{Transport: rt}).Post(srv.URL+"/a2a", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage"}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body []byte
+				if tc.read < 0 {
+					body, err = io.ReadAll(resp.Body)
+				} else {
+					body = make([]byte, tc.read)
+					_, err = io.ReadFull(resp.Body, body)
+				}
+				resp.Body.Close()
+				if err != nil || tc.coding == "" && !strings.HasPrefix(strings.Join(tc.parts, ""), string(body)) {
+					t.Errorf("read %q, %v; want the stream as it came", body, err)
+				}
+			}
+			var got []string
+			for _, e := range rec.Events() {
+				got = append(got, e.Payload.Outcome+" "+e.Payload.Reason)
+			}
+			want := []string{"accepted ok"}
+			if tc.reason != "" {
+				want = append(want, "refused "+tc.reason)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("recorded %q, want %q", got, want)
 			}
 		})
 	}

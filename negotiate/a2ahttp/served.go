@@ -152,6 +152,14 @@ func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	return true
 }
 
+// Contradicted records the server's refusal of the version in an event
+// stream it released at a first result, after that result: a2a-go gives
+// its caller the refusal too. The acceptance is on the record already, so
+// the refusal is a second event.
+func (a *answerWatch) Contradicted() {
+	_, _ = a.m.rec.Contradicted(a.r.Context(), negotiate.Destination{}, a.subject, &a.outcome, &a.payload)
+}
+
 // varyOnVersion makes sure an answer on the card path says it depends on
 // the version asked for, whatever the handler set.
 func varyOnVersion(h http.Header) {

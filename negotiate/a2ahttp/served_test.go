@@ -1,9 +1,12 @@
 package a2ahttp_test
 
 import (
+	"compress/gzip"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +103,6 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"in a batch", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32009}}]`), true},
 		{"a batch of results", false, "/a2a", answering(0, "application/json", `[{"jsonrpc":"2.0","id":1,"result":{"n":-32009}},{"jsonrpc":"2.0","id":2,"error":{"code":-32001}}]`), false},
 		{"the first event of a stream", false, "/a2a", streaming(0, sse, ": hello\n\n", "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",", "\"error\":{\"code\":-32009}}\n\n", "data: more\n\n"), true},
-		{"a stream", false, "/a2a", answering(0, sse, "data: "+ok+"\n\n", "data: {\"error\":{\"code\":-32009}}\n\n"), false},
 		{"another error", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
 		{"-32009 in a result", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","result":{"code":-32009,"error":{"code":-32009}}}`), false},
 		{"a refusal cut short is still a refusal", false, "/a2a", answering(0, "application/json", `{"jsonrpc":"2.0","id":"req-1","error":{"code":-32009,"message":"no"`), true},
@@ -151,6 +153,73 @@ func TestRecordFollowsServer(t *testing.T) {
 			// The head as it was sent, not the map the handler may still change.
 			if got := strings.Join(w.Result().Header.Values("A2A-Version"), ","); got != version {
 				t.Errorf("A2A-Version %q, want %q", got, version)
+			}
+		})
+	}
+}
+
+// A stream released at its first result is followed as it passes:
+// a2a-go yields a stream's events one by one, so its caller is given a
+// refusal that comes after a result, and the record holds it, after the
+// acceptance, in a second event. The answer goes through unchanged.
+func TestRecordFollowsAStreamPastItsResult(t *testing.T) {
+	const sse = "text/event-stream"
+	result := "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"result\":{\"id\":\"task-1\"}}\n\n"
+	refusal := "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"error\":{\"code\":-32009,\"message\":\"no\"}}\n\n"
+	long := "data: {\"pad\":\"" + strings.Repeat("x", 400) + "\"}\n\n"
+	gzipped := func(text string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", sse)
+			w.Header().Set("Content-Encoding", "gzip")
+			z := gzip.NewWriter(w)
+			_, _ = io.WriteString(z, text)
+			_ = z.Close()
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		refused bool
+	}{
+		{"a refusal after the result", streaming(0, sse, result, refusal), true},
+		{"a refusal in the result's write", answering(0, sse, result+refusal), true},
+		{"a refusal in pieces, byte by byte", streaming(0, sse, append([]string{result}, strings.Split(refusal, "")...)...), true},
+		{"a refusal the stream's end cuts off", streaming(0, sse, result, strings.TrimSuffix(refusal, "\n\n")), true},
+		{"a refusal of an event type of its own", streaming(0, sse, result, "event: other\n"+refusal), true},
+		{"a refusal after an event past the bound", streaming(0, sse, result, long, refusal), true},
+		{"a refusal after a line past the bound, in pieces", streaming(0, sse, result, long[:300], long[300:], refusal), true},
+		{"a refusal after a CR the next write ends", streaming(0, sse, result, "data: {\"n\":1}\r", "\n\r\n"+refusal), true},
+		{"a refusal in a gzip-coded stream", gzipped(result + refusal), true},
+		{"two refusals, recorded once", streaming(0, sse, result, refusal, refusal), true},
+		{"results only", streaming(0, sse, result, result), false},
+		// The data of an event continues past a line the bound dropped: an
+		// error on the event's next data line is no JSON a client reads.
+		{"a refusal inside an event past the bound", streaming(0, sse, result, long[:len(long)-1], refusal), false},
+		{"a refusal padded past the bound, unread", streaming(0, sse, result, "data: {\"error\":{\"code\":-32009,\"message\":\""+strings.Repeat("x", 400)+"\"}}\n\n"), false},
+		{"a refusal padded past the bound, in pieces, unread", streaming(0, sse, result, "data: {\"error\":{\"code\":-32009,\"message\":\""+strings.Repeat("x", 200), strings.Repeat("x", 200)+"\"}}\n\n"), false},
+		{"a result after the result", streaming(0, sse, result, "data: {\"result\":{}}\n\n"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, audit := range []bool{false, true} {
+				rec, h := following(t, policy.Policy{RequireAudit: audit}, a2ahttp.Options{MaxAnswerBytes: 256}, tc.h)
+				bare := httptest.NewRecorder()
+				tc.h.ServeHTTP(bare, cardOrPost("/a2a", "1.2"))
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+				want := []events.NegotiationDecided{accepted12}
+				if tc.refused {
+					want = append(want, refused12)
+				}
+				var got []events.NegotiationDecided
+				for _, e := range rec.Events() {
+					got = append(got, e.Payload)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("audit required %t: recorded %+v\nwant %+v", audit, got, want)
+				}
+				if w.Body.String() != bare.Body.String() || w.Header().Get("A2A-Version") != "1.2" {
+					t.Errorf("audit required %t: answered %q with A2A-Version %q, want the server's %q with 1.2", audit, w.Body, w.Header().Get("A2A-Version"), bare.Body)
+				}
 			}
 		})
 	}

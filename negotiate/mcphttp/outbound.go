@@ -200,7 +200,7 @@ func readAnswerBody(resp *http.Response) (data []byte, err error) {
 		}
 		data = msg
 		return exchange.Served
-	})
+	}, nil)
 	if err == nil && v != exchange.Served {
 		// An event the stream's end cuts off is read for a refusal alone.
 		return nil, errNoResponse
@@ -731,7 +731,7 @@ func (t *Transport) follow(req *http.Request, resp *http.Response, asks string, 
 			return exchange.Undecided // a notification, or another request's answer: its response is still to come
 		}
 		return exchange.Served
-	})
+	}, nil) // nil: an MCP client ends its call at the response to it (go-sdk's processStream), so what follows answers nothing of the call
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func readReply(resp *http.Response, id jsontext.Value) (rpcReply, error) {
 			return exchange.Refused // read wherever it stands: in an event the stream's end cuts off too
 		}
 		return exchange.Served
-	})
+	}, nil)
 	if err != nil {
 		return rpcReply{}, err
 	}
