@@ -99,7 +99,7 @@ func FuzzAnswer(f *testing.F) {
 	for _, seed := range []string{
 		`{"result":{}}`, "\xEF\xBB\xBF{\"error\":\"NO\"}", "data: {\"a\":1}\n\ndata: NO\n\n",
 		"\xEF\xBB\xBFdata: NO\r\n\r\n", "data: x\n", "[", "\xEF\xBB", "data: {}\n\ndata: NO", "data: NO\r", "event: x\ndata: OK\n\ndata: NO\n\n", "event: message\ndata: OK\n\n",
-		"data: OK\n\ndata: a\n\ndata: NO", "data: OK\r\rdata: NO\r\n\r\n",
+		"data: OK\n\ndata: a\n\ndata: NO", "data: OK\r\rdata: NO\r\n\r\n", "data:\n\r",
 	} {
 		f.Add([]byte(seed), uint16(1), false, false)
 		f.Add([]byte(seed), uint16(3), true, true)
