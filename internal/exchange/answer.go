@@ -78,8 +78,9 @@ type Answer struct {
 	// plain is a stream's text as its client reads it: raw, or, for an
 	// encoded stream, what End decoded. Follow reads on in it.
 	plain []byte
-	// followed: Follow found its refusal, and reads no further.
-	followed bool
+	// past: the answer was settled, and Follow reads on for a refusal
+	// alone; done: it found one, and reads no further.
+	past, done bool
 }
 
 // Start readies a for an answer with head h, bounded by limit bytes, read by
@@ -200,6 +201,7 @@ func (a *Answer) End() Verdict {
 // refuses, since some client reads the refusal in it: one the answer's
 // end cuts off (the SDKs' clients read it, the event-stream format drops
 // it), and one with an event type of its own ([EventScanner.Named]).
+// Past the answer's settling (Follow), only a refusal decides.
 func (a *Answer) events(plain []byte, end bool) Verdict {
 	if !a.started {
 		rest, ok := skipBOM(plain)
@@ -221,7 +223,7 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 		if int64(len(data)) > a.limit {
 			continue // passed over unread, as Follow passes over one that comes in pieces
 		}
-		if v := a.classify(data, true); v == Refused || v != Undecided && sure {
+		if v := a.classify(data, true); v == Refused || v != Undecided && sure && !a.past {
 			return v
 		}
 	}
@@ -240,18 +242,17 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 // ([EventScanner.Pass]), so a refusal padded past the bound is not seen
 // here.
 func (a *Answer) Follow(p []byte, end bool) bool {
-	if !a.sse || a.followed {
+	if !a.sse || a.done {
 		return false
 	}
+	a.past = true
 	if a.coding == identity {
 		a.raw = append(a.raw, p...)
 		a.plain = a.raw
 	}
-	for v := a.events(a.plain, end); v != Undecided; v = a.events(a.plain, end) {
-		if v == Refused {
-			a.followed = true
-			return true
-		}
+	if a.events(a.plain, end) == Refused {
+		a.done = true
+		return true
 	}
 	if a.coding == identity {
 		// What was read is given on already: keep the line being read.

@@ -258,6 +258,66 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestReadFollows: a stream Read hands on Served is followed as the caller
+// reads it past the bytes held, and later is called once, when the caller
+// reads the refusal, the end of the stream included; nothing is followed
+// without later, for an answer that is no stream, or past what the caller
+// reads.
+func TestReadFollows(t *testing.T) {
+	hangUp := errors.New("connection reset")
+	for _, c := range []struct {
+		name   string
+		ce     string
+		pieces []string
+		end    error
+		later  bool
+		read   int // bytes the caller reads past the held ones; -1: all
+		want   int // the times later was called
+	}{
+		{"a refusal after the result", "", []string{"data: OK\n\n", "data: NO\n\n"}, io.EOF, true, -1, 1},
+		{"a refusal in pieces", "", []string{"data: OK\n\n", "data: N", "O\n\n"}, io.EOF, true, -1, 1},
+		{"a refusal the end cuts off", "", []string{"data: OK\n\n", "data: N", "O"}, io.EOF, true, -1, 1},
+		{"a refusal a hang-up cuts off", "", []string{"data: OK\n\n", "data: N", "O"}, hangUp, true, -1, 0},
+		{"a refusal held with the result", "", []string{"data: OK\n\ndata: NO\n\n"}, io.EOF, true, -1, 1},
+		{"two refusals", "", []string{"data: OK\n\n", "data: NO\n\n", "data: NO\n\n"}, io.EOF, true, -1, 1},
+		{"a refusal in a gzip stream the end cuts off", "gzip", []string{gz("data: OK\n\ndata: NO")}, io.EOF, true, -1, 1},
+		{"a refusal the caller does not read", "", []string{"data: OK\n\n", "data: NO\n\n"}, io.EOF, true, 0, 0},
+		{"without later", "", []string{"data: OK\n\n", "data: NO\n\n"}, io.EOF, false, -1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tr tracing
+			resp := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: &chunks{pieces: c.pieces, err: c.end}}
+			if c.ce != "" {
+				resp.Header.Set("Content-Encoding", c.ce)
+			}
+			called := 0
+			var later func()
+			if c.later {
+				later = func() { called++ }
+			}
+			if v, err := Read(resp, 100, tr.classify, later); v != Served || err != nil {
+				t.Fatalf("%d %v", v, err)
+			}
+			held := len(resp.Body.(*Replay).held)
+			if c.read < 0 {
+				_, _ = io.ReadAll(resp.Body)
+				_, _ = resp.Body.Read(make([]byte, 1)) // once more at the end: nothing new
+			} else {
+				_, _ = io.ReadFull(resp.Body, make([]byte, held+c.read))
+			}
+			if called != c.want {
+				t.Errorf("later called %d times, want %d (seen %q)", called, c.want, tr.seen)
+			}
+		})
+	}
+	// A plain answer is handed on unfollowed.
+	resp := &http.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: &chunks{pieces: []string{`{"OK":1}`, "data: NO\n\n"}, err: io.EOF}}
+	if _, err := Read(resp, 100, (&tracing{}).classify, func() { t.Error("a plain answer followed") }); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+}
+
 // TestFailures: the typed errors of an answer that could not be read name
 // the origin at most.
 func TestFailures(t *testing.T) {
@@ -313,6 +373,7 @@ func TestFollow(t *testing.T) {
 		{"a refusal of an event type of its own", "", []string{"data: OK\n\n"}, []string{"event: other\ndata: NO\n\n"}, 0},
 		{"two refusals, the first counted", "", []string{"data: OK\n\n"}, []string{"data: NO\n\n", "data: NO\n\n"}, 0},
 		{"results only", "", []string{"data: OK\n\n"}, []string{"data: OK\n\n", "data: x\n\n"}, -2},
+		{"a refusal after more results in one piece", "", []string{"data: OK\n\n"}, []string{"data: OK\n\ndata: OK\n\ndata: NO\n\n"}, 0},
 		{"a refusal after a line past the bound, in pieces", "", []string{"data: OK\n\n"}, []string{"data: " + long, long + "\n\n", "data: NO\n\n"}, 2},
 		{"a refusal after an event whose lines pass the bound", "", []string{"data: OK\n\n"}, []string{"data: 123456789\n", "data: 123456789\n", "data: 123456789\n", "\n", "data: NO\n\n"}, 4},
 		{"a refusal on a line of an event passed over", "", []string{"data: OK\n\n"}, []string{"data: " + long, "\ndata: NO\n\n"}, -2},
