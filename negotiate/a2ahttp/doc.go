@@ -114,10 +114,12 @@
 //     Options.MaxAnswerBytes is settled as served there: JSON-RPC forbids
 //     an error beside a result, and a result is not held past the bound to
 //     look for one.
-//   - On HTTP+JSON and on the card path, an error status (300 and up) or
-//     the first event of an event stream that holds a response, whose
-//     body is an error object with such an ErrorInfo in its details (or a
-//     -32009 code); a success is no error for any client to read.
+//   - On HTTP+JSON and on the card path, an answer of any status but
+//     200 (a2a-go's REST client reads every other as an error, 201 to 299
+//     included, and so does this module's card fetch) or the first event
+//     of an event stream that holds a response, whose body is an error
+//     object with such an ErrorInfo in its details (or a -32009 code); a
+//     200 is no error for any client to read.
 //   - A stream released at a first event that serves the version is
 //     followed as it passes: a2a-go yields a stream's events one by one,
 //     so its caller is given a refusal that comes after a result, and the

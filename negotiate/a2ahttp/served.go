@@ -73,10 +73,12 @@ type watched struct {
 	id       jsontext.Value    // the answer's JSON-RPC id, once read
 }
 
-// Holds: an error or a stream is read on every binding, any answer on the
-// JSON-RPC binding, where a refusal is a 200.
+// Holds: any answer is read on the JSON-RPC binding, where a refusal is a
+// 200; on HTTP+JSON and the card path, a stream and any status but 200,
+// which a2a-go's REST client and this module's card fetch read as an
+// error, 201 to 299 included.
 func (a *answerWatch) Holds(status int, stream bool) bool {
-	return !a.card && !a.m.opts.HTTPJSON || status >= 300 || stream
+	return !a.card && !a.m.opts.HTTPJSON || status != http.StatusOK || stream
 }
 
 // AtEnd: an answer that showed no refusal served the version (one not

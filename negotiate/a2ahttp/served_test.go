@@ -120,7 +120,11 @@ func TestRecordFollowsServer(t *testing.T) {
 		{"HTTP+JSON: a bare details object", true, "/a2a", answering(400, "application/json", `{"error":{"code":400,"details":`+versionInfo+`}}`), true},
 		{"HTTP+JSON: another reason", true, "/a2a", answering(404, "application/json", `{"error":{"code":404,"status":"NOT_FOUND","details":[{"reason":"TASK_NOT_FOUND"}]}}`), false},
 		{"HTTP+JSON: 300 is an error status", true, "/a2a", answering(300, "application/json", `{"error":{"code":300,"details":[`+versionInfo+`]}}`), true},
-		{"HTTP+JSON: 299 is a success", true, "/a2a", answering(299, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), false},
+		// a2a-go's REST client reads every status but 200 as an error.
+		{"HTTP+JSON: 299 is an error", true, "/a2a", answering(299, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
+		{"HTTP+JSON: 201 is an error", true, "/a2a", answering(201, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
+		{"HTTP+JSON: 201 with a result", true, "/a2a", answering(201, "application/json", `{"task":{"id":"task-1"}}`), false},
+		{"the card: 203 with the reason", false, "/.well-known/agent-card.json", answering(203, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
 		{"HTTP+JSON: a success is no error", true, "/a2a", answering(200, "application/json", `{"error":{"code":-32009}}`), false},
 		{"HTTP+JSON: an event of a stream", true, "/a2a", answering(200, "Text/Event-Stream; charset=utf-8", "data: {\"error\":{\"code\":400,\"details\":["+versionInfo+"]}}\r\n\r\n"), true},
 		{"the card: 400 with the reason", false, "/.well-known/agent-card.json", answering(400, "application/json", `{"error":{"code":400,"details":[`+versionInfo+`]}}`), true},
