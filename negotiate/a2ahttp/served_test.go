@@ -365,31 +365,40 @@ func TestAnswerBound(t *testing.T) {
 	}
 }
 
-// FuzzFollow feeds the answer reader what a wrapped server could answer:
-// it never panics, never changes the answer, and reads an answer the same
-// however it is split into writes.
+// FuzzFollow feeds the answer reader what a wrapped server could answer,
+// as JSON and as an event stream: it never panics, never changes the
+// answer, and reads an answer the same however it is split into writes,
+// a stream followed past its first result included.
 func FuzzFollow(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"error":{"code":-3.2009e4}}`, `[{"result":1},{"error":{"data":[` + versionInfo + `]}}]`,
 		`{"error":{"code":-32009`, `{"\u0065rror":{"code":-32009}}`, "data: {\"error\":{\"code\":-32009}}\n\n", `[[[[`, "",
+		"data: {\"result\":{}}\n\ndata: {\"error\":{\"code\":-32009}}\r\n\r\n", "data: {\"result\":{}}\r\rdata: {\"error\":{\"code\":-32009}}",
 	} {
-		f.Add([]byte(seed), uint16(9))
+		f.Add([]byte(seed), uint16(9), false)
+		f.Add([]byte(seed), uint16(23), true)
 	}
-	f.Add([]byte(`{"error":{"Code":-3.2009e4`), uint16(0)) // an empty first write is no answer yet
-	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+	f.Add([]byte(`{"error":{"Code":-3.2009e4`), uint16(0), false) // an empty first write is no answer yet
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16, stream bool) {
 		at := int(cut) % (len(b) + 1)
+		ct := "application/json"
+		if stream {
+			ct = "text/event-stream"
+		}
 		var outcomes [2]string
-		for i, h := range []http.Handler{answering(0, "application/json", string(b)), streaming(0, "application/json", string(b[:at]), string(b[at:]))} {
+		for i, h := range []http.Handler{answering(0, ct, string(b)), streaming(0, ct, string(b[:at]), string(b[at:]))} {
 			rec, h := following(t, policy.Policy{}, a2ahttp.Options{}, h)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
 			if w.Body.String() != string(b) {
 				t.Fatalf("%q answered as %q", b, w.Body)
 			}
-			outcomes[i] = onlyPayload(t, rec).Outcome
+			for _, e := range rec.Events() {
+				outcomes[i] += e.Payload.Outcome + " "
+			}
 		}
-		if outcomes[0] != outcomes[1] {
-			t.Fatalf("%q: %s whole, %s split at %d", b, outcomes[0], outcomes[1], at)
+		if outcomes[0] != outcomes[1] || !stream && strings.Count(outcomes[0], " ") != 1 {
+			t.Fatalf("%q (stream %t): %s whole, %s split at %d", b, stream, outcomes[0], outcomes[1], at)
 		}
 	})
 }
