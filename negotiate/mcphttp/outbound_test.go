@@ -111,6 +111,10 @@ func TestDiscover(t *testing.T) {
 		// rule): it is no answer, as a confirmation (see internal/exchange).
 		{"server-sent events without a closing blank line", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}"),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the event stream holds no JSON-RPC response`},
+		// A CR ends a line, the blank line too, when no LF follows it at
+		// the stream's end: the event is whole.
+		{"server-sent events whose closing blank line is the stream's last CR", sseAnswer("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"]}}\n\r"),
+			mcphttp.Discovery{Versions: []string{"2026-07-28"}}, ""},
 		{"a repeated key", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"supportedVersions":["2026-07-28"]}}`),
 			mcphttp.Discovery{}, `mcphttp: server/discover: HTTP 200: the answer is not a JSON-RPC response: result: the key "supportedVersions" appears twice`},
 		{"a key in another case", jsonAnswer(200, `{"jsonrpc":"2.0","id":1,"result":{"SupportedVersions":["2026-07-28"]}}`),
