@@ -360,8 +360,8 @@ func Read(resp *http.Response, limit int64, c Classify, later func()) (v Verdict
 	} else {
 		replay := NewReplay(a.raw, err, resp.Body)
 		if later != nil && a.sse && v == Served {
-			replay.follow, replay.later = &Answer{}, later
-			*replay.follow = a
+			follow := a // a copy: a itself stays on the stack
+			replay.follow, replay.later = &follow, later
 		}
 		resp.Body = replay
 		return v, nil
