@@ -221,7 +221,12 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 		}
 		sure := whole && !a.scan.Named()
 		if int64(len(data)) > a.limit {
-			continue // passed over unread, as Follow passes over one that comes in pieces
+			// Read as far as the bound, for a refusal alone, as Follow
+			// reads one that comes in pieces.
+			if a.refusesAtBound(data) {
+				return Refused
+			}
+			continue
 		}
 		if v := a.classify(data, true); v == Refused || v != Undecided && sure && !a.past {
 			return v
@@ -237,10 +242,12 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 // events one by one (a2a-go's does) gives its caller that refusal after
 // the result, so the record must hold it too. An event counts as
 // [Answer.events] counts one. Only the line being read and the data of
-// the event being read are kept, each within the bound: an event longer
-// than that is passed over unread, whether it comes whole or in pieces
-// ([EventScanner.Pass]), so a refusal padded past the bound is not seen
-// here.
+// the event being read are kept, each within the bound. An event longer
+// than that, whether it comes whole or in pieces, is read as far as the
+// bound for a refusal alone ([Answer.refusesAtBound]), and the rest of it
+// is passed over unread ([EventScanner.Pass]): a client that reads longer
+// events than the bound (a2a-go's reads up to 10 MB) is given a refusal
+// padded past the bound, whose code comes first.
 func (a *Answer) Follow(p []byte, end bool) bool {
 	if !a.sse || a.done {
 		return false
@@ -254,20 +261,37 @@ func (a *Answer) Follow(p []byte, end bool) bool {
 		a.done = true
 		return true
 	}
+	long := false // the line being read is too long to keep
 	if a.coding == identity {
 		// What was read is given on already: keep the line being read.
 		n := a.scan.pos
 		a.raw = a.raw[:copy(a.raw, a.raw[n:])]
 		a.scan.pos, a.scan.searched = 0, max(a.scan.searched-n, 0)
-		if int64(len(a.raw)) > a.limit {
+		if long = int64(len(a.raw)) > a.limit; long {
+			// Its start, within the bound, goes to the event's data (when
+			// it is a data line); the rest of it is dropped.
+			if !a.scan.passing {
+				a.scan.field(a.raw[:a.limit])
+			}
 			a.raw, a.scan.searched = a.raw[:0], 0
-			a.scan.Pass(true)
 		}
 	}
-	if int64(len(a.scan.data)) > a.limit {
-		a.scan.Pass(false)
+	if long || int64(len(a.scan.data)) > a.limit {
+		if !a.scan.passing && a.refusesAtBound(a.scan.data) {
+			a.done = true
+			return true
+		}
+		a.scan.Pass(long)
 	}
 	return false
+}
+
+// refusesAtBound reports whether data, the data of an event too long to
+// keep, refuses the version as far as the bound: it is read as a plain
+// answer past its bound is read ([Answer.Write]), and only a refusal
+// counts, since the rest of the event is not read.
+func (a *Answer) refusesAtBound(data []byte) bool {
+	return a.classify(data[:min(int64(len(data)), a.limit)], false) == Refused
 }
 
 // skipBOM returns b without its leading byte-order mark; ok is false while

@@ -353,7 +353,8 @@ func TestFailures(t *testing.T) {
 // TestFollow: a stream settled Served is read on as it passes, for the
 // refusal a client that yields each event reads after the result; what is
 // kept between pieces stays within the bound, and an event longer than
-// the bound is passed over unread, whole or in pieces.
+// the bound is read as far as the bound for a refusal alone, whole or in
+// pieces, and passed over.
 func TestFollow(t *testing.T) {
 	const limit = 20
 	long := strings.Repeat("x", 30)
@@ -377,7 +378,13 @@ func TestFollow(t *testing.T) {
 		{"a refusal after a line past the bound, in pieces", "", []string{"data: OK\n\n"}, []string{"data: " + long, long + "\n\n", "data: NO\n\n"}, 2},
 		{"a refusal after an event whose lines pass the bound", "", []string{"data: OK\n\n"}, []string{"data: 123456789\n", "data: 123456789\n", "data: 123456789\n", "\n", "data: NO\n\n"}, 4},
 		{"a refusal on a line of an event passed over", "", []string{"data: OK\n\n"}, []string{"data: " + long, "\ndata: NO\n\n"}, -2},
-		{"a refusal whose data passes the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 20) + "\n\n"}, -2},
+		{"a refusal whose data passes the bound, read as far as the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 20) + "\n\n"}, 0},
+		{"a refusal whose line passes the bound, read as far as the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 20), "\n\n"}, 0},
+		{"a refusal whose lines pass the bound, read as far as the bound", "", []string{"data: OK\n\n"}, []string{"data: NO\n", "data: " + long + "\n"}, 1},
+		{"a refusal spelled past the bound", "", []string{"data: OK\n\n"}, []string{"data: " + strings.Repeat(" ", 20) + "NO\n\n"}, -2},
+		{"a refusal spelled past the bound, in pieces", "", []string{"data: OK\n\n"}, []string{"data: " + strings.Repeat(" ", 20), "NO\n\n"}, -2},
+		{"a refusal before a comment past the bound", "", []string{"data: OK\n\n"}, []string{"data: NO\n", ": " + long, "\n\n"}, 1},
+		{"a refusal after the bound's line in an event passed over", "", []string{"data: OK\n\n"}, []string{"data: " + long, "NO" + long, "\n\n"}, -2},
 		{"a refusal whose data is the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n\n"}, 0},
 		{"a refusal whose data is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n", "\n"}, 1},
 		{"a refusal whose line is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 12), "\n\n"}, 1},

@@ -126,7 +126,9 @@
 //     first such refusal is recorded then, in a second event after the
 //     acceptance (exchange.Follower). Only the line and the event being
 //     read are kept, within Options.MaxAnswerBytes: an event longer than
-//     that is passed over unread.
+//     that is read as far as the bound, for a refusal alone, as an answer
+//     past its bound is (its error object must end within the bound), and
+//     the rest of it is passed over unread.
 //
 // A refusal is recorded refused, reason unsupported, with the version
 // requested, and its answer carries no A2A-Version (the server served no

@@ -356,6 +356,8 @@ func TestRuntimeDriftInAStream(t *testing.T) {
 		{"a refusal the stream's end cuts off", "", []string{result, refusal}, -1, events.ReasonBelowFloor},
 		{"a refusal in a gzip-coded stream", "gzip", []string{zipped.String()}, -1, events.ReasonBelowFloor},
 		{"a caller that stops at the result", "", []string{result, refusal + "\n\n"}, len(result), ""},
+		// Past the bound (64 KiB) an event is read as far as the bound.
+		{"a refusal padded past the bound", "", []string{result, strings.TrimSuffix(refusal, "}") + `,"pad":"` + strings.Repeat("x", 80<<10) + "\"}\n\n"}, -1, events.ReasonBelowFloor},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

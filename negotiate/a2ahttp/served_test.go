@@ -171,6 +171,7 @@ func TestRecordFollowsAStreamPastItsResult(t *testing.T) {
 	result := "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"result\":{\"id\":\"task-1\"}}\n\n"
 	refusal := "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"error\":{\"code\":-32009,\"message\":\"no\"}}\n\n"
 	long := "data: {\"pad\":\"" + strings.Repeat("x", 400) + "\"}\n\n"
+	padded := "data: {\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"error\":{\"code\":-32009,\"message\":\"no\"},\"pad\":\"" + strings.Repeat("x", 400) + "\"}\n\n"
 	gzipped := func(text string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", sse)
@@ -199,8 +200,14 @@ func TestRecordFollowsAStreamPastItsResult(t *testing.T) {
 		// The data of an event continues past a line the bound dropped: an
 		// error on the event's next data line is no JSON a client reads.
 		{"a refusal inside an event past the bound", streaming(0, sse, result, long[:len(long)-1], refusal), false},
-		{"a refusal padded past the bound, unread", streaming(0, sse, result, "data: {\"error\":{\"code\":-32009,\"message\":\""+strings.Repeat("x", 400)+"\"}}\n\n"), false},
-		{"a refusal padded past the bound, in pieces, unread", streaming(0, sse, result, "data: {\"error\":{\"code\":-32009,\"message\":\""+strings.Repeat("x", 200), strings.Repeat("x", 200)+"\"}}\n\n"), false},
+		// Past the bound an event is read as a plain answer past its bound
+		// is: its error object must end within the bound.
+		{"a refusal padded past the bound", streaming(0, sse, result, padded), true},
+		{"a refusal padded past the bound, in pieces", streaming(0, sse, result, padded[:200], padded[200:]), true},
+		{"a refusal padded past the bound on lines of its own", streaming(0, sse, result, strings.Replace(padded, `"pad"`, "\ndata: \"pad\"", 1)), true},
+		{"a refusal whose error is padded past the bound", streaming(0, sse, result, "data: {\"error\":{\"code\":-32009,\"message\":\""+strings.Repeat("x", 400)+"\"}}\n\n"), false},
+		{"a refusal whose code is past the bound", streaming(0, sse, result, "data: {\"pad\":\""+strings.Repeat("x", 400)+"\",\"error\":{\"code\":-32009,\"message\":\"no\"}}\n\n"), false},
+		{"a refusal before a comment past the bound", streaming(0, sse, result, strings.TrimSuffix(refusal, "\n"), ": "+strings.Repeat("x", 400), "\n\n"), true},
 		{"a result after the result", streaming(0, sse, result, "data: {\"result\":{}}\n\n"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
