@@ -71,10 +71,11 @@ func Refreshed(pkg string, n *negotiate.Negotiator, p facets.Protocol, log *slog
 	if adv.RefreshedAt != listDay(s, p, e.At) {
 		return fmt.Errorf("%s: %w; %s", pkg, err, refreshFix)
 	}
+	dated, _ := time.Parse(time.DateOnly, adv.RefreshedAt) // a date Compile accepted
 	cmp.Or(log, slog.Default()).LogAttrs(context.Background(), slog.LevelWarn,
 		"wopneg: the release list embedded in the module is older than the refresh window, so the facet it dated is non-conformant (RFC 0175 §D.4): upgrade the module, or run a facets.Refresher against a mirror of upstream's list",
 		slog.String("protocol", string(p)), slog.String("refreshedAt", adv.RefreshedAt),
-		slog.Time("closed", mustDate(adv.RefreshedAt).Add(facets.RefreshWindow)))
+		slog.Time("closed", dated.Add(facets.RefreshWindow)))
 	return nil
 }
 
@@ -153,10 +154,4 @@ func Mount[M interface {
 // decision through slog.Default() at Info.
 func DefaultSink() events.Sink {
 	return events.NewSlogSink(slog.Default().Handler(), slog.LevelInfo)
-}
-
-// mustDate reads a refreshedAt that Compile accepted.
-func mustDate(s string) time.Time {
-	t, _ := time.Parse(time.DateOnly, s)
-	return t
 }

@@ -82,18 +82,15 @@ type Hold struct {
 }
 
 // Start readies h for the answer to one request, written to w, read by
-// side within limit bytes. The buffer h held its last answer in is kept.
+// side within limit bytes. The buffer [Hold.Release] kept, the one h held
+// its last answer in, is reused.
 func (h *Hold) Start(w http.ResponseWriter, side Side, limit int64) {
-	buf := h.buf[:0]
-	if held := h.answer.Held(); cap(held) > cap(buf) {
-		buf = held[:0] // the last answer outgrew the buffer
-	}
 	classify, follows := h.classify, h.follows
 	if h.side != side || classify == nil {
 		classify = side.Classify
 		follows, _ = side.(Follower)
 	}
-	*h = Hold{ResponseWriter: w, side: side, classify: classify, follows: follows, limit: limit, buf: buf}
+	*h = Hold{ResponseWriter: w, side: side, classify: classify, follows: follows, limit: limit, buf: h.buf[:0]}
 }
 
 // Release empties h for a pool once the handler has returned, keeping the

@@ -80,13 +80,12 @@ func (s *EventScanner) End(held []byte) (data []byte, ok, whole bool) {
 	// have followed.
 	rest := held[s.pos:]
 	s.pos = len(held)
-	if string(rest) == "\r" {
-		data, ok = s.dispatch()
-		return data, ok, true
+	whole = string(rest) == "\r"
+	if !whole {
+		s.field(bytes.TrimSuffix(rest, []byte("\r")))
 	}
-	s.field(bytes.TrimSuffix(rest, []byte("\r")))
 	data, ok = s.dispatch()
-	return data, ok, false
+	return data, ok, whole
 }
 
 // field reads one line of the event being read: a data field adds its

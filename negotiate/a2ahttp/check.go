@@ -42,7 +42,7 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 		return errors.New("a2ahttp: Check of a nil handler")
 	}
 	preferred := m.adv.Preferred
-	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
+	o, _ := m.rec.N.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &o)
 	method := "GetTask"
 	if strings.HasPrefix(preferred, "0.") {

@@ -122,14 +122,14 @@ type Options struct {
 // Middleware negotiates the A2A version of every request before the
 // wrapped handler sees it. It is safe for concurrent use.
 type Middleware struct {
-	n         *negotiate.Negotiator
 	adv       facets.Advertised
 	opts      Options
 	cardPath  string
 	maxBody   int64
 	maxAnswer int
-	log       *slog.Logger
-	rec       *exchange.Recorder
+	// rec decides with the Negotiator, records, and logs to
+	// Options.ErrorLog (slog.Default() when nil).
+	rec exchange.Recorder
 }
 
 // New returns a Middleware that decides with n, which must advertise a2a.
@@ -145,8 +145,9 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{n: n, adv: adv, opts: opts, cardPath: cmp.Or(opts.CardPath, defaultCardPath),
-		maxBody: cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes), log: cmp.Or(opts.ErrorLog, slog.Default())}
+	m := &Middleware{adv: adv, opts: opts, cardPath: cmp.Or(opts.CardPath, defaultCardPath),
+		maxBody: cmp.Or(opts.MaxBodyBytes, defaultMaxBodyBytes),
+		rec:     exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: cmp.Or(opts.ErrorLog, slog.Default())}}
 	if !strings.HasPrefix(m.cardPath, "/") {
 		return nil, fmt.Errorf("a2ahttp: Options.CardPath %q does not start with /", opts.CardPath)
 	}
@@ -157,7 +158,6 @@ func New(n *negotiate.Negotiator, opts Options) (*Middleware, error) {
 		return nil, fmt.Errorf("a2ahttp: Options.MaxAnswerBytes %d is negative", opts.MaxAnswerBytes)
 	}
 	m.maxAnswer = int(min(cmp.Or(opts.MaxAnswerBytes, defaultMaxAnswerBytes), 1<<40))
-	m.rec = &exchange.Recorder{Pkg: "a2ahttp", N: n, Sink: opts.Sink, Log: m.log}
 	return m, nil
 }
 
@@ -284,14 +284,14 @@ func (m *Middleware) subject(r *http.Request) (s *negotiate.Subject, invalid str
 	if m.opts.Subject != nil {
 		s = m.opts.Subject(r)
 	}
-	return exchange.Subject(r.Context(), s, m.opts.StrictSubject, m.log)
+	return exchange.Subject(r.Context(), s, m.opts.StrictSubject, m.rec.Log)
 }
 
 // serveCard answers a card request from Options.Card.
 func (m *Middleware) serveCard(w http.ResponseWriter, r *http.Request, version string) {
 	body, err := m.opts.Card(r, version)
 	if err != nil {
-		m.log.ErrorContext(r.Context(), "a2ahttp: the agent card could not be produced", slog.String("version", version), slog.Any("error", err))
+		m.rec.Log.ErrorContext(r.Context(), "a2ahttp: the agent card could not be produced", slog.String("version", version), slog.Any("error", err))
 		writeStatus(w, http.StatusInternalServerError, statusInternal, "the agent card could not be produced", errorInfo(reasonInternal))
 		return
 	}

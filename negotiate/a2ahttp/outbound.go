@@ -154,8 +154,7 @@ func egressOf(o *OutboundOptions) exchange.Egress {
 // request's refusal.
 func init() {
 	a2acard.Refuses = func(body []byte) bool {
-		var w answerWatch // only its reader
-		return w.Classify(body, true) == exchange.Refused
+		return read(body, true, false).Verdict == exchange.Refused
 	}
 }
 
@@ -283,14 +282,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.send(req) // the common case.
 	}
 	sent := slices.Concat(lines, params)
-	for _, v := range sent {
-		for elem := range strings.SplitSeq(v, ",") {
-			if e := trimOWS(elem); e != "" && e != t.version {
-				if req.Body != nil {
-					req.Body.Close()
-				}
-				return nil, &versionConflictError{negotiated: t.version, sent: sent}
+	for _, e := range a2aversion.Listed(strings.Join(sent, ",")) {
+		if e != t.version {
+			if req.Body != nil {
+				req.Body.Close()
 			}
+			return nil, &versionConflictError{negotiated: t.version, sent: sent}
 		}
 	}
 	if stamped {

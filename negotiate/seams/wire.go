@@ -49,9 +49,8 @@ func (r rpcReply) refusal() exchange.Reading {
 // say the same), with the host's own versions as what it supports: the
 // peer's error body is never relayed.
 func unsupported(proto facets.Protocol, version, reason string, supported []string, runID string) *httpError {
-	e := &wperrors.Error{Code: wperrors.InteropVersionUnsupported, Message: string(proto) + " negotiation refused: " + reason,
-		Details: map[string]any{"protocol": string(proto), "requested": version, "supported": supported, "reason": reason, "runId": runID}}
-	return &httpError{status: e.Code.HTTPStatus(), err: e}
+	return onRun(&wperrors.Error{Code: wperrors.InteropVersionUnsupported, Message: string(proto) + " negotiation refused: " + reason,
+		Details: map[string]any{"protocol": string(proto), "requested": version, "supported": supported, "reason": reason}}, runID)
 }
 
 // readReply reads the JSON-RPC response of an answer with the engine's
