@@ -44,7 +44,7 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, subject *negoti
 	}
 	a.Start(w, a, h.maxAnswer)
 	if method == methodDiscover || method == methodInitialize {
-		a.confirm, a.method = true, method
+		a.confirm = method
 	}
 	return a
 }
@@ -88,9 +88,8 @@ type watched struct {
 	outcome  *negotiate.Outcome // the decision, accepted
 	payload  events.NegotiationDecided
 	id       jsontext.Value
-	method   string
-	confirm  bool // the answer must confirm the revision
-	recorded bool // the acceptance was recorded before the handler ran
+	confirm  string // discover or initialize, whose answer must confirm the revision; "" else
+	recorded bool   // the acceptance was recorded before the handler ran
 	// pending are the ids of the requests an event stream is held until
 	// it answers (one is the array of a single request's).
 	pending []jsontext.Value
@@ -119,7 +118,7 @@ func (a *answerWatch) observe(int) {
 // discover or initialize that confirmed nothing refused the revision;
 // anything else served it.
 func (a *answerWatch) AtEnd(bool) exchange.Verdict {
-	if a.confirm {
+	if a.confirm != "" {
 		return exchange.Refused
 	}
 	return exchange.Served
@@ -133,7 +132,7 @@ func (a *answerWatch) Classify(msg []byte, complete bool) exchange.Verdict {
 	if !complete {
 		return exchange.Undecided
 	}
-	if a.confirm {
+	if a.confirm != "" {
 		return a.confirmed(msg)
 	}
 	if !a.Stream() && !versionRefusal.MayRefuse(msg) {
@@ -159,7 +158,7 @@ func (a *answerWatch) confirmed(msg []byte) exchange.Verdict {
 		return exchange.Undecided // an event that is no response, or answers another request
 	}
 	a.code = int(rep.code)
-	if err == nil && confirms(rep, a.method, a.outcome.Version) {
+	if err == nil && confirms(rep, a.confirm, a.outcome.Version) {
 		return exchange.Served
 	}
 	return exchange.Refused

@@ -105,12 +105,12 @@ type bodyReader struct {
 
 var bodyReaders = exchange.NewPool[bodyReader]()
 
-// newReader returns a pooled reader of b, by the module's rules unless
-// opts say otherwise; release gives it back.
-func newReader(b []byte, opts ...jsontext.Options) *bodyReader {
+// newReader returns a pooled reader of b, by the module's rules; release
+// gives it back.
+func newReader(b []byte) *bodyReader {
 	r := bodyReaders.Get()
 	r.b, r.buf = b, *bytes.NewBuffer(b)
-	r.d.Reset(&r.buf, opts...)
+	r.d.Reset(&r.buf)
 	return r
 }
 
@@ -136,8 +136,7 @@ func (r *bodyReader) release() {
 func scanBody(b []byte, maxMembers int, fn func(m *message) error, batch func() error) (isBatch bool, err error) {
 	r := newReader(b)
 	defer r.release()
-	m := &r.m
-	*m = message{}
+	m := &r.m // zero: a new reader's, or as release left it
 	switch r.d.PeekKind() {
 	case '{':
 		if err = r.message(m); err == nil {

@@ -579,8 +579,7 @@ func (h *handler) servable(subject *negotiate.Subject) []string {
 func (h *handler) forward(w http.ResponseWriter, r *http.Request, raw []byte, o *negotiate.Outcome, rewritten bool) {
 	r = r.WithContext(exchange.WithOutcome(r.Context(), facets.ProtocolMCP, o))
 	if raw != nil {
-		b := &forwardedBody{raw: raw}
-		b.Reset(raw)
+		b := &forwardedBody{Reader: *bytes.NewReader(raw), raw: raw}
 		r.Body, r.GetBody = b, b.again
 		r.ContentLength = int64(len(raw))
 		if rewritten || r.Header.Get("Content-Length") != "" {
@@ -604,9 +603,7 @@ type forwardedBody struct {
 func (*forwardedBody) Close() error { return nil }
 
 func (b *forwardedBody) again() (io.ReadCloser, error) {
-	again := &forwardedBody{raw: b.raw}
-	again.Reset(b.raw)
-	return again, nil
+	return &forwardedBody{Reader: *bytes.NewReader(b.raw), raw: b.raw}, nil
 }
 
 // observer is a ResponseWriter that watches the status of the answer.
