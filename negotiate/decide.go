@@ -1,6 +1,7 @@
 package negotiate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -67,6 +68,8 @@ type facet struct {
 	floor     facets.Version
 	// newest holds the offered versions, newest first, and texts their
 	// spellings; a version is newer than another when its index is lower.
+	// slices.Index(texts, s) is the index of the version spelled s, -1
+	// when the host does not offer it.
 	newest []facets.Version
 	texts  []string
 	// pref and low are the indexes of preferred and the floor in newest.
@@ -102,7 +105,7 @@ func compileFacet(a facets.Advertised) (facet, error) {
 	if f.floor, err = facets.ParseVersion(a.Protocol, a.Floor); err != nil {
 		return facet{}, fmt.Errorf("%s facet, floor: %w", a.Protocol, err)
 	}
-	f.pref, f.low = f.index(a.Preferred), f.index(a.Floor)
+	f.pref, f.low = slices.Index(f.texts, a.Preferred), slices.Index(f.texts, a.Floor)
 	if f.pref < 0 {
 		return facet{}, fmt.Errorf("%s facet does not offer its preferred version %q", a.Protocol, a.Preferred)
 	}
@@ -115,17 +118,6 @@ func compileFacet(a facets.Advertised) (facet, error) {
 	return f, nil
 }
 
-// index returns the index in newest of the offered version spelled s, or
-// -1 when the host does not offer it.
-func (f *facet) index(s string) int {
-	for i, t := range f.texts {
-		if t == s {
-			return i
-		}
-	}
-	return -1
-}
-
 // candidate applies rule 1: the candidate is the version the requesting
 // side named, or preferred. It returns the candidate's index in newest, or
 // -1 when the host does not offer it; named reports a well-formed request
@@ -135,7 +127,7 @@ func (f *facet) candidate(requested string) (i int, named, below bool) {
 	if requested == "" {
 		return f.pref, false, false
 	}
-	if i = f.index(requested); i >= 0 {
+	if i = slices.Index(f.texts, requested); i >= 0 {
 		return i, true, false
 	}
 	v, err := facets.ParseVersion(f.adv.Protocol, requested)
@@ -235,7 +227,7 @@ func (f *facet) decide(subject *Subject, offer *Offer, p *policy.Policy, digest 
 func (f *facet) servable(subject *Subject, p *policy.Policy) []string {
 	out := make([]string, 0, len(f.adv.Versions))
 	for _, s := range f.adv.Versions {
-		i := f.index(s)
+		i := slices.Index(f.texts, s)
 		if i > f.low || i > f.pref && (!p.IsAuthenticated(subject) ||
 			p.DeniesDowngrade(policy.Downgrade{Subject: subject, Protocol: f.adv.Protocol, From: f.adv.Preferred, To: s})) {
 			continue
@@ -248,15 +240,12 @@ func (f *facet) servable(subject *Subject, p *policy.Policy) []string {
 // refusalError is the interop_version_unsupported error the reference host
 // answers a refusal with: requested is what was asked for, or preferred.
 func refusalError(protocol facets.Protocol, requested, preferred string, supported []string, reason string) *wperrors.Error {
-	if requested == "" {
-		requested = preferred
-	}
 	return &wperrors.Error{
 		Code:    wperrors.InteropVersionUnsupported,
 		Message: fmt.Sprintf("%s negotiation refused: %s", protocol, reason),
 		Details: map[string]any{
 			"protocol":  string(protocol),
-			"requested": requested,
+			"requested": cmp.Or(requested, preferred),
 			"supported": append([]string{}, supported...),
 			"reason":    string(reason),
 		},
@@ -267,9 +256,13 @@ func refusalError(protocol facets.Protocol, requested, preferred string, support
 // adv is nil when the protocol is not advertised.
 func refuseInput(offer Offer, adv *facets.Advertised, supported []string, cause error, now time.Time) (Outcome, events.NegotiationDecided) {
 	reason := events.ReasonUnsupported
+	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: "refused", Reason: reason, At: now}
 	var preferred string
 	if adv != nil {
 		preferred = adv.Preferred
+		if _, err := facets.ParseVersion(adv.Protocol, adv.Floor); err == nil {
+			e.Floor = adv.Floor
+		}
 	}
 	o := Outcome{
 		Kind:      Refused,
@@ -280,14 +273,8 @@ func refuseInput(offer Offer, adv *facets.Advertised, supported []string, cause 
 		Error:     refusalError(offer.Protocol, offer.Requested, preferred, supported, reason),
 		Cause:     cause,
 	}
-	e := events.NegotiationDecided{Protocol: offer.Protocol, Outcome: "refused", Reason: reason, At: now}
 	if _, err := facets.ParseVersion(offer.Protocol, offer.Requested); err == nil {
 		e.Requested = offer.Requested
-	}
-	if adv != nil {
-		if _, err := facets.ParseVersion(adv.Protocol, adv.Floor); err == nil {
-			e.Floor = adv.Floor
-		}
 	}
 	if d, err := peerDigest(offer.Peer); err == nil {
 		e.PeerDigest = d

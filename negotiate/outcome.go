@@ -1,6 +1,7 @@
 package negotiate
 
 import (
+	"cmp"
 	"context"
 
 	wperrors "github.com/wopneg/wopneg/errors"
@@ -36,11 +37,7 @@ type Offer struct {
 // peer speaks what it requested, or, when it requested nothing, the host's
 // preferred version (the v2 card rule).
 func InboundOffer(a facets.Advertised, peer, requested string) Offer {
-	speaks := requested
-	if speaks == "" {
-		speaks = a.Preferred
-	}
-	return Offer{Protocol: a.Protocol, Peer: peer, Requested: requested, PeerVersions: []string{speaks}}
+	return Offer{Protocol: a.Protocol, Peer: peer, Requested: requested, PeerVersions: []string{cmp.Or(requested, a.Preferred)}}
 }
 
 // Kind is the shape of an [Outcome]. The zero Kind is Refused, so a zero

@@ -58,7 +58,11 @@ type Fetch struct {
 func (f *Fetch) Offers(ctx context.Context, peerURL, version string) ([]string, error) {
 	u, err := url.Parse(peerURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &egress.Error{Kind: egress.Denied, URL: cardURLForError(peerURL), Err: errors.New("the peer URL is not an absolute http(s) URL")}
+		where := "of a peer URL that does not parse"
+		if err == nil {
+			where = egress.Where(u)
+		}
+		return nil, &egress.Error{Kind: egress.Denied, URL: where, Err: errors.New("the peer URL is not an absolute http(s) URL")}
 	}
 	cardURL := u.JoinPath(Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL.String(), nil)
@@ -94,14 +98,6 @@ func (f *Fetch) Offers(ctx context.Context, peerURL, version string) ([]string, 
 		return nil, egress.NotAnswer(resp, err)
 	}
 	return offers, nil
-}
-
-// cardURLForError names the card of a peer URL that may not parse.
-func cardURLForError(peerURL string) string {
-	if u, err := url.Parse(peerURL); err == nil {
-		return egress.Where(u)
-	}
-	return "of a peer URL that does not parse"
 }
 
 // Offers returns the A2A versions an agent card offers over binding (every
@@ -212,13 +208,5 @@ func MajorMinor(s string) bool {
 }
 
 func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.TrimLeft(s, "0123456789") == ""
 }

@@ -184,16 +184,12 @@ func Quote(s string) string {
 
 // QuoteList quotes the first MaxListed of values, separated by commas.
 func QuoteList(values []string) string {
-	var b strings.Builder
-	for i, v := range values {
-		if i == MaxListed {
-			b.WriteString(", ...")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(Quote(v))
+	quoted := make([]string, 0, MaxListed+1)
+	for _, v := range values[:min(len(values), MaxListed)] {
+		quoted = append(quoted, Quote(v))
 	}
-	return b.String()
+	if len(values) > MaxListed {
+		quoted = append(quoted, "...")
+	}
+	return strings.Join(quoted, ", ")
 }

@@ -7,11 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wopneg/wopneg/events"
@@ -205,25 +203,18 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 		}
 		return nil, fmt.Errorf("egress: the body bound %d is negative", maxBody)
 	}
-	if maxBody == 0 {
-		maxBody = DefaultMaxBodyBytes
-	}
+	maxBody = cmp.Or(maxBody, DefaultMaxBodyBytes)
 	if c == nil {
 		c = defaultClient()
 	}
 	where := Where(req.URL)
 	cc := *c
 	cc.CheckRedirect = thenOrigin(c.CheckRedirect)
-	var connected atomic.Bool
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		GetConn: func(string) { connected.Store(false) },
-		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
-	}))
-	resp, err := cc.Do(req)
+	resp, err := send(req, cc.Do)
 	if err != nil {
 		// A refused redirect comes with the previous answer, already
 		// closed.
-		return nil, failed(err, where, connected.Load())
+		return nil, err
 	}
 	if kind := statusKind(resp.StatusCode); kind != 0 {
 		resp.Body.Close()
@@ -275,9 +266,7 @@ func ReadBody(r io.Reader, max int64) ([]byte, error) {
 	if max < 0 {
 		return nil, fmt.Errorf("egress: the body bound %d is negative", max)
 	}
-	if max == 0 {
-		max = DefaultMaxBodyBytes
-	}
+	max = cmp.Or(max, DefaultMaxBodyBytes)
 	return io.ReadAll(&bounded{rc: io.NopCloser(r), left: max, limit: max})
 }
 

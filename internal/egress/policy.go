@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"syscall"
 )
 
@@ -48,7 +49,7 @@ var rangeRules = []rule{
 	{netip.MustParsePrefix("ff00::/8"), never, "a multicast address"},
 	{netip.MustParsePrefix("fc00::/7"), private, "a unique local (private) address"},
 	{netip.MustParsePrefix("fec0::/10"), private, "a site-local (private) address"},
-	{netip.MustParsePrefix(localNAT64), private, "a local NAT64 address (64:ff9b:1::/48)"},
+	{localNAT64, private, "a local NAT64 address (64:ff9b:1::/48)"},
 }
 
 // Prefixes of IPv6 addresses that reach the IPv4 address they embed at
@@ -61,10 +62,7 @@ var (
 // localNAT64 is the prefix of local NAT64 translators (RFC 8215), inside
 // which a translator's own prefix may be any RFC 6052 length from /48 to
 // /96, each placing the IPv4 address it reaches elsewhere.
-const localNAT64 = "64:ff9b:1::/48"
-
-// localNAT64Prefix is localNAT64, read.
-var localNAT64Prefix = netip.MustParsePrefix(localNAT64)
+var localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
 
 // classify returns the class of a and what kind of address it is. The
 // zone is ignored, an IPv4-mapped address is its IPv4 address, and a
@@ -79,7 +77,7 @@ func classify(a netip.Addr) (class, string) {
 			return c, what + ", through " + v4.String()
 		}
 	}
-	if localNAT64Prefix.Contains(a) {
+	if localNAT64.Contains(a) {
 		for _, v4 := range localEmbeddings(a) {
 			if metadata(v4) {
 				_, what := classify(v4)
@@ -130,15 +128,7 @@ var linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
 // those: a local NAT64 address read at the wrong length reads as some
 // other IPv4 address, 0.0.0.0 often, which says nothing of it.)
 func metadata(v4 netip.Addr) bool {
-	if linkLocal4.Contains(v4) {
-		return true
-	}
-	for _, m := range metadataAddresses {
-		if m.addr == v4 {
-			return true
-		}
-	}
-	return false
+	return linkLocal4.Contains(v4) || slices.ContainsFunc(metadataAddresses, func(m cloudAddress) bool { return m.addr == v4 })
 }
 
 // policy is the address policy of one client.

@@ -217,10 +217,7 @@ func (r *Reader) kind(level int) jsontext.Kind {
 // here returns the path of the value the Decoder reads next, which may
 // be deeper than the Reader's own path inside Raw.
 func (r *Reader) here() string {
-	var tokens []string
-	for tok := range r.dec.StackPointer().Tokens() {
-		tokens = append(tokens, tok)
-	}
+	tokens := slices.Collect(r.dec.StackPointer().Tokens())
 	steps, depth := r.path[:len(r.path):len(r.path)], r.dec.StackDepth()
 	for level := len(r.path) + 1; level <= depth; level++ {
 		k, n := r.dec.StackIndex(level)
@@ -560,9 +557,13 @@ func (r *Reader) value(v any, opts []jsonv2.Options) error {
 	if err != nil {
 		return err
 	}
+	opt := opts[0]
+	if null {
+		opt = opts[1]
+	}
 	into := reflect.New(rv.Type().Elem())
 	into.Elem().Set(rv.Elem())
-	if err := jsonv2.Unmarshal(raw, into.Interface(), opts[btoi(null)]); err != nil {
+	if err := jsonv2.Unmarshal(raw, into.Interface(), opt); err != nil {
 		return semantic(err, raw, outer, from)
 	}
 	rv.Elem().Set(into.Elem())
@@ -579,13 +580,6 @@ var (
 	openRecords   = [2]jsonv2.Options{jsonv2.JoinOptions(), noNull}
 	closedRecords = [2]jsonv2.Options{unknown, jsonv2.JoinOptions(unknown, noNull)}
 )
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 var (
 	jsonUnmarshaler   = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()

@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,13 +134,8 @@ func ValidState(s string) bool {
 			continue
 		}
 		key, value, ok := strings.Cut(member, "=")
-		if !ok || !validKey(key) || !validValue(value) || len(keys) == maxStateMembers {
+		if !ok || !validKey(key) || !validValue(value) || len(keys) == maxStateMembers || slices.Contains(keys, key) {
 			return false
-		}
-		for _, k := range keys {
-			if k == key {
-				return false
-			}
 		}
 		keys = append(keys, key)
 	}
