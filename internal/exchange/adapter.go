@@ -54,6 +54,7 @@
 package exchange
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -232,4 +233,16 @@ func SetHeader(h http.Header, name, value string) http.Header {
 	}
 	h[name] = []string{value}
 	return h
+}
+
+// Leading returns members, JSON object members a stamp inserts first into
+// the object that opens at body[open], followed by a comma unless that
+// object is empty, so that it stays valid JSON. body is JSON, so a key or
+// the closing brace follows the opening one. Both protocols stamp a
+// request's body this way (MCP's _meta, A2A's message metadata).
+func Leading(body []byte, open int, members string) string {
+	if bytes.TrimLeft(body[open+1:], " \t\r\n")[0] == '}' {
+		return members
+	}
+	return members + ","
 }

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	wperrors "github.com/wopneg/wopneg/errors"
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
@@ -312,5 +314,22 @@ func TestSetHeader(t *testing.T) {
 	}
 	if got := exchange.SetHeader(nil, "Mcp-Protocol-Version", "v"); !reflect.DeepEqual(got, http.Header{"Mcp-Protocol-Version": {"v"}}) {
 		t.Errorf("no header: %v", got)
+	}
+}
+
+// Leading: members inserted first into an object keep it valid JSON,
+// whatever white space stands before its closing brace or first key.
+func TestLeading(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"a":{}}`, `{"a":{"t":1}}`},
+		{"{\"a\":{ \t\r\n}}", "{\"a\":{\"t\":1 \t\r\n}}"},
+		{`{"a":{"b":2}}`, `{"a":{"t":1,"b":2}}`},
+		{"{\"a\":{\n \"b\":2}}", "{\"a\":{\"t\":1,\n \"b\":2}}"},
+	} {
+		open := strings.Index(c.body[1:], "{") + 1
+		got := c.body[:open+1] + exchange.Leading([]byte(c.body), open, `"t":1`) + c.body[open+1:]
+		if got != c.want || !jsontext.Value(got).IsValid() {
+			t.Errorf("%q: %q, want %q", c.body, got, c.want)
+		}
 	}
 }

@@ -101,10 +101,7 @@ func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
 	if open == absent {
 		return body
 	}
-	if !emptyObject(body, open) {
-		text += ","
-	}
-	return slices.Concat(body[:open+1], []byte(text), body[open+1:])
+	return slices.Concat(body[:open+1], []byte(exchange.Leading(body, open, text)), body[open+1:])
 }
 
 // Offsets of a carrier's objects that are not there, or are no object.
@@ -183,10 +180,4 @@ func objectAt(d *jsontext.Decoder, open *int, member func(key string) error) err
 	}
 	_, err := d.ReadToken() // the closing brace, or the error of a body that is no JSON
 	return err
-}
-
-// emptyObject reports whether the object that opens at b[open] has no
-// member; b is JSON, so a key or the closing brace follows.
-func emptyObject(b []byte, open int) bool {
-	return bytes.TrimLeft(b[open+1:], " \t\r\n")[0] == '}'
 }

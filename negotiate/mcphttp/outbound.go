@@ -842,13 +842,13 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 				return &revisionError{Where: "params of " + m.method + ", which is not an object", Want: t.revision}
 			}
 		case !m.hasMeta:
-			insert(m.params.start+1, `"_meta":{`+inner+`}`+commaUnlessEmpty(raw, m.params.start))
+			insert(m.params.start+1, exchange.Leading(raw, m.params.start, `"_meta":{`+inner+`}`))
 		case !m.metaObject:
 			if version {
 				return &revisionError{Where: "params._meta of " + m.method + ", which is not an object", Want: t.revision}
 			}
 		default:
-			insert(m.meta.start+1, inner+commaUnlessEmpty(raw, m.meta.start))
+			insert(m.meta.start+1, exchange.Leading(raw, m.meta.start, inner))
 		}
 		return nil
 	}, nil)
@@ -863,14 +863,4 @@ func (t *Transport) stampBody(raw []byte, tc tracectx.Context) (stamped []byte, 
 		return raw, asks, asked, nil
 	}
 	return append(stamped, raw[at:]...), asks, asked, nil
-}
-
-// commaUnlessEmpty returns "," unless the object that opens at b[open] is
-// empty, so that a member inserted first keeps the object valid. The body
-// is JSON, so a key or the closing brace follows within b.
-func commaUnlessEmpty(b []byte, open int) string {
-	if bytes.TrimLeft(b[open+1:], " \t\r\n")[0] == '}' {
-		return ""
-	}
-	return ","
 }
