@@ -437,3 +437,33 @@ func TestFollow(t *testing.T) {
 		t.Error("a plain answer followed")
 	}
 }
+
+// An event of exactly the bound is read whole, as any within it is; only
+// one past it is read as far as the bound, and then not whole, for a
+// refusal alone. The reader here refuses only what it is given whole.
+func TestFollowReadsAnEventOfTheBoundWhole(t *testing.T) {
+	const limit = 20
+	whole := func(msg []byte, complete bool) Verdict {
+		switch {
+		case complete && bytes.HasPrefix(msg, []byte("NO")):
+			return Refused
+		case bytes.Equal(msg, []byte("OK")):
+			return Served
+		}
+		return Undecided
+	}
+	for data, refused := range map[string]bool{
+		"NO" + strings.Repeat(" ", limit-2): true,
+		"NO" + strings.Repeat(" ", limit-1): false,
+	} {
+		var a Answer
+		a.Start(http.Header{"Content-Type": {"text/event-stream"}}, 100, whole, nil)
+		if v := a.Write([]byte("data: OK\n\n")); v != Served {
+			t.Fatalf("settled %d, want Served", v)
+		}
+		a.limit = limit
+		if got := a.Follow([]byte("data: "+data+"\n\n"), false); got != refused {
+			t.Errorf("an event of %d bytes: refused %t, want %t", len(data), got, refused)
+		}
+	}
+}
