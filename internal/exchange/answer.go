@@ -247,7 +247,8 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 // bound for a refusal alone ([Answer.refusesAtBound]), and the rest of it
 // is passed over unread ([EventScanner.Pass]): a client that reads longer
 // events than the bound (a2a-go's reads up to 10 MB) is given a refusal
-// padded past the bound, whose code comes first.
+// padded past the bound, and one whose error object ends within the
+// bound is read here too.
 func (a *Answer) Follow(p []byte, end bool) bool {
 	if !a.sse || a.done {
 		return false
