@@ -37,6 +37,19 @@ type closed struct {
 	Plain string
 }
 
+// A null that is the whole document is refused for a scalar as one inside
+// an object is: the Reader notes a null wherever it stands.
+func TestDecodeNullAlone(t *testing.T) {
+	var s string
+	if err := Decode([]byte(" null "), &s); err == nil || err.Error() != "want a string, got null" {
+		t.Errorf("null into a string: %v", err)
+	}
+	var n *int
+	if err := Decode([]byte("null"), &n); err != nil || n != nil {
+		t.Errorf("null into a pointer: %v, %v", err, n)
+	}
+}
+
 func TestDecode(t *testing.T) {
 	tests := []struct {
 		in   string
