@@ -220,9 +220,7 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 			return Undecided
 		}
 		sure := whole && !a.scan.Named()
-		if int64(len(data)) > a.limit {
-			// Read as far as the bound, for a refusal alone, as Follow
-			// reads one that comes in pieces.
+		if a.scan.cut {
 			if a.refusesAtBound(data) {
 				return Refused
 			}
@@ -242,18 +240,20 @@ func (a *Answer) events(plain []byte, end bool) Verdict {
 // events one by one (a2a-go's does) gives its caller that refusal after
 // the result, so the record must hold it too. An event counts as
 // [Answer.events] counts one. Only the line being read and the data of
-// the event being read are kept, each within the bound. An event longer
-// than that, whether it comes whole or in pieces, is read as far as the
-// bound for a refusal alone ([Answer.refusesAtBound]), and the rest of it
-// is passed over unread ([EventScanner.Pass]): a client that reads longer
-// events than the bound (a2a-go's reads up to 10 MB) is given a refusal
-// padded past the bound, and one whose error object ends within the
-// bound is read here too.
+// the event being read are kept, each within the bound. A line or an
+// event's data longer than that cuts its event: the event's data, with
+// the line's first bytes up to the bound, is read as far as the bound for
+// a refusal alone ([Answer.refusesAtBound]), and the rest of the event is
+// passed over unread ([EventScanner.Pass]). The cut depends on the lines
+// alone, so it falls at the same place whether the stream comes whole or
+// in pieces. A client that reads longer events than the bound (a2a-go's
+// reads up to 10 MB) is given a refusal padded past the bound, and one
+// whose error object ends within the bound is read here too.
 func (a *Answer) Follow(p []byte, end bool) bool {
 	if !a.sse || a.done {
 		return false
 	}
-	a.past = true
+	a.past, a.scan.limit = true, int(a.limit)
 	if a.coding == identity {
 		a.raw = append(a.raw, p...)
 		a.plain = a.raw
@@ -262,27 +262,23 @@ func (a *Answer) Follow(p []byte, end bool) bool {
 		a.done = true
 		return true
 	}
-	long := false // the line being read is too long to keep
 	if a.coding == identity {
 		// What was read is given on already: keep the line being read.
 		n := a.scan.pos
 		a.raw = a.raw[:copy(a.raw, a.raw[n:])]
 		a.scan.pos, a.scan.searched = 0, max(a.scan.searched-n, 0)
-		if long = int64(len(a.raw)) > a.limit; long {
-			// Its start, within the bound, goes to the event's data (when
-			// it is a data line); the rest of it is dropped.
-			if !a.scan.passing {
-				a.scan.field(a.raw[:a.limit])
-			}
+		// (A \r at its end is its line break, held for a \n.)
+		if line := bytes.TrimSuffix(a.raw, []byte("\r")); int64(len(line)) > a.limit {
+			// A line too long to keep, not ended yet, cuts its event as
+			// it would ended, and the rest of it is dropped.
+			data, cut := a.scan.line(line)
 			a.raw, a.scan.searched = a.raw[:0], 0
+			a.scan.Pass(true)
+			if cut && a.refusesAtBound(data) {
+				a.done = true
+				return true
+			}
 		}
-	}
-	if long || int64(len(a.scan.data)) > a.limit {
-		if !a.scan.passing && a.refusesAtBound(a.scan.data) {
-			a.done = true
-			return true
-		}
-		a.scan.Pass(long)
 	}
 	return false
 }

@@ -386,7 +386,9 @@ func TestFollow(t *testing.T) {
 		{"a refusal before a comment past the bound", "", []string{"data: OK\n\n"}, []string{"data: NO\n", ": " + long, "\n\n"}, 1},
 		{"a refusal after the bound's line in an event passed over", "", []string{"data: OK\n\n"}, []string{"data: " + long, "NO" + long, "\n\n"}, -2},
 		{"a refusal whose data is the bound", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n\n"}, 0},
-		{"a refusal whose data is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 18) + "\n", "\n"}, 1},
+		{"a refusal whose data is the bound, over lines, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO3456789\n", "data: 1234567890\n", "\n"}, 2},
+		{"a refusal whose data passes the bound, over lines", "", []string{"data: OK\n\n"}, []string{"data: NO3456789\n", "data: 12345678901\n", "\n"}, 1},
+		{"a refusal whose line passes the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 13) + "\n", "\n"}, 0},
 		{"a refusal whose line is the bound, its end to come", "", []string{"data: OK\n\n"}, []string{"data: NO" + strings.Repeat(" ", 12), "\n\n"}, 1},
 		{"a refusal in a gzip stream", "gzip", []string{gz("data: OK\n\ndata: x\n\ndata: NO\n\n")}, nil, end},
 		{"results only, gzip", "gzip", []string{gz("data: OK\n\ndata: OK\n\n")}, nil, -2},
@@ -438,9 +440,10 @@ func TestFollow(t *testing.T) {
 	}
 }
 
-// An event of exactly the bound is read whole, as any within it is; only
-// one past it is read as far as the bound, and then not whole, for a
-// refusal alone. The reader here refuses only what it is given whole.
+// An event within the bound, its lines and its data, is read whole, as
+// any is; one whose line or data passes the bound by a byte is read only
+// as far as the bound, and then not whole, for a refusal alone. The
+// reader here refuses only what it is given whole.
 func TestFollowReadsAnEventOfTheBoundWhole(t *testing.T) {
 	const limit = 20
 	whole := func(msg []byte, complete bool) Verdict {
@@ -452,9 +455,11 @@ func TestFollowReadsAnEventOfTheBoundWhole(t *testing.T) {
 		}
 		return Undecided
 	}
-	for data, refused := range map[string]bool{
-		"NO" + strings.Repeat(" ", limit-2): true,
-		"NO" + strings.Repeat(" ", limit-1): false,
+	for event, refused := range map[string]bool{
+		"data: NO" + strings.Repeat(" ", limit-8) + "\n\n":           true,  // a line of the bound
+		"data: NO" + strings.Repeat(" ", limit-7) + "\n\n":           false, // one past it
+		"data: NO3456789\ndata: " + strings.Repeat(" ", 10) + "\n\n": true,  // data of the bound
+		"data: NO3456789\ndata: " + strings.Repeat(" ", 11) + "\n\n": false, // one past it
 	} {
 		var a Answer
 		a.Start(http.Header{"Content-Type": {"text/event-stream"}}, 100, whole, nil)
@@ -462,8 +467,52 @@ func TestFollowReadsAnEventOfTheBoundWhole(t *testing.T) {
 			t.Fatalf("settled %d, want Served", v)
 		}
 		a.limit = limit
-		if got := a.Follow([]byte("data: "+data+"\n\n"), false); got != refused {
-			t.Errorf("an event of %d bytes: refused %t, want %t", len(data), got, refused)
+		if got := a.Follow([]byte(event), false); got != refused {
+			t.Errorf("%q: refused %t, want %t", event, got, refused)
+		}
+	}
+}
+
+// What Follow reads of a stream past the bound is the same however the
+// stream is split: a line or an event's data cuts its event at the same
+// place whether it comes whole or in pieces.
+func TestFollowAnySplit(t *testing.T) {
+	const limit = 20
+	long := strings.Repeat("x", 30)
+	for _, stream := range []string{
+		"data: NO" + strings.Repeat(" ", 13) + "\n\n",
+		"data: " + strings.Repeat(" ", 12) + "NO\n\n",
+		"data: " + strings.Repeat(" ", 13) + "NO\n\n",
+		"data: {\n: " + long + "\ndata: NO\n\n",
+		"data: NO\n: " + long + "\n\n",
+		"data: NO3456789\ndata: 12345678901\n\n",
+		"data: 123456789\ndata: 12345678NO\n\n",
+		"data: " + long + "\r\ndata: NO\r\n\r\ndata: NO\n\n",
+		"event: " + long + "\ndata: NO\n\n",
+		"data: " + long + "\n\ndata: NO\n\n",
+	} {
+		follow := func(pieces ...string) int {
+			var a Answer
+			a.Start(http.Header{"Content-Type": {"text/event-stream"}}, 100, (&tracing{}).classify, nil)
+			a.Write([]byte("data: OK\n\n"))
+			a.limit = limit
+			read := 0
+			for i, p := range append(pieces, "") {
+				read += len(p)
+				if a.Follow([]byte(p), i == len(pieces)) {
+					return read
+				}
+			}
+			return -1
+		}
+		whole := follow(stream)
+		for i := range len(stream) + 1 {
+			if split := follow(stream[:i], stream[i:]); (split < 0) != (whole < 0) {
+				t.Errorf("%q split at %d: refused after %d bytes, whole after %d", stream, i, split, whole)
+			}
+		}
+		if bytewise := follow(strings.Split(stream, "")...); (bytewise < 0) != (whole < 0) {
+			t.Errorf("%q byte by byte: refused after %d bytes, whole after %d", stream, bytewise, whole)
 		}
 	}
 }

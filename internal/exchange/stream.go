@@ -23,6 +23,11 @@ type EventScanner struct {
 	// it comes (Pass); midline: the line being read is too, from a byte
 	// inside it.
 	passing, midline bool
+	// limit, when not 0, bounds a line and the data of an event: the line
+	// that passes it cuts its event ([EventScanner.Next]); cut says that
+	// the event Next or End returned last was cut so.
+	limit int
+	cut   bool
 }
 
 // Next reads the complete lines of held past what it has read, and
@@ -56,7 +61,9 @@ func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 			continue
 		}
 		if len(line) > 0 {
-			s.field(line)
+			if data, ok := s.line(line); ok {
+				return data, true
+			}
 			continue
 		}
 		if data, ok := s.dispatch(); ok {
@@ -82,10 +89,33 @@ func (s *EventScanner) End(held []byte) (data []byte, ok, whole bool) {
 	s.pos = len(held)
 	whole = string(rest) == "\r"
 	if !whole {
-		s.field(bytes.TrimSuffix(rest, []byte("\r")))
+		if data, ok = s.line(bytes.TrimSuffix(rest, []byte("\r"))); ok {
+			return data, ok, false
+		}
 	}
 	data, ok = s.dispatch()
 	return data, ok, whole
+}
+
+// line reads one line of the event being read. Past the limit, when
+// there is one, it cuts the event: a line longer than the limit is read
+// as far as the limit, and once the event's data is longer than the limit
+// it returns that data, the rest of the event passed over ([Pass]). The
+// cut is the same however the stream is split, since it depends on the
+// line and the data alone.
+func (s *EventScanner) line(line []byte) ([]byte, bool) {
+	long := s.limit > 0 && len(line) > s.limit
+	if long {
+		line = line[:s.limit]
+	}
+	s.field(line)
+	if s.passing || !long && (s.limit == 0 || len(s.data) <= s.limit) {
+		return nil, false
+	}
+	data := s.data
+	s.Pass(false)
+	s.cut = true
+	return data, true
 }
 
 // field reads one line of the event being read: a data field adds its
@@ -114,7 +144,7 @@ func (s *EventScanner) field(line []byte) {
 func (s *EventScanner) dispatch() ([]byte, bool) {
 	data, has := s.data, s.has && !s.passing
 	s.named = s.typed
-	s.data, s.has, s.typed, s.passing, s.midline = nil, false, false, false, false
+	s.data, s.has, s.typed, s.passing, s.midline, s.cut = nil, false, false, false, false, false
 	return data, has
 }
 

@@ -125,10 +125,11 @@
 //     so its caller is given a refusal that comes after a result, and the
 //     first such refusal is recorded then, in a second event after the
 //     acceptance (exchange.Follower). Only the line and the event being
-//     read are kept, within Options.MaxAnswerBytes: an event longer than
-//     that is read as far as the bound, for a refusal alone, as an answer
-//     past its bound is (its error object must end within the bound), and
-//     the rest of it is passed over unread.
+//     read are kept, within Options.MaxAnswerBytes: a line or an event
+//     longer than that is read as far as the bound, for a refusal alone,
+//     as an answer past its bound is (its error object must end within
+//     the bound), and the rest of the event is passed over unread, alike
+//     whether it comes whole or in pieces.
 //
 // A refusal is recorded refused, reason unsupported, with the version
 // requested, and its answer carries no A2A-Version (the server served no
