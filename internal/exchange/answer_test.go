@@ -7,6 +7,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -473,13 +474,43 @@ func TestFollowReadsAnEventOfTheBoundWhole(t *testing.T) {
 	}
 }
 
-// What Follow reads of a stream past the bound is the same however the
-// stream is split: a line or an event's data cuts its event at the same
-// place whether it comes whole or in pieces.
-func TestFollowAnySplit(t *testing.T) {
-	const limit = 20
+// followBounded follows pieces, a stream's rest after an event that
+// settled it Served, past a bound of 20 bytes, and returns after how many
+// bytes of them it found a refusal, or -1.
+func followBounded(pieces ...string) int {
+	var a Answer
+	a.Start(http.Header{"Content-Type": {"text/event-stream"}}, 100, (&tracing{}).classify, nil)
+	a.Write([]byte("data: OK\n\n"))
+	a.limit = 20
+	read := 0
+	for i, p := range append(pieces, "") {
+		read += len(p)
+		if a.Follow([]byte(p), i == len(pieces)) {
+			return read
+		}
+	}
+	return -1
+}
+
+// followedAlike reports, when it is not "", how the stream read
+// differently past the bound whole, split at at, and byte by byte.
+func followedAlike(stream string, at int) string {
+	var bytewise []string
+	for i := range len(stream) {
+		bytewise = append(bytewise, stream[i:i+1])
+	}
+	whole, split, single := followBounded(stream), followBounded(stream[:at], stream[at:]), followBounded(bytewise...)
+	if (split < 0) != (whole < 0) || (single < 0) != (whole < 0) {
+		return fmt.Sprintf("%q: refused after %d bytes whole, %d split at %d, %d byte by byte", stream, whole, split, at, single)
+	}
+	return ""
+}
+
+// followSplitSeeds are streams with lines, events and data past the
+// bound of followBounded.
+func followSplitSeeds() []string {
 	long := strings.Repeat("x", 30)
-	for _, stream := range []string{
+	return []string{
 		"data: NO" + strings.Repeat(" ", 13) + "\n\n",
 		"data: " + strings.Repeat(" ", 12) + "NO\n\n",
 		"data: " + strings.Repeat(" ", 13) + "NO\n\n",
@@ -490,29 +521,34 @@ func TestFollowAnySplit(t *testing.T) {
 		"data: " + long + "\r\ndata: NO\r\n\r\ndata: NO\n\n",
 		"event: " + long + "\ndata: NO\n\n",
 		"data: " + long + "\n\ndata: NO\n\n",
-	} {
-		follow := func(pieces ...string) int {
-			var a Answer
-			a.Start(http.Header{"Content-Type": {"text/event-stream"}}, 100, (&tracing{}).classify, nil)
-			a.Write([]byte("data: OK\n\n"))
-			a.limit = limit
-			read := 0
-			for i, p := range append(pieces, "") {
-				read += len(p)
-				if a.Follow([]byte(p), i == len(pieces)) {
-					return read
-				}
+		"data: " + long + "\rdata: NO\r\rdata: NO\r\r",
+	}
+}
+
+// What Follow reads of a stream past the bound is the same however the
+// stream is split: a line or an event's data cuts its event at the same
+// place whether it comes whole or in pieces.
+func TestFollowAnySplit(t *testing.T) {
+	for _, stream := range followSplitSeeds() {
+		for at := range len(stream) + 1 {
+			if differs := followedAlike(stream, at); differs != "" {
+				t.Error(differs)
 			}
-			return -1
-		}
-		whole := follow(stream)
-		for i := range len(stream) + 1 {
-			if split := follow(stream[:i], stream[i:]); (split < 0) != (whole < 0) {
-				t.Errorf("%q split at %d: refused after %d bytes, whole after %d", stream, i, split, whole)
-			}
-		}
-		if bytewise := follow(strings.Split(stream, "")...); (bytewise < 0) != (whole < 0) {
-			t.Errorf("%q byte by byte: refused after %d bytes, whole after %d", stream, bytewise, whole)
 		}
 	}
+}
+
+// FuzzFollowAnySplit is TestFollowAnySplit's property for any stream.
+func FuzzFollowAnySplit(f *testing.F) {
+	for _, stream := range followSplitSeeds() {
+		f.Add([]byte(stream), uint16(17))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, cut uint16) {
+		if len(b) > 1<<10 {
+			return
+		}
+		if differs := followedAlike(string(b), int(cut)%(len(b)+1)); differs != "" {
+			t.Fatal(differs)
+		}
+	})
 }
