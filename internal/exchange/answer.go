@@ -269,10 +269,13 @@ func (a *Answer) Follow(p []byte, end bool) bool {
 		a.scan.pos, a.scan.searched = 0, max(a.scan.searched-n, 0)
 		// (A \r at its end is its line break, held for a \n.)
 		if line := bytes.TrimSuffix(a.raw, []byte("\r")); int64(len(line)) > a.limit {
-			// A line too long to keep, not ended yet, cuts its event as
-			// it would ended, and the rest of it is dropped.
+			// A line too long to keep cuts its event as it would whole,
+			// and the rest of it is dropped up to its line break: the \r
+			// that ended it, when it came, stays for Next to end it with,
+			// so that the \n of a CRLF after it is no blank line, and a
+			// lone CR ends the line it ended.
 			data, cut := a.scan.line(line)
-			a.raw, a.scan.searched = a.raw[:0], 0
+			a.raw, a.scan.searched = a.raw[:copy(a.raw, a.raw[len(line):])], 0
 			a.scan.Pass(true)
 			if cut && a.refusesAtBound(data) {
 				a.done = true

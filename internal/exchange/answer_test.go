@@ -522,6 +522,7 @@ func followSplitSeeds() []string {
 		"event: " + long + "\ndata: NO\n\n",
 		"data: " + long + "\n\ndata: NO\n\n",
 		"data: " + long + "\rdata: NO\r\rdata: NO\r\r",
+		"data: " + long + "\r\rdata: NO",
 	}
 }
 
