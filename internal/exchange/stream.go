@@ -34,7 +34,8 @@ type EventScanner struct {
 // returns the data of the next event it completes that has a data field
 // (the data lines joined by "\n", as the event-stream format says), or
 // false when held ends before such an event does. Comments, and events
-// with no data, are passed over.
+// with no data, are passed over. With a limit, it also returns the data
+// of an event that a line cuts past the limit, and cut says so.
 func (s *EventScanner) Next(held []byte) ([]byte, bool) {
 	for {
 		rest := held[s.pos:]
@@ -99,10 +100,10 @@ func (s *EventScanner) End(held []byte) (data []byte, ok, whole bool) {
 
 // line reads one line of the event being read. Past the limit, when
 // there is one, it cuts the event: a line longer than the limit is read
-// as far as the limit, and once the event's data is longer than the limit
-// it returns that data, the rest of the event passed over ([Pass]). The
-// cut is the same however the stream is split, since it depends on the
-// line and the data alone.
+// as far as the limit, and once the event's data is longer than the
+// limit it returns that data, the rest of the event passed over
+// ([EventScanner.Pass]). The cut is the same however the stream is split,
+// since it depends on the line and the data alone.
 func (s *EventScanner) line(line []byte) ([]byte, bool) {
 	long := s.limit > 0 && len(line) > s.limit
 	if long {
