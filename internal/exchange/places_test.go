@@ -243,7 +243,10 @@ type place struct {
 	name     string
 	proto    facets.Protocol
 	outbound bool // a Connect Transport's, whose answers are a peer's
-	run      func(t *testing.T, tr trial) result
+	// settled: the acceptance is on the record before the exchange, made
+	// when Connect or a legacy session's initialize settled the version.
+	settled bool
+	run     func(t *testing.T, tr trial) result
 }
 
 func placesNegotiator(t *testing.T, p policy.Policy) *negotiate.Negotiator {
@@ -273,7 +276,7 @@ func outcomes(rec *negotiatetest.Recorder) (out, reasons []string) {
 // inbound is the place of a wrapped server: wrap puts the middleware of
 // n and rec around next.
 func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error), request func() *http.Request) place {
-	return place{name, proto, false, func(t *testing.T, tr trial) result {
+	return place{name, proto, false, false, func(t *testing.T, tr trial) result {
 		rec := &negotiatetest.Recorder{}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -304,7 +307,7 @@ func inbound(name string, proto facets.Protocol, wrap func(n *negotiate.Negotiat
 // outbound is the place of a Connect Transport: connect negotiates with
 // the peer at url and returns its Transport.
 func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWriter, r *http.Request) bool, connect func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, url string, client *http.Client) (http.RoundTripper, error)) place {
-	return place{name, proto, true, func(t *testing.T, tr trial) result {
+	return place{name, proto, true, true, func(t *testing.T, tr trial) result {
 		p := startPeer(t, tr, proto, offer)
 		rec := &negotiatetest.Recorder{}
 		if tr.storeDown {
@@ -333,7 +336,7 @@ func outbound(name string, proto facets.Protocol, offer func(w http.ResponseWrit
 // caller asks, with ask naming the peer at url, for an exchange with the
 // peer, whose offer answers the negotiation's requests.
 func seam(name string, proto facets.Protocol, ask func(url string) map[string]any, offer func(w http.ResponseWriter, r *http.Request) bool) place {
-	return place{name, proto, true, func(t *testing.T, tr trial) result {
+	return place{name, proto, true, true, func(t *testing.T, tr trial) result {
 		p := startPeer(t, tr, proto, offer)
 		rec := &negotiatetest.Recorder{}
 		if tr.storeDown {
@@ -439,6 +442,13 @@ func places() []place {
 		r.Header.Set("Mcp-Method", "tools/list")
 		return r
 	}
+	onSession := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		r.Header.Set("Mcp-Session-Id", "s")
+		return r
+	}
 	a2aPost := func() *http.Request {
 		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`))
 		r.Header.Set("Content-Type", "application/json")
@@ -453,6 +463,25 @@ func places() []place {
 			}
 			return m.Wrap(next), nil
 		}, mcpPost),
+		session(inbound(mcpOnSession, facets.ProtocolMCP, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error) {
+			m, err := mcphttp.New(n, mcphttp.Options{Sink: rec, Subject: subject})
+			if err != nil {
+				return nil, err
+			}
+			h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Mcp-Session-Id", "s")
+				if r.Header.Get("Mcp-Session-Id") != "" {
+					next.ServeHTTP(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`)
+			}))
+			initialize := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+			initialize.Header.Set("Content-Type", "application/json")
+			h.ServeHTTP(httptest.NewRecorder(), initialize)
+			return h, nil
+		}, onSession)),
 		inbound("A2A inbound", facets.ProtocolA2A, func(n *negotiate.Negotiator, rec *negotiatetest.Recorder, subject func(*http.Request) *negotiate.Subject, next http.Handler) (http.Handler, error) {
 			m, err := a2ahttp.New(n, a2ahttp.Options{Sink: rec, Subject: subject})
 			if err != nil {
@@ -471,6 +500,18 @@ func places() []place {
 		seam("MCP seam", facets.ProtocolMCP, func(url string) map[string]any { return map[string]any{"serverUrl": url, "tool": "echo"} }, discovered),
 		seam("A2A seam", facets.ProtocolA2A, func(url string) map[string]any { return map[string]any{"peerUrl": url} }, carded),
 	}
+}
+
+// mcpOnSession is the place of a request on a legacy MCP session, which
+// an initialize opened before the exchange: served at the revision the
+// session settled, under the acceptance recorded then.
+const mcpOnSession = "MCP inbound, on a legacy session"
+
+// session is p, a place whose exchange runs under an acceptance recorded
+// before it.
+func session(p place) place {
+	p.settled = true
+	return p
 }
 
 // discovered answers an MCP server/discover with the revision the places
@@ -530,7 +571,7 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 						switch {
 						case reason == "":
 							return slices.Equal(r.recorded, []string{"accepted"}) && !r.failed
-						case audit || p.outbound:
+						case audit || p.settled:
 							return slices.Equal(r.recorded, []string{"accepted", "refused"}) && slices.Equal(r.reasons, []string{reason})
 						}
 						return slices.Equal(r.recorded, []string{"refused"}) && slices.Equal(r.reasons, []string{reason})
@@ -547,25 +588,26 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 	for _, audit := range []bool{false, true} {
 		rows = append(rows, row{fmt.Sprintf("a refusal after the first result of a stream, audit required %t, is recorded in a second event", audit),
 			trial{policy: policy.Policy{RequireAudit: audit}, answer: resultThenRefusal}, refusedAfterAccepted,
-			map[string]string{"MCP inbound": mcpCallEnds, "MCP Connect": mcpCallEnds, "MCP seam": mcpCallEnds,
+			map[string]string{"MCP inbound": mcpCallEnds, mcpOnSession: mcpCallEnds, "MCP Connect": mcpCallEnds, "MCP seam": mcpCallEnds,
 				"A2A seam": "the seam takes the stream's first response as its call's reply and reads no further: nothing after it reaches the host"}})
 	}
 	rows = append(rows, []row{
 		{"under RequireAudit an exchange whose record cannot be written is not served", trial{policy: policy.Policy{RequireAudit: true}, answer: succeed, storeDown: true},
-			func(_ place, r result) bool { return r.failed }, nil},
+			func(_ place, r result) bool { return r.failed },
+			map[string]string{mcpOnSession: "the session's acceptance was recorded at its initialize, before the store went down: nothing of the request is left to record"}},
 		{"a client that hangs up during Subject resolution leaves its record", trial{answer: plain, hangUp: true}, endsRefused,
 			map[string]string{"MCP Connect": "the caller resolves no Subject per call", "A2A Connect": "the caller resolves no Subject per call",
 				"MCP seam": seamNotBegun, "A2A seam": seamNotBegun}},
 		{"a caller whose context ends after the answer leaves the refusal's record", trial{answer: plain, callerEnds: true}, refusedAfterAccepted,
-			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+			map[string]string{"MCP inbound": "outbound only", mcpOnSession: "outbound only", "A2A inbound": "outbound only"}},
 		{"a redirect to another origin through the host's own Client sends nothing there", trial{answer: plain, redirect: true},
 			func(_ place, r result) bool {
 				return r.elsewhere == 0 && len(r.recorded) == 1 && r.recorded[0] == "accepted"
 			},
-			map[string]string{"MCP inbound": "outbound only", "A2A inbound": "outbound only"}},
+			map[string]string{"MCP inbound": "outbound only", mcpOnSession: "outbound only", "A2A inbound": "outbound only"}},
 		{"an answer cut short before it showed anything fails the call, recorded as nothing more", trial{answer: cutShort},
 			func(_ place, r result) bool { return r.failed && len(r.recorded) == 1 && r.recorded[0] == "accepted" },
-			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
+			map[string]string{"MCP inbound": "outbound only: a server's answer reaches the middleware whole", mcpOnSession: "outbound only: a server's answer reaches the middleware whole", "A2A inbound": "outbound only: a server's answer reaches the middleware whole"}},
 	}...)
 	for _, row := range rows {
 		for _, p := range places() {

@@ -97,6 +97,12 @@ type watched struct {
 
 	observed string // the request's method, for Options.Observe
 	code     int    // the JSON-RPC error code the answer was read to carry
+	// session is what an initialize settles for the session its answer
+	// opens: pinned only when the answer serves the revision decided.
+	session *session
+	// onSession: the request is served on a remembered session, decided
+	// at its initialize, and is observed only when its server refuses.
+	onSession bool
 }
 
 // Holds: every answer is read, but a stream that answers no request of
@@ -172,7 +178,12 @@ func (a *answerWatch) confirmed(msg []byte) exchange.Verdict {
 func (a *answerWatch) Settle(hold *exchange.Hold, v exchange.Verdict) bool {
 	o := a.h.rec.Settled(a.r.Context(), a.h.dest(a.r), a.subject, a.outcome, &a.payload, v, a.recorded)
 	if o.Rule != negotiate.RuleAudit && v != exchange.Unreadable {
-		a.h.observe(a.r, a.observed, &o, a.code)
+		if v == exchange.Served && a.session != nil {
+			a.h.pin(hold, a.session)
+		}
+		if !a.onSession || v != exchange.Served {
+			a.h.observe(a.r, a.observed, &o, a.code)
+		}
 		return true
 	}
 	a.replace(hold, &o)

@@ -22,10 +22,15 @@
 //     preferred revision instead of refusing. Below the floor it is
 //     refused with JSON-RPC -32602, data {supported, requested, reason},
 //     on HTTP 200, the one shape the MCP SDK clients surface with its
-//     data. When the answer names a session (Mcp-Session-Id), the
-//     session's revision is pinned, in a bounded store.
+//     data. When the answer names a session (Mcp-Session-Id) and serves
+//     the revision decided (its result names it), the session's revision
+//     is pinned, in a bounded store; the session of an initialize the
+//     record says refused is never pinned, and so never served.
 //   - A request on a session (a legacy revision with Mcp-Session-Id): it
-//     is only ever served at the session's pin. MCP-Protocol-Version must
+//     is only ever served at the session's pin, under the acceptance its
+//     initialize recorded; its answer is read as any other's, and the
+//     server's refusal of the revision is recorded in an event of its
+//     own. MCP-Protocol-Version must
 //     name it, or the request is refused (HTTP 400, -32022, data.supported
 //     holding that one revision). A caller other than the one that
 //     negotiated the session is decided afresh, at that revision. A

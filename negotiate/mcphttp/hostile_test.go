@@ -596,29 +596,37 @@ func BenchmarkHostileBatch(b *testing.B) {
 }
 
 // TestRecorderStatuses pins a session only on a successful answer to its
-// initialize (informational answers come first and settle nothing), and
+// initialize that names the revision decided (informational answers come
+// first and settle nothing; an answer that confirms nothing, or another
+// revision, is recorded refused, and its session is never served), and
 // forgets one only when its DELETE succeeds or the server no longer knows
 // it.
 func TestRecorderStatuses(t *testing.T) {
-	answer := func(statuses ...int) http.Handler {
+	const result = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`
+	answer := func(body string, statuses ...int) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(mcphttp.HeaderSessionID, "s")
 			for _, s := range statuses {
 				w.WriteHeader(s)
 			}
+			_, _ = io.WriteString(w, body)
 		})
 	}
 	cases := []struct {
 		name     string
+		body     string
 		statuses []int
 		pinned   bool
 	}{
-		{"200", []int{200}, true},
-		{"299", []int{299}, true},
-		{"300", []int{300}, false},
-		{"103 then 200", []int{103, 200}, true},
-		{"199 then 400", []int{199, 400}, false},
-		{"nothing written", nil, true},
+		{"200", result, []int{200}, true},
+		{"299", result, []int{299}, true},
+		{"300", result, []int{300}, false},
+		{"103 then 200", result, []int{103, 200}, true},
+		{"199 then 400", result, []int{199, 400}, false},
+		{"the result alone", result, nil, true},
+		{"200 without the result", "", []int{200}, false},
+		{"nothing written", "", nil, false},
+		{"another revision", strings.Replace(result, "2025-11-25", "2025-06-18", 1), []int{200}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -626,7 +634,7 @@ func TestRecorderStatuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := m.Wrap(answer(c.statuses...))
+			h := m.Wrap(answer(c.body, c.statuses...))
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
 			if got := mcphttp.Sessions(h) == 1; got != c.pinned {
 				t.Errorf("pinned %t, want %t", got, c.pinned)
@@ -641,6 +649,7 @@ func TestRecorderStatuses(t *testing.T) {
 				return
 			}
 			w.Header().Set(mcphttp.HeaderSessionID, "s")
+			_, _ = io.WriteString(w, result)
 		}))
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
 		req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)

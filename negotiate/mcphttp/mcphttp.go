@@ -123,7 +123,8 @@ type Options struct {
 	// or the error code of the server's answer to a discover or initialize
 	// and -32022 when the server refused the revision; 0 otherwise. A
 	// request served on a legacy session the middleware remembers is not
-	// decided again, and is not observed. It runs on the request's path
+	// decided again, and is observed only when the server refuses the
+	// revision, a refusal recorded in an event of its own. It runs on the request's path
 	// and must not block; wopnegotel's Telemetry.Observe puts the
 	// exchange on the request's span.
 	Observe func(context.Context, negotiate.Exchange)

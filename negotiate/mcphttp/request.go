@@ -387,7 +387,7 @@ func quoteOrAbsent(v string) string {
 // record runs deep").
 func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, asked []jsontext.Value, requests int) {
 	requested := rh.revision()
-	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id) {
+	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id, asked, requests) {
 		return
 	}
 	// Anything but discover may act (a tools/call runs a tool).
@@ -406,8 +406,11 @@ func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *
 // serveSession serves a request on the session rh names, when the
 // session's decision serves it, or refuses it, and reports whether it
 // did either: a request of another caller on the session is decided on
-// its own, at the session's revision or not at all.
-func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value) bool {
+// its own, at the session's revision or not at all. A request the
+// session serves is watched as any other: its acceptance is the
+// session's, on the record since initialize, and the server's refusal
+// of the revision is recorded in an event of its own.
+func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, asked []jsontext.Value, requests int) bool {
 	requested := rh.revision()
 	s, ok := h.sessions.get(rh.session)
 	if !ok && r.Method != http.MethodDelete {
@@ -427,7 +430,13 @@ func (h *handler) serveSession(w http.ResponseWriter, r *http.Request, subject *
 		return true
 	}
 	if ok && sameSubject(s.subject, subject) {
-		h.forward(w, r, raw, &s.outcome, false)
+		// The event a refusal is recorded from: the session's revision
+		// decided for this caller now, so that it bears this time.
+		_, e := h.n.Decide(subject, exchange.Offer(h.adv, s.outcome.Version))
+		a := h.follow(w, r, subject, &s.outcome, &e, rh.method, method, id, asked, requests, true)
+		a.onSession = true
+		h.forward(a, r, raw, &s.outcome, false)
+		a.release()
 		return true
 	}
 	return false
@@ -482,10 +491,8 @@ func (h *handler) serveInitialize(w http.ResponseWriter, r *http.Request, subjec
 		at := m.protocolVersionAt
 		raw = slices.Concat(raw[:at.start], []byte(strconv.Quote(o.Version)), raw[at.end:])
 	}
-	rec := &answerWatcher{ResponseWriter: w, seen: h.rememberSession(session{
-		outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject),
-	})}
-	a := h.follow(rec, r, subject, &o, &e, methodInitialize, methodInitialize, id, nil, 1, false)
+	a := h.follow(w, r, subject, &o, &e, methodInitialize, methodInitialize, id, nil, 1, false)
+	a.session = &session{outcome: o, subject: cloneSubject(subject), authenticated: policy.Policy{}.IsAuthenticated(subject)}
 	h.forward(a, r, raw, &o, true)
 	a.release()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/negotiate"
 	"github.com/wopneg/wopneg/negotiate/mcphttp"
 	"github.com/wopneg/wopneg/negotiate/negotiatetest"
 	"github.com/wopneg/wopneg/policy"
@@ -716,5 +718,73 @@ func TestStreamOfNoRequestPassesThrough(t *testing.T) {
 	h.ServeHTTP(w, req)
 	if atFlush != ": keep-alive\n\n" {
 		t.Errorf("the client had %q when the server flushed; want the keep-alive (answer %d %s)", atFlush, w.Code, w.Body)
+	}
+}
+
+// TestRecordFollowsServerOnASession: a request on a legacy session the
+// middleware remembers is watched as any other. Its acceptance is the
+// session's, recorded at initialize, so a served request adds nothing
+// to the record and is not observed; the server's -32022 to it (plain
+// or in a stream, the audit required or not) is recorded as a refusal of
+// the session's revision in an event of its own, and observed.
+func TestRecordFollowsServerOnASession(t *testing.T) {
+	const result = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`
+	refusal := strings.ReplaceAll(strings.ReplaceAll(refused32022, `"id":7`, `"id":2`), "2026-07-28", "2025-11-25")
+	cases := []struct {
+		name     string
+		ct       string
+		answer   string
+		outcomes []string
+	}{
+		{"served", jsonCT, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, []string{"accepted"}},
+		{"refused", jsonCT, refusal, []string{"accepted", "refused"}},
+		{"refused in a stream", sseCT, "event: message\ndata: " + refusal + "\n\n", []string{"accepted", "refused"}},
+	}
+	for _, c := range cases {
+		for _, audit := range []bool{false, true} {
+			t.Run(c.name+"/RequireAudit="+strconv.FormatBool(audit), func(t *testing.T) {
+				var observed []string
+				rec := &negotiatetest.Recorder{}
+				m, err := mcphttp.New(compile(t, legacyFacets(), policy.Policy{RequireAudit: audit}), mcphttp.Options{
+					Sink: rec, Subject: subjectOf,
+					Observe: func(_ context.Context, x negotiate.Exchange) {
+						observed = append(observed, x.Method+" "+x.Outcome.Kind.String())
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set(mcphttp.HeaderSessionID, "s")
+					if r.Header.Get(mcphttp.HeaderSessionID) == "" {
+						w.Header().Set("Content-Type", jsonCT)
+						_, _ = io.WriteString(w, result)
+						return
+					}
+					w.Header().Set("Content-Type", c.ct)
+					_, _ = io.WriteString(w, c.answer)
+				}))
+				rg := &rig{h: h, events: rec}
+				sid := initializeOn(t, rg, "2025-11-25", "Bearer user")
+				a := rg.do(onSession(sid, "2025-11-25", "Bearer user"))
+				if a.status != http.StatusOK || a.body != c.answer {
+					t.Errorf("the session's request was answered %d %q, want the server's answer", a.status, a.body)
+				}
+				var got []string
+				for _, p := range payloads(t, rec) {
+					got = append(got, p.Outcome)
+				}
+				if !slices.Equal(got, c.outcomes) {
+					t.Errorf("recorded %v, want %v", got, c.outcomes)
+				}
+				want := []string{"initialize accepted"}
+				if len(c.outcomes) > 1 {
+					want = append(want, "tools/list refused")
+				}
+				if !slices.Equal(observed, want) {
+					t.Errorf("observed %v, want %v", observed, want)
+				}
+			})
+		}
 	}
 }

@@ -1,10 +1,12 @@
 package mcphttp
 
 import (
+	"cmp"
 	"container/list"
 	"net/http"
 	"sync"
 
+	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -221,17 +223,17 @@ func (w *answerWatcher) observe(status int) {
 	w.seen(w.Header(), status)
 }
 
-// rememberSession returns the seen of an accepted initialize: when the
-// answer succeeds and names a session, s is remembered as that session's
-// negotiation.
-func (h *handler) rememberSession(s session) func(http.Header, int) {
-	return func(header http.Header, status int) {
-		// When the store cannot take it (full of identified callers'
-		// sessions and this one anonymous), the session's next request is
-		// answered 404 and its client initializes again.
-		if vs := header[headerSessionID]; status <= 299 && len(vs) == 1 && vs[0] != "" {
-			h.sessions.put(vs[0], s)
-		}
+// pin remembers s, what an initialize settled, as the session its answer
+// opens: when the answer succeeds and names a session. Its watcher calls
+// it once the answer served the revision decided, and before the answer's
+// status line leaves, so that the pin is in place before the client can
+// use the session; a session whose initialize was refused is never
+// pinned, and so is never served. When the store cannot take it (full of
+// identified callers' sessions and this one anonymous), the session's
+// next request is answered 404 and its client initializes again.
+func (h *handler) pin(hold *exchange.Hold, s *session) {
+	if vs := hold.Header()[headerSessionID]; cmp.Or(hold.Status(), http.StatusOK) <= 299 && len(vs) == 1 && vs[0] != "" {
+		h.sessions.put(vs[0], *s)
 	}
 }
 
