@@ -132,6 +132,11 @@ type Refusal struct {
 	// anywhere in it counts, as a client that takes an error beside a
 	// result reads it.
 	ResultFirst bool
+	// Answers are the members, besides result and error, whose value
+	// (not null) makes a message a response, in any case as those are:
+	// A2A's StreamResponse members, the whole data of an HTTP+JSON
+	// stream's event, which holds no JSON-RPC response.
+	Answers []string
 }
 
 // Reading is what [Refusal.Read] found in a message of an answer.
@@ -241,7 +246,7 @@ func (s *lenientReader) answer() error {
 }
 
 // response reads a message object, counting it when it is a response: a
-// result or an error, and no method.
+// result, an error or one of the protocol's Answers, and no method.
 func (s *lenientReader) response(top bool) error {
 	method, answers := false, false
 	var id jsontext.Value // the id member, spelled id; nil unless one
@@ -259,6 +264,8 @@ func (s *lenientReader) response(top bool) error {
 		case strings.EqualFold(key, "error"):
 			answers = true
 			return s.error()
+		case s.d.PeekKind() != 'n' && slices.ContainsFunc(s.f.Answers, func(a string) bool { return strings.EqualFold(key, a) }):
+			answers = true
 		case strings.EqualFold(key, "id"):
 			ids++
 			v, err := s.d.ReadValue()

@@ -112,6 +112,9 @@ func TestWriteError(t *testing.T) {
 var (
 	mcpRefusal = exchange.Refusal{Code: rpcerr.RPCMCPUnsupportedProtocolVersion}
 	a2aRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
+	// streamAnswers is a2aRefusal with the members of an HTTP+JSON
+	// stream's event that answer its call.
+	streamAnswers = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true, Answers: []string{"task", "statusUpdate"}}
 )
 
 // TestRefusalRead reads answers as the most lenient client does, whole
@@ -165,6 +168,12 @@ func TestRefusalRead(t *testing.T) {
 		{"so far, a refusal in a batch", mcpRefusal, `[{"error":{"code":-32022}}`, true, exchange.Refused, 0, nil, "", ""},
 		{"so far, a batch that may yet refuse", a2aRefusal, `[{"result":{}}`, true, exchange.Undecided, 0, nil, "", ""},
 		{"so far, broken before any refusal", a2aRefusal, `{"id":7,]`, true, exchange.Served, 0, nil, "", "7"},
+		{"one of the protocol's answers is a response", streamAnswers, `{"task":{"id":"t"}}`, false, exchange.Served, 1, nil, "", ""},
+		{"in any case", streamAnswers, `{"STATUSUPDATE":{}}`, false, exchange.Served, 1, nil, "", ""},
+		{"a null one answers nothing", streamAnswers, `{"task":null}`, false, exchange.Served, 0, nil, "", ""},
+		{"nor does a member of another name", streamAnswers, `{"tasks":{}}`, false, exchange.Served, 0, nil, "", ""},
+		{"nor a request that holds one", streamAnswers, `{"method":"m","task":{}}`, false, exchange.Served, 0, nil, "", ""},
+		{"another protocol's answer is no response", a2aRefusal, `{"task":{}}`, false, exchange.Served, 0, nil, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.f.Read([]byte(c.msg), !c.partial)

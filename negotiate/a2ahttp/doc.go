@@ -119,7 +119,10 @@
 //     included, and so does this module's card fetch) or the first event
 //     of an event stream that holds a response, whose body is an error
 //     object with such an ErrorInfo in its details (or a -32009 code); a
-//     200 is no error for any client to read.
+//     200 is no error for any client to read. An HTTP+JSON stream's event
+//     is a StreamResponse, no JSON-RPC response: one that holds a
+//     message, a task, a status or an artifact update (not null) serves
+//     the version, as a result does, and releases the stream.
 //   - A stream released at a first event that serves the version is
 //     followed as it passes: a2a-go yields a stream's events one by one,
 //     so its caller is given a refusal that comes after a result, and the

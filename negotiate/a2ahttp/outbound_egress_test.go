@@ -358,6 +358,9 @@ func TestRuntimeDriftInAStream(t *testing.T) {
 		{"a caller that stops at the result", "", []string{result, refusal + "\n\n"}, len(result), ""},
 		// Past the bound (64 KiB) an event is read as far as the bound.
 		{"a refusal padded past the bound", "", []string{result, strings.TrimSuffix(refusal, "}") + `,"pad":"` + strings.Repeat("x", 80<<10) + "\"}\n\n"}, -1, events.ReasonBelowFloor},
+		// HTTP+JSON: the events are StreamResponses, no JSON-RPC responses.
+		{"an HTTP+JSON stream longer than the bound", "", restEvents(100), -1, ""},
+		{"an HTTP+JSON refusal after a task", "", []string{restEvents(1)[0], restRefusal}, -1, events.ReasonBelowFloor},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

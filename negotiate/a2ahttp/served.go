@@ -99,8 +99,11 @@ func (a *answerWatch) Classify(b []byte, complete bool) exchange.Verdict {
 // reader finds it (exchange.Refusal.Read): error.code -32009, or an error
 // whose data or details carry an ErrorInfo with reason
 // VERSION_NOT_SUPPORTED; a result first serves an answer cut short at
-// the bound.
-var versionRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true}
+// the bound. The event of an HTTP+JSON stream is a StreamResponse, not a
+// JSON-RPC response: one of its members answers the call, as a result
+// does (a2a-go's REST client reads each event so).
+var versionRefusal = exchange.Refusal{Code: rpcerr.RPCA2AVersionNotSupported, Reason: rpcerr.A2AReasonVersionNotSupported, ResultFirst: true,
+	Answers: []string{"message", "task", "statusUpdate", "artifactUpdate"}}
 
 // read reads answer text for the refusal, msg an answer (whole when
 // complete) or, of an event stream, one event: an answer whose bytes

@@ -2,11 +2,13 @@ package a2ahttp_test
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -504,5 +506,89 @@ func TestFlushSendsASettledAnswer(t *testing.T) {
 				t.Errorf("at the flush the client had %q (flushed %v), want %q", atFlush, flushed, want)
 			}
 		})
+	}
+}
+
+// restEvents are n events of an A2A HTTP+JSON stream as a2a-go's REST
+// server writes them: each event's data a StreamResponse (a task, then
+// status updates of about 1 KiB), never a JSON-RPC response.
+func restEvents(n int) []string {
+	events := []string{"data: {\"task\":{\"id\":\"task-1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}\n\n"}
+	for i := 1; i < n; i++ {
+		events = append(events, `data: {"statusUpdate":{"taskId":"task-1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m`+strconv.Itoa(i)+`","parts":[{"text":"`+strings.Repeat("x", 1000)+`"}]}}}}`+"\n\n")
+	}
+	return events
+}
+
+// restRefusal is an HTTP+JSON stream's event refusing the version, for
+// 1.0 alone: a StreamResponse whose error is a google.rpc.Status.
+const restRefusal = `data: {"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","metadata":{"supportedVersions":"1.0"}}]}}` + "\n\n"
+
+// TestRecordFollowsAnHTTPJSONStream: on the HTTP+JSON binding a stream's
+// events are StreamResponses, no JSON-RPC responses, and a2a-go's REST
+// client reads each as its call's next answer: one that holds a message,
+// a task, a status or an artifact update (its member in any case, as
+// encoding/json matches it; not null) serves the version, as a result
+// does, and releases the stream, however long it goes on; an error that
+// refuses it refuses it, and after a served event is recorded in a
+// second event. The answer goes through unchanged.
+func TestRecordFollowsAnHTTPJSONStream(t *testing.T) {
+	const sse = "text/event-stream"
+	task := restEvents(1)[0]
+	for _, tc := range []struct {
+		name     string
+		parts    []string
+		recorded []string
+	}{
+		{"task events longer than the bound", restEvents(100), []string{"accepted"}},
+		{"a refusal", []string{restRefusal}, []string{"refused"}},
+		{"a refusal after a task", []string{task, restRefusal}, []string{"accepted", "refused"}},
+		{"a refusal after a status update in capitals", []string{"data: {\"STATUSUPDATE\":{}}\n\n", restRefusal}, []string{"accepted", "refused"}},
+		{"a refusal after a message", []string{"data: {\"message\":{\"messageId\":\"m\"}}\n\n", restRefusal}, []string{"accepted", "refused"}},
+		{"a refusal after an artifact update", []string{"data: {\"artifactUpdate\":{}}\n\n", restRefusal}, []string{"accepted", "refused"}},
+		{"a refusal after a null task, which answers nothing", []string{"data: {\"task\":null}\n\n", restRefusal}, []string{"refused"}},
+		{"a refusal after an event of no StreamResponse member", []string{"data: {\"tasks\":{}}\n\n", restRefusal}, []string{"refused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, h := following(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: true}, streaming(200, sse, tc.parts...))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+			if w.Code != http.StatusOK || w.Body.String() != strings.Join(tc.parts, "") {
+				t.Errorf("answered %d with %d bytes, want the server's 200 with %d", w.Code, w.Body.Len(), len(strings.Join(tc.parts, "")))
+			}
+			var got []string
+			for _, e := range rec.Events() {
+				got = append(got, e.Payload.Outcome)
+			}
+			if !slices.Equal(got, tc.recorded) {
+				t.Errorf("recorded %v, want %v", got, tc.recorded)
+			}
+		})
+	}
+	// The first event reaches the client while the server still works.
+	release := make(chan struct{})
+	_, h := following(t, policy.Policy{}, a2ahttp.Options{HTTPJSON: true}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", sse)
+		_, _ = io.WriteString(w, task)
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer close(release)
+	// A deadline, so that a stream held back fails the test rather than
+	// hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := cardOrPost(srv.URL+"/a2a", "1.2").WithContext(ctx)
+	req.RequestURI = ""
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, len(task))
+	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != task {
+		t.Errorf("the stream's first event: %q, %v; want it while the server works", first, err)
 	}
 }
