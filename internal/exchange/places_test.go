@@ -676,3 +676,62 @@ func TestNoLineOrErrorNamesThePeersPath(t *testing.T) {
 		}
 	}
 }
+
+// TestNoLineOrErrorCarriesThePeersText: of what a peer writes in its
+// answer, no error and no log line of an outbound place carries its free
+// text (an error's message, a code that is no number): only the versions
+// and the reason of the record's vocabulary are kept (PeerRefusal), so
+// that a peer cannot fill a host's log, whichever place reads it.
+func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
+	const said = "the-peer-wrote-this"
+	text := said + strings.Repeat("z", 64<<10)
+	answer := func(w http.ResponseWriter, status int, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+	for name, c := range map[string]struct {
+		answer  http.HandlerFunc
+		connect func(n *negotiate.Negotiator, url string, log *slog.Logger) error
+	}{
+		"MCP, a discover answered with a long message, then refused": {
+			func(w http.ResponseWriter, _ *http.Request) {
+				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"`+text+`"}}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+		"MCP, an initialize answered with a long code, no decision": {
+			func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Mcp-Method") == "server/discover" {
+					answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
+					return
+				}
+				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":"`+text+`","message":"x"}}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: placesSubject, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+		"A2A, a card answered with a long error": {
+			func(w http.ResponseWriter, _ *http.Request) {
+				answer(w, http.StatusNotFound, `{"error":{"code":404,"message":"`+text+`"}}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+	} {
+		srv := httptest.NewServer(c.answer)
+		var lines bytes.Buffer
+		err := c.connect(placesNegotiator(t, policy.Policy{}), srv.URL, slog.New(slog.NewTextHandler(&lines, nil)))
+		if err == nil || strings.Contains(err.Error(), said) || strings.Contains(lines.String(), said) {
+			t.Errorf("%s: error %.300v\nlog %.300s", name, err, lines.String())
+		}
+		srv.Close()
+	}
+}

@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -283,7 +282,7 @@ func (r *bodyReader) replyError(rep *reply, key []byte) error {
 		v, err := r.d.ReadValue()
 		if err == nil {
 			if rep.code, err = strconv.ParseInt(string(v), 10, 64); err != nil {
-				err = fmt.Errorf("error.code %s is not an integer", v)
+				err = errors.New("error.code is not an integer") // the peer's text is not echoed: the error is logged
 			}
 		}
 		return err

@@ -51,10 +51,10 @@ type discovered struct {
 type discoverError struct {
 	// status is the HTTP status of the answer; 0 when there was none.
 	status int
-	// code and message are the JSON-RPC error of the answer, when it was
-	// one.
-	code    int
-	message string
+	// code is the JSON-RPC error code of the answer, when it was one. Its
+	// message is not kept: the error is logged, and what a peer writes
+	// must not fill a log (see exchange.PeerRefusal).
+	code int
 	// err is the underlying failure, when there is one.
 	err error
 }
@@ -66,7 +66,7 @@ func (e *discoverError) Error() string {
 		s += ": HTTP " + strconv.Itoa(e.status)
 	}
 	if e.code != 0 {
-		s += ": json-rpc error " + strconv.Itoa(e.code) + " " + strconv.Quote(e.message)
+		s += ": json-rpc error " + strconv.Itoa(e.code)
 	}
 	if e.err != nil {
 		s += ": " + e.err.Error()
@@ -173,7 +173,7 @@ func discover(ctx context.Context, client *http.Client, serverURL, revision stri
 	if rep.code == rpcerr.RPCMCPUnsupportedProtocolVersion && rep.supported != nil {
 		return discovered{versions: rep.supported, refused: true, reason: rep.reason}, nil
 	}
-	return discovered{}, &discoverError{status: resp.StatusCode, code: int(rep.code), message: rep.message}
+	return discovered{}, &discoverError{status: resp.StatusCode, code: int(rep.code)}
 }
 
 // errNoResponse is an answer that holds no JSON-RPC response.
