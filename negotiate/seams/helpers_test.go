@@ -217,6 +217,7 @@ type fakeMCP struct {
 	offers []string
 	sealer *mrtr.Sealer
 	sse    bool
+	notify bool // a notification event comes before a stream's response
 	mu     sync.Mutex
 	calls  []mcpCall
 	seen   []seenRequest
@@ -268,6 +269,9 @@ func (f *fakeMCP) serve(w http.ResponseWriter, r *http.Request) {
 		if f.sse {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(status)
+			if f.notify {
+				_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hello"}}`+"\n\n")
+			}
 			_, _ = io.WriteString(w, ": hello\n\nevent: message\ndata: "+body+"\n\n")
 			return
 		}

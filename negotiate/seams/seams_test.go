@@ -94,6 +94,7 @@ func TestMCP(t *testing.T) {
 		offers  []string
 		body    map[string]any
 		sse     bool
+		notify  bool // a notification comes first in a stream
 		status  int
 		version string
 		reason  string
@@ -108,6 +109,10 @@ func TestMCP(t *testing.T) {
 		{name: "unauthenticated downgrade refused", offers: []string{"2025-11-25"}, body: map[string]any{"authenticated": false}, status: 400, reason: "unauthenticated", errCode: "interop_version_unsupported"},
 		{name: "authenticated downgrade", offers: []string{"2025-11-25"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
 		{name: "peerOffersOnly over SSE", offers: []string{"2025-11-25", "2026-07-28"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, sse: true, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
+		// The answer peerOffersOnly narrows is the one the adapter reads:
+		// of a stream, the response, whatever comes before it.
+		{name: "peerOffersOnly over SSE, after a notification", offers: []string{"2025-11-25", "2026-07-28"}, body: map[string]any{"peerOffersOnly": "2026-07-28"}, sse: true, notify: true, status: 200, version: "2026-07-28", reason: "ok", calls: 1},
+		{name: "over SSE, after a notification", offers: []string{"2025-11-25", "2026-07-28"}, body: map[string]any{}, sse: true, notify: true, status: 200, version: "2026-07-28", reason: "ok", calls: 1},
 		{name: "peerOffersOnly from a -32022", offers: []string{"2025-06-18", "2025-11-25"}, body: map[string]any{"peerOffersOnly": "2025-11-25"}, status: 200, version: "2025-11-25", reason: "ok", calls: 1},
 		{name: "peerOffersOnly below the floor", offers: []string{"2025-06-18", "2026-07-28"}, body: map[string]any{"peerOffersOnly": "2025-06-18"}, status: 400, reason: "below-floor", errCode: "interop_version_unsupported"},
 		{name: "mrtr within the ceiling", offers: []string{"2026-07-28"}, body: map[string]any{"tool": "needs_input_loop", "arguments": map[string]any{"rounds": 2}, "clientCapabilities": map[string]any{"elicitation": map[string]any{}}, "elicitationAnswer": map[string]any{"name": "Ada"}}, status: 200, version: "2026-07-28", reason: "ok", calls: 3, rounds: 2},
@@ -117,7 +122,7 @@ func TestMCP(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t, testFacets())
 			server := newFakeMCP(t, tc.offers...)
-			server.sse = tc.sse
+			server.sse, server.notify = tc.sse, tc.notify
 			tc.body["serverUrl"] = server.srv.URL
 			status, body := r.call(t, "mcp", "acme", tc.body)
 			if status != tc.status {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wopneg/wopneg/internal/egress"
 	"github.com/wopneg/wopneg/internal/exchange"
 	"github.com/wopneg/wopneg/internal/strictjson"
 )
@@ -42,6 +41,12 @@ func via(c *http.Client, rt http.RoundTripper) *http.Client {
 }
 
 // RoundTrip sends req and hands back the answer, read, kept and narrowed.
+// The answer is read as the adapter reads it, with the engine's one
+// reader (its Content-Encoding decoded, a byte-order mark skipped, of an
+// event stream the event that answers the request), so that what is kept
+// and narrowed is what the adapter would have read; when narrowed, it is
+// handed back as that one JSON value. An answer that holds none (a stream
+// that ends before its response) is handed back as it came.
 func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.getOnly && req.Method != http.MethodGet {
 		return t.base.RoundTrip(req)
@@ -50,44 +55,55 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := egress.ReadBody(resp.Body, maxPeerBytes)
+	var msg []byte
+	sse := exchange.IsEventStream(resp.Header.Get("Content-Type"))
+	v, err := exchange.Read(resp, maxPeerBytes, func(b []byte, complete bool) exchange.Verdict {
+		if !complete || sse && !answersAsk(mcpRefusal.Read(b, true)) {
+			return exchange.Undecided
+		}
+		msg = b
+		return exchange.Served
+	}, nil)
+	if err != nil || v != exchange.Served {
+		return resp, err
+	}
+	t.body = bytes.Clone(msg)
+	if t.only == "" {
+		return resp, nil // the answer as it came, what was read of it replayed
+	}
 	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	if t.only != "" {
-		body = t.narrow(resp, body)
-	}
-	t.body = body
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
+	narrowed := t.narrow(t.body)
+	resp.Body = io.NopCloser(bytes.NewReader(narrowed))
+	resp.ContentLength = int64(len(narrowed))
+	resp.Header.Set("Content-Type", "application/json")
+	resp.Header.Del("Content-Encoding")
 	resp.Header.Del("Content-Length")
 	return resp, nil
 }
 
-// narrow rewrites an answer so that it offers t.only at most: a card's
-// supportedInterfaces at other versions, and an A2A 0.3 card's top-level
-// protocolVersion of another version, go; so do the other revisions of a
-// server/discover result's supportedVersions or a -32022's data.supported.
-// The answer is read with the module's strict reader, as the adapter reads
-// it, and every value narrow does not touch is kept as written (a number
-// beyond float64 included); an answer it cannot read is passed on as it
-// came, and the adapter refuses it too.
-func (t *tap) narrow(resp *http.Response, body []byte) []byte {
-	raw := body
-	if exchange.IsEventStream(resp.Header.Get("Content-Type")) {
-		// The first event, read as the adapters read events.
-		var s exchange.EventScanner
-		first, ok := s.Next(body)
-		if !ok {
-			return body
-		}
-		raw = first
-		resp.Header.Set("Content-Type", "application/json")
-	}
+// askID is the id of the one request of an MCP negotiation (discover,
+// initialize), as mcphttp writes it.
+var askID = jsontext.Value("1")
+
+// answersAsk reports whether r, an event read leniently, is the answer
+// to the negotiation's request, as an MCP client matches one: a response
+// to its id, or a refusal.
+func answersAsk(r exchange.Reading) bool {
+	return r.Verdict == exchange.Refused || len(exchange.Answered([]jsontext.Value{askID}, r.IDs)) == 0
+}
+
+// narrow rewrites raw, an answer's one JSON value, so that it offers
+// t.only at most: a card's supportedInterfaces at other versions, and an
+// A2A 0.3 card's top-level protocolVersion of another version, go; so do
+// the other revisions of a server/discover result's supportedVersions or
+// a -32022's data.supported. The answer is read with the module's strict
+// reader, as the adapter reads it, and every value narrow does not touch
+// is kept as written (a number beyond float64 included); an answer it
+// cannot read is passed on as it came, and the adapter refuses it too.
+func (t *tap) narrow(raw []byte) []byte {
 	var doc object
 	if strictjson.Decode(raw, &doc) != nil {
-		return body
+		return raw
 	}
 	doc.filter("supportedInterfaces", func(v jsontext.Value) bool {
 		var i struct {
