@@ -65,6 +65,7 @@ import (
 
 	"github.com/wopneg/wopneg/events"
 	"github.com/wopneg/wopneg/facets"
+	"github.com/wopneg/wopneg/internal/rpcerr"
 	"github.com/wopneg/wopneg/negotiate"
 )
 
@@ -245,4 +246,20 @@ func Leading(body []byte, open int, members string) string {
 		return members
 	}
 	return members + ","
+}
+
+// Unmade is the error of a zero value of an adapter's type typ, which only
+// made (its constructors) readies: it has no Negotiator to decide with and
+// no version to send at, so it serves and sends nothing.
+func Unmade(pkg, typ, made string) error {
+	return errors.New(pkg + ": a zero " + typ + " decides nothing and sends nothing; make it with " + made)
+}
+
+// Refusing is the handler a zero Middleware wraps a handler in: every
+// request is answered err, as JSON-RPC's internal error on HTTP 500, and
+// reaches nothing.
+func Refusing(err error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		WriteError(w, http.StatusInternalServerError, nil, rpcerr.RPCError{Code: -32603, Message: err.Error()})
+	})
 }

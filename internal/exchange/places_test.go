@@ -735,3 +735,48 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// closeWatch is a request body that says whether it was closed.
+type closeWatch struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeWatch) Close() error { c.closed = true; return nil }
+
+// TestZeroValuesRefuse: the zero value of each type an adapter makes has
+// nothing to decide with and no version to send at, so it fails closed,
+// never panics: a zero Middleware reaches nothing it wraps and answers
+// every request HTTP 500 with JSON-RPC's internal error naming the fix,
+// and its Check says the same; a zero Transport sends nothing, closes the
+// request's body and returns that error.
+func TestZeroValuesRefuse(t *testing.T) {
+	middlewares := map[string]struct {
+		wrap  func(http.Handler) http.Handler
+		check func(context.Context, http.Handler) error
+	}{
+		"mcphttp": {(&mcphttp.Middleware{}).Wrap, (&mcphttp.Middleware{}).Check},
+		"a2ahttp": {(&a2ahttp.Middleware{}).Wrap, (&a2ahttp.Middleware{}).Check},
+	}
+	for pkg, m := range middlewares {
+		reached := false
+		w := httptest.NewRecorder()
+		m.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true })).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
+		want := pkg + ": a zero Middleware decides nothing and sends nothing; make it with New"
+		if reached || w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), `"code":-32603,"message":"`+want+`"`) {
+			t.Errorf("%s: the zero Middleware answered %d %s (reached the handler: %t)", pkg, w.Code, w.Body, reached)
+		}
+		if err := m.check(context.Background(), http.NotFoundHandler()); err == nil || err.Error() != want {
+			t.Errorf("%s: the zero Middleware's Check: %v", pkg, err)
+		}
+	}
+	transports := map[string]http.RoundTripper{"mcphttp": &mcphttp.Transport{}, "a2ahttp": &a2ahttp.Transport{}}
+	for pkg, rt := range transports {
+		body := &closeWatch{Reader: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9/", body)
+		resp, err := rt.RoundTrip(req)
+		if resp != nil || err == nil || err.Error() != pkg+": a zero Transport decides nothing and sends nothing; make it with NewTransport or Connect" || !body.closed {
+			t.Errorf("%s: the zero Transport: %v, %v, the body closed %t", pkg, resp, err, body.closed)
+		}
+	}
+}

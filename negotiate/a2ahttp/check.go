@@ -41,6 +41,9 @@ func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	if server == nil {
 		return errors.New("a2ahttp: Check of a nil handler")
 	}
+	if m.rec.N == nil {
+		return errUnmade
+	}
 	preferred := m.adv.Preferred
 	o, _ := m.rec.N.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))
 	ctx = exchange.WithOutcome(ctx, facets.ProtocolA2A, &o)

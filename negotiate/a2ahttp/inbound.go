@@ -120,7 +120,9 @@ type Options struct {
 }
 
 // Middleware negotiates the A2A version of every request before the
-// wrapped handler sees it. It is safe for concurrent use.
+// wrapped handler sees it. It is safe for concurrent use. Create one with
+// [New]: the zero Middleware has nothing to decide with, so what it wraps
+// is never reached, and every request is answered HTTP 500.
 type Middleware struct {
 	adv       facets.Advertised
 	opts      Options
@@ -167,8 +169,14 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("a2ahttp: Wrap(nil)")
 	}
+	if m.rec.N == nil {
+		return exchange.Refusing(errUnmade) // the zero Middleware
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve(w, r, next) })
 }
+
+// errUnmade is what a zero Middleware answers and Check returns.
+var errUnmade = exchange.Unmade("a2ahttp", "Middleware", "New")
 
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	card := r.URL.Path == m.cardPath && (r.Method == http.MethodGet || r.Method == http.MethodHead)

@@ -175,7 +175,8 @@ func init() {
 // A Transport from [Connect] with OutboundOptions.TraceContext set also
 // carries the trace context in the headers of every request and in the
 // message of a SendMessage or SendStreamingMessage (see "Trace context"
-// in the package doc).
+// in the package doc). The zero Transport stamps no version: it sends
+// nothing and refuses every request.
 type Transport struct {
 	base      http.RoundTripper
 	version   string
@@ -264,12 +265,21 @@ func (e *versionConflictError) Error() string {
 // Unwrap returns ErrVersionConflict.
 func (e *versionConflictError) Unwrap() error { return ErrVersionConflict }
 
+// errNoTransport is a request through a zero Transport.
+var errNoTransport = exchange.Unmade("a2ahttp", "Transport", "NewTransport or Connect")
+
 // RoundTrip sends req with A2A-Version set to the negotiated version, or
 // refuses it with an error wrapping [ErrVersionConflict] when it names
 // another. As the
 // RoundTripper contract requires, req is not modified (a copy is sent when
 // its header must change) and its body is closed even on a refusal.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.base == nil { // the zero Transport: no version to stamp
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, errNoTransport
+	}
 	lines := exchange.HeaderValues(req.Header, canonicalHeader)
 	var params []string
 	if req.URL != nil && req.URL.RawQuery != "" {

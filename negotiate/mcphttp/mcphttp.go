@@ -131,7 +131,9 @@ type Options struct {
 }
 
 // Middleware is the inbound negotiation for MCP, checked once and ready to
-// wrap handlers. Create one with [New]; it is safe for concurrent use.
+// wrap handlers. Create one with [New]; it is safe for concurrent use. The
+// zero Middleware has nothing to decide with: what it wraps is never
+// reached, and every request is answered HTTP 500.
 type Middleware struct {
 	*settings
 }
@@ -207,8 +209,14 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("mcphttp: Wrap of a nil handler")
 	}
+	if m.settings == nil {
+		return exchange.Refusing(errUnmade) // the zero Middleware
+	}
 	return &handler{settings: m.settings, next: next}
 }
+
+// errUnmade is what a zero Middleware answers and Check returns.
+var errUnmade = exchange.Unmade("mcphttp", "Middleware", "New")
 
 // handler is one MCP handler behind the Middleware; Middleware.Wrap makes
 // it.
@@ -384,6 +392,9 @@ func isLoopback(addr string) bool {
 func (m *Middleware) Check(ctx context.Context, server http.Handler) error {
 	if server == nil {
 		return fmt.Errorf("mcphttp: Check of a nil handler")
+	}
+	if m.settings == nil {
+		return errUnmade
 	}
 	preferred := m.adv.Preferred
 	o, _ := m.n.Decide(nil, negotiate.InboundOffer(m.adv, "", preferred))

@@ -593,7 +593,8 @@ func (e *revisionError) Unwrap() error { return ErrVersionConflict }
 // request (see "Trace context" in the package doc).
 //
 // Bodies are read whole, up to 4 MiB; a larger or non-JSON POST body is
-// refused, because it cannot be checked.
+// refused, because it cannot be checked. The zero Transport stamps no
+// revision: it sends nothing and refuses every request.
 type Transport struct {
 	base      http.RoundTripper
 	revision  string
@@ -633,6 +634,9 @@ func NewTransport(o negotiate.Outcome, base http.RoundTripper) (*Transport, erro
 // Version returns the revision t stamps.
 func (t *Transport) Version() string { return t.revision }
 
+// errNoTransport is a request through a zero Transport.
+var errNoTransport = exchange.Unmade("mcphttp", "Transport", "NewTransport or Connect")
+
 // errClosed is a request through a Transport whose session was closed.
 var errClosed = errors.New("mcphttp: the Transport's session is closed; nothing was sent")
 
@@ -653,6 +657,12 @@ func (t *Transport) Close(ctx context.Context) error {
 // RoundTrip stamps req with the negotiated revision and sends it, or
 // refuses it. It does not change req: it sends a copy.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.base == nil { // the zero Transport: no revision to stamp
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, errNoTransport
+	}
 	out, asks, asked, err := t.stamp(req)
 	if err == nil {
 		err = t.opened(out)
