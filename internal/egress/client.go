@@ -197,6 +197,21 @@ var defaultClient = sync.OnceValue(func() *http.Client { return newClient(Option
 // of kind HangUp, Timeout or Canceled. A negative maxBody is an error.
 // The caller closes the body.
 func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error) {
+	resp, err := Send(c, req, maxBody)
+	if err == nil {
+		err = Status(req, resp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Send is [Do] but for its rule on the answer's status: an answer of any
+// status comes back, its body bounded as Do bounds it, for a call whose
+// client reads a refusal in an error answer (an MCP client reads
+// JSON-RPC errors on most 5xx) before the rule is applied ([Status]).
+func Send(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error) {
 	if maxBody < 0 {
 		if req.Body != nil {
 			req.Body.Close()
@@ -207,7 +222,6 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 	if c == nil {
 		c = defaultClient()
 	}
-	where := Where(req.URL)
 	cc := *c
 	cc.CheckRedirect = thenOrigin(c.CheckRedirect)
 	resp, err := send(req, cc.Do)
@@ -216,12 +230,20 @@ func Do(c *http.Client, req *http.Request, maxBody int64) (*http.Response, error
 		// closed.
 		return nil, err
 	}
-	if kind := statusKind(resp.StatusCode); kind != 0 {
-		resp.Body.Close()
-		return nil, &Error{Kind: kind, URL: where, Status: resp.StatusCode}
-	}
-	resp.Body = &bounded{rc: resp.Body, left: maxBody, limit: maxBody, url: where}
+	resp.Body = &bounded{rc: resp.Body, left: maxBody, limit: maxBody, url: Where(req.URL)}
 	return resp, nil
+}
+
+// Status is [Do]'s rule on resp's status, the answer to req: an answer
+// that is no answer (a 5xx) or a redirect not followed (a 3xx) is closed
+// and is the error of its kind; nil for any other.
+func Status(req *http.Request, resp *http.Response) error {
+	kind := statusKind(resp.StatusCode)
+	if kind == 0 {
+		return nil
+	}
+	resp.Body.Close()
+	return &Error{Kind: kind, URL: Where(req.URL), Status: resp.StatusCode}
 }
 
 // statusKind is the failure an answer's status is: a 5xx is no

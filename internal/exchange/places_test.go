@@ -591,6 +591,20 @@ func TestEveryPlaceKeepsEveryGuarantee(t *testing.T) {
 			map[string]string{"MCP inbound": mcpCallEnds, mcpOnSession: mcpCallEnds, "MCP Connect": mcpCallEnds, "MCP seam": mcpCallEnds,
 				"A2A seam": "the seam takes the stream's first response as its call's reply and reads no further: nothing after it reaches the host"}})
 	}
+	for _, audit := range []bool{false, true} {
+		rows = append(rows, row{fmt.Sprintf("a refusal on HTTP 501, which an MCP client reads, audit required %t, is recorded", audit),
+			trial{policy: policy.Policy{RequireAudit: audit}, answer: func(w http.ResponseWriter, proto facets.Protocol) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotImplemented)
+				_, _ = io.WriteString(w, refusals[proto])
+			}},
+			func(p place, r result) bool {
+				if audit || p.settled {
+					return slices.Equal(r.recorded, []string{"accepted", "refused"})
+				}
+				return slices.Equal(r.recorded, []string{"refused"})
+			}, nil})
+	}
 	rows = append(rows, []row{
 		{"under RequireAudit an exchange whose record cannot be written is not served", trial{policy: policy.Policy{RequireAudit: true}, answer: succeed, storeDown: true},
 			func(_ place, r result) bool { return r.failed },

@@ -48,8 +48,9 @@
 //   - A peer that answers its call with an error of another kind is
 //     validation_error 400 with details {peerStatus, runId}.
 //   - An exchange that failed on the way (the peer could not be reached,
-//     timed out, hung up, answered a 5xx, more than the bound, or no
-//     negotiation answer; the egress policy refused its address; it
+//     timed out, hung up, answered a 5xx (but for a call's refusal of the
+//     version, which its clients read on any status, and which is the
+//     refusal above), more than the bound, or no negotiation answer; the egress policy refused its address; it
 //     redirected) is the host's failure, never the peer's refusal:
 //     internal_error 500 with details.reason naming the failure
 //     ("unreachable", "timeout", "hang-up", "not-an-answer", "too-large",
@@ -428,7 +429,10 @@ func (x *invocation) peerFailure(status int, why string) *httpError {
 }
 
 // post sends one JSON-RPC request through rt and reads the response, up to
-// the bound; an event-stream answer is read to its first response.
+// the bound; an event-stream answer is read to its first response. A
+// refusal is read on any status, as the Transports read one (an MCP
+// client reads a JSON-RPC error on most 5xx); any other answer is held to
+// egress's rule on the status, a 5xx no answer.
 func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target string, body any, header http.Header, id jsontext.Value) (rpcReply, int, error) {
 	data, _ := json.Marshal(body) // maps of strings, numbers and JSON values read strictly: it marshals
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
@@ -438,12 +442,17 @@ func (x *invocation) post(ctx context.Context, rt http.RoundTripper, target stri
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := egress.Do(via(x.client, rt), req, maxPeerBytes)
+	resp, err := egress.Send(via(x.client, rt), req, maxPeerBytes)
 	if err != nil {
 		return rpcReply{}, 0, err
 	}
 	defer resp.Body.Close()
 	rep, err := readReply(resp, id)
+	if rep.refusal().Verdict != exchange.Refused {
+		if err := egress.Status(req, resp); err != nil {
+			return rpcReply{}, 0, err
+		}
+	}
 	return rep, resp.StatusCode, err
 }
 
