@@ -26,7 +26,8 @@
 //     the revision decided (its result names it), the session's revision
 //     is pinned, in a bounded store; the session of an initialize the
 //     record says refused is never pinned, and so never served.
-//   - A request on a session (a legacy revision with Mcp-Session-Id): it
+//   - A request on a session (one with Mcp-Session-Id, whatever revision
+//     it names: a server that keeps sessions serves it on the session): it
 //     is only ever served at the session's pin, under the acceptance its
 //     initialize recorded; its answer is read as any other's, and the
 //     server's refusal of the revision is recorded in an event of its

@@ -234,12 +234,19 @@ func TestAnonymousCannotEvictAuthenticatedPins(t *testing.T) {
 			t.Errorf("request %d on the session was served at %s", i, o.Version)
 		}
 	}
-	// A stateless request carries no session: its Mcp-Session-Id is not
-	// looked up.
+	// A request that names a session is served only at the session's pin,
+	// whatever revision it names: a server that keeps sessions serves it
+	// on the session. At a stateless revision it is refused as any other:
+	// the session unknown (its initialize refused, or its pin gone), or
+	// pinned at another revision.
 	c := stateless("2026-07-28", "2026-07-28")
 	c.headers[mcphttp.HeaderSessionID] = "unknown"
-	if a := r.do(c); a.status == http.StatusNotFound {
-		t.Errorf("a request at a stateless revision was refused for its session: %s", a.body)
+	if a := r.do(c); a.status != http.StatusNotFound {
+		t.Errorf("a request at a stateless revision on an unknown session: %d %s, want 404", a.status, a.body)
+	}
+	c.headers[mcphttp.HeaderSessionID] = sid
+	if a := r.do(c); a.status != http.StatusBadRequest || !strings.Contains(a.body, `"supported":["2025-06-18"]`) {
+		t.Errorf("a request at a stateless revision on the session: %d %s, want refused", a.status, a.body)
 	}
 }
 

@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -658,6 +659,32 @@ func TestAudit(t *testing.T) {
 		// server ran, and its answer never left.
 		if bodies, _ := r.server.received(); len(bodies) != 1 || !strings.Contains(string(bodies[0]), `"initialize"`) {
 			t.Errorf("forwarded %q", bodies)
+		}
+	})
+	t.Run("required, whatever a header says", func(t *testing.T) {
+		// What may act is what the body is, not what Mcp-Method says: a
+		// response (a client's answer to the server's elicitation, which
+		// resumes the tool that asked) and the DELETE that ends a session
+		// are recorded before the server sees them, with the header
+		// naming server/discover or not.
+		for _, discover := range []bool{false, true} {
+			r := newRig(t, legacyFacets(), policy.Policy{RequireAudit: true}, false, nil)
+			r.events.Fail(down)
+			calls := []call{
+				{body: `{"jsonrpc":"2.0","id":7,"result":{"action":"accept","content":{}}}`, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25")},
+				{method: http.MethodDelete, headers: hdr(mcphttp.HeaderProtocolVersion, "2025-11-25", mcphttp.HeaderSessionID, "s")},
+			}
+			for _, c := range calls {
+				if discover {
+					c.headers[mcphttp.HeaderMethod] = "server/discover"
+				}
+				if a := r.do(c); a.status != 500 {
+					t.Errorf("%s, Mcp-Method server/discover %t: %d %s", cmp.Or(c.method, "POST"), discover, a.status, a.body)
+				}
+			}
+			if bodies, _ := r.server.received(); len(bodies) != 0 {
+				t.Errorf("Mcp-Method server/discover %t: forwarded %q", discover, bodies)
+			}
 		}
 	})
 	t.Run("required and written", func(t *testing.T) {

@@ -387,13 +387,15 @@ func quoteOrAbsent(v string) string {
 // record runs deep").
 func (h *handler) serveDecided(w http.ResponseWriter, r *http.Request, subject *negotiate.Subject, rh *requestHeaders, raw []byte, method string, id jsontext.Value, asked []jsontext.Value, requests int) {
 	requested := rh.revision()
-	if rh.session != "" && !isStateless(requested) && h.serveSession(w, r, subject, rh, raw, method, id, asked, requests) {
+	if rh.session != "" && h.serveSession(w, r, subject, rh, raw, method, id, asked, requests) {
 		return
 	}
-	// Anything but discover may act (a tools/call runs a tool).
+	// Anything but a discover may act (a tools/call runs a tool; a
+	// response resumes the request that asked for it; a DELETE ends a
+	// session): which it is, the body says, not a header.
 	var o negotiate.Outcome
 	var e events.NegotiationDecided
-	recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, rh.method != methodDiscover, &o, &e)
+	recorded := h.rec.Decided(r.Context(), h.dest(r), subject, exchange.Offer(h.adv, requested), false, method != methodDiscover, &o, &e)
 	if o.Err() != nil {
 		h.refuseRevision(w, r, subject, rh, method, id, &o)
 		return
