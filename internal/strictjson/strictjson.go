@@ -160,8 +160,15 @@ func (r *Reader) Path() string { return pathOf(r.path) }
 // written as this package writes paths (see [Reader.Path]): a reader
 // that walks a document with its own jsontext.Decoder names places as
 // every other reader of the module does.
+//
+// ptr may go deeper than d stands (an error inside a value d read whole):
+// a level past d's stack is named as an array's element when its token is
+// a number, since no kind is known of it there.
 func PointerPath(ptr jsontext.Pointer, d *jsontext.Decoder) string {
 	return pathOf(pointerSteps(ptr, 0, func(level int) jsontext.Kind {
+		if level > d.StackDepth() {
+			return '['
+		}
 		k, _ := d.StackIndex(level)
 		return k
 	}))

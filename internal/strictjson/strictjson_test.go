@@ -759,3 +759,24 @@ func TestPointerPath(t *testing.T) {
 		t.Errorf("PointerPath(%s) = %s, want %s", d.StackPointer(), got, want)
 	}
 }
+
+// TestPointerPathPastTheStack: an error inside a value the Decoder read
+// whole points deeper than the Decoder stands; its place is named, an
+// array's element where the token is a number, and nothing panics.
+func TestPointerPathPastTheStack(t *testing.T) {
+	d := jsontext.NewDecoder(strings.NewReader(`{"id":[{"a":1,"a":2}],"result":{}}`))
+	if _, err := d.ReadToken(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ReadToken(); err != nil { // "id"
+		t.Fatal(err)
+	}
+	_, err := d.ReadValue()
+	var se *jsontext.SyntacticError
+	if !errors.As(err, &se) {
+		t.Fatalf("ReadValue: %v, want a repeated name", err)
+	}
+	if got, want := PointerPath(se.JSONPointer, d), "id[0].a"; got != want {
+		t.Errorf("PointerPath(%s) = %s, want %s", se.JSONPointer, got, want)
+	}
+}

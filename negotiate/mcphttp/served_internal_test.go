@@ -20,6 +20,7 @@ func FuzzServed(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32022.0,"message":"x"}}`,
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\ndata: {\"id\":1,\r\ndata: \"result\":{}}\r\r",
 		`{"result":{},"result":{}}`, `[[[[[[[[[[`, "",
+		`{"id":[{"a":1,"a":2}],"result":{}}`, `{"error":{"code":[{"\xff":1}]}}`,
 	} {
 		f.Add([]byte(seed), uint16(7))
 	}
@@ -75,6 +76,19 @@ func TestSSEScannerByteByByte(t *testing.T) {
 
 // TestReadReplyMessage refuses a response whose error.message is not a
 // string, and reads one that is.
+// TestReadReplyInsideAValueReadWhole: an answer whose id or error code,
+// read whole, breaks a rule deep inside is refused, naming where.
+func TestReadReplyInsideAValueReadWhole(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":[{"a":1,"a":2}],"result":{}}`:        `id[0]: the key "a" appears twice`,
+		`{"error":{"code":[{"a":1,"a":2}]},"id":1}`: `error.code[0]: the key "a" appears twice`,
+	} {
+		if _, err := readReply([]byte(body)); err == nil || err.Error() != want {
+			t.Errorf("readReply(%s): %v, want %s", body, err, want)
+		}
+	}
+}
+
 func TestReadReplyMessage(t *testing.T) {
 	if _, err := readReply([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":2}}`)); err == nil {
 		t.Error("an error.message that is a number was read")
