@@ -694,11 +694,13 @@ func TestNoLineOrErrorNamesThePeersPath(t *testing.T) {
 // TestNoLineOrErrorCarriesThePeersText: of what a peer writes in its
 // answer, no error and no log line of an outbound place carries its free
 // text (an error's message, a code that is no number): only the versions
-// and the reason of the record's vocabulary are kept (PeerRefusal), so
-// that a peer cannot fill a host's log, whichever place reads it.
+// and the reason of the record's vocabulary are kept (PeerRefusal), and
+// of a key an error names at most its first 64 bytes, so that a peer
+// cannot fill a host's log, whichever place reads it.
 func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 	const said = "the-peer-wrote-this"
 	text := said + strings.Repeat("z", 64<<10)
+	key := strings.Repeat("k", 64) + text // past what an error shows of a key
 	answer := func(w http.ResponseWriter, status int, body string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -727,6 +729,37 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 			},
 			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
 				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: placesSubject, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+		"MCP, a discover answer that repeats a long key, then refused": {
+			func(w http.ResponseWriter, _ *http.Request) {
+				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+		"MCP, an initialize answer that repeats a long key, no decision": {
+			func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Mcp-Method") == "server/discover" {
+					answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
+					return
+				}
+				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: placesSubject, AllowLoopback: true, ErrorLog: log})
+				return err
+			},
+		},
+		"A2A, a card that repeats a long key": {
+			func(w http.ResponseWriter, _ *http.Request) {
+				answer(w, http.StatusOK, `{"supportedInterfaces":[],"`+key+`":1,"`+key+`":2}`)
+			},
+			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+				_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
 				return err
 			},
 		},

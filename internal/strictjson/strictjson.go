@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -181,18 +182,37 @@ func pathOf(steps []step) string {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(s.index))
 			b.WriteByte(']')
-		} else if isIdentifier(s.key) {
+		} else if len(s.key) <= maxKeyShown && isIdentifier(s.key) {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(s.key)
 		} else {
 			b.WriteByte('[')
-			b.WriteString(strconv.Quote(s.key))
+			b.WriteString(QuoteKey(s.key))
 			b.WriteByte(']')
 		}
 	}
 	return b.String()
+}
+
+// maxKeyShown bounds how much of a key a path or an error shows: keys are
+// whoever wrote the document's (a peer's, for a card or an answer), and
+// an error is logged.
+const maxKeyShown = 64
+
+// QuoteKey is key quoted as a path or an error shows it: at most
+// maxKeyShown bytes of it, cut at a character boundary, "..." after the
+// quote marking the cut.
+func QuoteKey(key string) string {
+	if len(key) <= maxKeyShown {
+		return strconv.Quote(key)
+	}
+	cut := maxKeyShown
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return strconv.Quote(key[:cut]) + "..."
 }
 
 func isIdentifier(s string) bool {
@@ -261,7 +281,7 @@ func wrapAt(err error, outer []step, skip, base int, kind func(level int) jsonte
 		switch msg := se.Err.Error(); {
 		case errors.Is(se.Err, jsontext.ErrDuplicateName):
 			e.Repeated, e.Key = true, se.JSONPointer.LastToken()
-			e.Msg = fmt.Sprintf("the key %q appears twice", e.Key)
+			e.Msg = "the key " + QuoteKey(e.Key) + " appears twice"
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			e.Msg = "unexpected end of JSON input"
 		default:
@@ -395,7 +415,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 }
 
 func (r *Reader) repeated(at int, key string) error {
-	return &Error{Path: r.Path(), Offset: at, Msg: fmt.Sprintf("the key %q appears twice", key), Repeated: true, Key: key}
+	return &Error{Path: r.Path(), Offset: at, Msg: "the key " + QuoteKey(key) + " appears twice", Repeated: true, Key: key}
 }
 
 // Array reads an array, calling fn with each element's index. fn reads the
@@ -687,7 +707,7 @@ func semantic(err error, raw []byte, outer []step, from int) error {
 	case errors.Is(se.Err, jsonv2.ErrUnknownName):
 		key := se.JSONPointer.LastToken()
 		e.Path = pathOf(path[:len(path)-1])
-		e.Msg = fmt.Sprintf("unknown field %q", key)
+		e.Msg = "unknown field " + QuoteKey(key)
 		if t := se.GoType; t != nil && t.Kind() == reflect.Struct {
 			e.Msg += Suggest(key, fieldNames(t))
 		}

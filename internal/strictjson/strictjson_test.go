@@ -780,3 +780,25 @@ func TestPointerPathPastTheStack(t *testing.T) {
 		t.Errorf("PointerPath(%s) = %s, want %s", se.JSONPointer, got, want)
 	}
 }
+
+// TestQuoteKey: a path or an error shows at most 64 bytes of a key,
+// cut at a character boundary, so that a document's writer cannot fill
+// the log an error reaches; a long key is shown quoted in a path, even
+// one that would be an identifier.
+func TestQuoteKey(t *testing.T) {
+	long := strings.Repeat("k", 64)
+	for key, want := range map[string]string{
+		"issuer":              `"issuer"`,
+		long:                  `"` + long + `"`,
+		long + "x":            `"` + long + `"...`,
+		long[:63] + "é":       `"` + long[:63] + `"...`, // é's first byte would be the 64th
+		long[:62] + "é" + "x": `"` + long[:62] + `é"...`,
+	} {
+		if got := QuoteKey(key); got != want {
+			t.Errorf("QuoteKey(%.70q) = %s, want %s", key, got, want)
+		}
+	}
+	if got, want := pathOf([]step{{key: long, index: -1}, {key: long + "x", index: -1}}), long+`["`+long+`"...]`; got != want {
+		t.Errorf("pathOf = %s, want %s", got, want)
+	}
+}

@@ -205,7 +205,7 @@ func (r *bodyReader) syntax(err, prior error) error {
 		return shapef("the body is not JSON text this middleware reads")
 	}
 	if errors.Is(err, jsontext.ErrDuplicateName) {
-		return shapef(prefixed(r.path(syn.JSONPointer.Parent()), "the key "+strconv.Quote(syn.JSONPointer.LastToken())+" appears twice"))
+		return shapef(prefixed(r.path(syn.JSONPointer.Parent()), "the key "+strictjson.QuoteKey(syn.JSONPointer.LastToken())+" appears twice"))
 	}
 	return shapef(prefixed(r.path(syn.JSONPointer), "invalid UTF-8 in string"))
 }
