@@ -701,6 +701,16 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 	const said = "the-peer-wrote-this"
 	text := said + strings.Repeat("z", 64<<10)
 	key := strings.Repeat("k", 64) + text // past what an error shows of a key
+	negotiateMCP := func(subject *negotiate.Subject) func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+		return func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+			_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: subject, AllowLoopback: true, ErrorLog: log})
+			return err
+		}
+	}
+	negotiateA2A := func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
+		_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
+		return err
+	}
 	answer := func(w http.ResponseWriter, status int, body string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -714,10 +724,7 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 			func(w http.ResponseWriter, _ *http.Request) {
 				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"`+text+`"}}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateMCP(nil),
 		},
 		"MCP, an initialize answered with a long code, no decision": {
 			func(w http.ResponseWriter, r *http.Request) {
@@ -727,19 +734,13 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 				}
 				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":"`+text+`","message":"x"}}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: placesSubject, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateMCP(placesSubject),
 		},
 		"MCP, a discover answer that repeats a long key, then refused": {
 			func(w http.ResponseWriter, _ *http.Request) {
 				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateMCP(nil),
 		},
 		"MCP, an initialize answer that repeats a long key, no decision": {
 			func(w http.ResponseWriter, r *http.Request) {
@@ -749,28 +750,19 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 				}
 				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := mcphttp.Negotiate(context.Background(), n, url, mcphttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, Subject: placesSubject, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateMCP(placesSubject),
 		},
 		"A2A, a card that repeats a long key": {
 			func(w http.ResponseWriter, _ *http.Request) {
 				answer(w, http.StatusOK, `{"supportedInterfaces":[],"`+key+`":1,"`+key+`":2}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateA2A,
 		},
 		"A2A, a card answered with a long error": {
 			func(w http.ResponseWriter, _ *http.Request) {
 				answer(w, http.StatusNotFound, `{"error":{"code":404,"message":"`+text+`"}}`)
 			},
-			func(n *negotiate.Negotiator, url string, log *slog.Logger) error {
-				_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
-				return err
-			},
+			negotiateA2A,
 		},
 	} {
 		srv := httptest.NewServer(c.answer)
