@@ -162,7 +162,9 @@ func init() {
 // version: it stamps A2A-Version with that version on every request, and
 // refuses, sending nothing, a request that names another one in its header
 // (in any case, or as a comma-separated list) or its ?A2A-Version= query
-// parameter. An SDK client that stamps its own version (a2a-go does) can
+// parameter. The version goes once, in the header: the copy it sends
+// holds no query parameter of that name, which a peer would read as a
+// second value beside the header. An SDK client that stamps its own version (a2a-go does) can
 // use it as its http.Client's Transport: if the SDK picked another version
 // than the one negotiated, nothing reaches the peer.
 //
@@ -300,11 +302,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, &versionConflictError{negotiated: t.version, sent: sent}
 		}
 	}
-	if stamped {
-		return t.send(req) // a matching query parameter needs no change.
-	}
 	r2 := req.Clone(req.Context())
 	r2.Header = exchange.SetHeader(r2.Header, canonicalHeader, t.version)
+	if params != nil {
+		r2.URL.RawQuery = withoutVersion(r2.URL.RawQuery)
+	}
 	if err := stampTrace(r2, tc); err != nil {
 		return nil, err
 	}

@@ -81,7 +81,11 @@ func newPeer(t *testing.T, status int, card string) *peerServer {
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		p.calls = append(p.calls, strings.Join(r.Header.Values("A2A-Version"), "|")+" "+string(body))
+		call := strings.Join(r.Header.Values("A2A-Version"), "|") + " " + string(body)
+		if r.URL.RawQuery != "" {
+			call += " ?" + r.URL.RawQuery
+		}
+		p.calls = append(p.calls, call)
 	}))
 	t.Cleanup(p.Close)
 	return p
@@ -300,6 +304,12 @@ func TestTransport(t *testing.T) {
 		{"replaces an empty value", "/a2a", http.Header{"A2a-Version": {""}}, "1.2 body", ""},
 		{"a matching query parameter", "/a2a?A2A-Version=1.2", nil, "1.2 body", ""},
 		{"a matching header and query parameter", "/a2a?A2A-Version=1.2", http.Header{"A2a-Version": {"1.2"}}, "1.2 body", ""},
+		// The version goes once, in the header: a parameter beside it is a
+		// second value to the peer.
+		{"the other query parameters kept", "/a2a?x=1&A2A-Version=1.2&y=%41", nil, "1.2 body ?x=1&y=%41", ""},
+		{"an escaped parameter name", "/a2a?A2A%2DVersion=1.2&x=1", nil, "1.2 body ?x=1", ""},
+		{"an empty query parameter", "/a2a?A2A-Version=&x=1", nil, "1.2 body ?x=1", ""},
+		{"a parameter of another name kept", "/a2a?A2A-Versions=1.1", nil, "1.2 body ?A2A-Versions=1.1", ""},
 		{"lists four of many values", "/a2a", http.Header{"A2a-Version": {"1.1", "1.0", "0.3", "0.2", "0.1"}}, "",
 			`a2ahttp: the request names A2A-Version "1.1", "1.0", "0.3", "0.2", ..., but 1.2 was negotiated with this peer; nothing was sent`},
 		{"refuses another version", "/a2a", http.Header{"A2a-Version": {"1.1"}}, "",

@@ -48,16 +48,36 @@ func queryValues(rawQuery string) []string {
 	}
 	var values []string
 	for pair := range strings.SplitSeq(rawQuery, "&") {
-		key, value, _ := strings.Cut(pair, "=")
-		if k, err := url.QueryUnescape(key); err != nil || k != headerName {
-			continue
+		if value, ok := versionParam(pair); ok {
+			values = append(values, value)
 		}
-		if v, err := url.QueryUnescape(value); err == nil {
-			value = v
-		}
-		values = append(values, value)
 	}
 	return values
+}
+
+// withoutVersion is rawQuery without its A2A-Version parameters, the
+// others kept as they were written.
+func withoutVersion(rawQuery string) string {
+	var kept []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if _, ok := versionParam(pair); !ok {
+			kept = append(kept, pair)
+		}
+	}
+	return strings.Join(kept, "&")
+}
+
+// versionParam reports whether pair, one key=value of a query, is an
+// A2A-Version parameter, and returns its value, unescaped when it can be.
+func versionParam(pair string) (string, bool) {
+	key, value, _ := strings.Cut(pair, "=")
+	if k, err := url.QueryUnescape(key); err != nil || k != headerName {
+		return "", false
+	}
+	if v, err := url.QueryUnescape(value); err == nil {
+		value = v
+	}
+	return value, true
 }
 
 // trimOWS trims the optional whitespace HTTP allows around a field value
