@@ -124,9 +124,13 @@
 //     initialize at a stateless revision, a request on a session at
 //     another revision than its pin or on a session whose pin is gone.
 //     A refusal's data.reason is the reason recorded.
-//     Requests that name none are not negotiations and are not recorded:
-//     a body over the bound (413) or unreadable, a body that is not JSON or
-//     not a JSON-RPC message, an initialize without a string
+//     Requests that name none, and requests whose body is no message the
+//     middleware can read, whatever their header names, are not
+//     negotiations and are not recorded: a body over the bound (413) or
+//     unreadable, a body that is not JSON (-32700) or not a JSON-RPC
+//     message by the rules above (-32600: a repeated key, a key a server
+//     may fold into a member's name, invalid UTF-8, nesting past the
+//     bound), an initialize without a string
 //     params.protocolVersion, a request refused by the DNS-rebinding
 //     protection (unread), and one refused for an invalid Subject under
 //     StrictSubject (before any negotiation).
