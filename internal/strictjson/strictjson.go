@@ -127,17 +127,28 @@ var readers = sync.Pool{New: func() any { return new(Reader) }}
 // NewReader returns a Reader of data with the given nesting bound
 // (MaxDepth when maxDepth <= 0). The Reader does not copy data; Raw returns
 // subslices of it.
-func NewReader(data []byte, maxDepth int) *Reader {
+//
+// Object looks for repeated keys itself, so that Skip and Raw do not: a
+// caller that reads a member as Raw reads it again (Decode does, and JSON
+// v2's Unmarshal refuses a repeated name wherever it is).
+func NewReader(data []byte, maxDepth int) *Reader { return newReader(data, maxDepth, true) }
+
+// NewReaderRefusingRepeats is NewReader for a walk that reads only some
+// members of a document that others read whole: a key repeated in any
+// object is an error, in the values Skip and Raw read too (JSON v2's
+// default).
+func NewReaderRefusingRepeats(data []byte, maxDepth int) *Reader {
+	return newReader(data, maxDepth, false)
+}
+
+func newReader(data []byte, maxDepth int, repeats bool) *Reader {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
 	r := readers.Get().(*Reader)
 	r.data, r.maxDepth, r.path = data, maxDepth, r.path[:0]
 	r.buf = *bytes.NewBuffer(data)
-	// Object looks for repeated keys itself, so that Skip and Raw do not:
-	// a caller that reads a member as Raw reads it again (Decode does, and
-	// JSON v2's Unmarshal refuses a repeated name wherever it is).
-	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
+	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(repeats))
 	return r
 }
 
@@ -227,7 +238,7 @@ func isIdentifier(s string) bool {
 
 // errorf returns an error about the value that starts at the next offset.
 func (r *Reader) errorf(format string, args ...any) *Error {
-	return &Error{Path: r.Path(), Offset: r.start(), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Path: r.Path(), Offset: r.Start(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // wrap turns an error of the Decoder into an *Error at the Reader's path.
@@ -317,9 +328,9 @@ func pointerSteps(ptr jsontext.Pointer, from int, kind func(level int) jsontext.
 	return steps
 }
 
-// start returns the offset at which the next value begins: past white
+// Start returns the offset at which the next value begins: past white
 // space and the separator the Decoder has not consumed yet.
-func (r *Reader) start() int {
+func (r *Reader) Start() int {
 	return len(r.data) - len(bytes.TrimLeft(r.data[r.Offset():], " \t\r\n:,"))
 }
 
@@ -379,7 +390,7 @@ func (r *Reader) Object(fn func(key string) error) error {
 	var seen map[string]struct{}
 	var first [16]string // the keys of small objects, without a map
 	for n := 0; r.dec.PeekKind() != '}'; n++ {
-		at := r.start()
+		at := r.Start()
 		name, err := r.dec.ReadToken()
 		if err != nil {
 			return r.wrap(err)
@@ -511,11 +522,11 @@ func (r *Reader) raw() (raw []byte, null bool, err error) {
 	if _, err := r.Next(); err != nil {
 		return nil, false, err
 	}
-	from, base := r.start(), r.dec.StackDepth()
+	from, base := r.Start(), r.dec.StackDepth()
 	for {
 		k := r.dec.PeekKind()
 		if (k == '{' || k == '[') && r.dec.StackDepth() >= r.maxDepth {
-			return nil, false, &Error{Path: r.here(), Offset: r.start(), Msg: fmt.Sprintf("nested deeper than %d levels", r.maxDepth)}
+			return nil, false, &Error{Path: r.here(), Offset: r.Start(), Msg: fmt.Sprintf("nested deeper than %d levels", r.maxDepth)}
 		}
 		null = null || k == 'n'
 		if err := r.token(); err != nil {
@@ -579,7 +590,7 @@ func (r *Reader) value(v any, opts []jsonv2.Options) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("strictjson: Value needs a non-nil pointer, got %T", v)
 	}
-	from, outer := r.start(), r.path
+	from, outer := r.Start(), r.path
 	raw, null, err := r.raw()
 	if err != nil {
 		return err

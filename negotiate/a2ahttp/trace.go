@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wopneg/wopneg/internal/exchange"
+	"github.com/wopneg/wopneg/internal/strictjson"
 	"github.com/wopneg/wopneg/internal/tracectx"
 )
 
@@ -61,32 +62,29 @@ func stampTrace(out *http.Request, tc tracectx.Context) error {
 // its message, metadata or metadata.openwop is not an object, or that
 // already holds a traceparent or tracestate: the caller's.
 func stampMessage(body []byte, path string, tc tracectx.Context) []byte {
-	d := jsontext.NewDecoder(bytes.NewReader(body))
+	// No bound of its own on nesting: JSON v2's is the only one.
+	r := strictjson.NewReaderRefusingRepeats(body, math.MaxInt)
+	defer r.Release()
 	var method string
 	hasMethod := false
 	var inParams, top carrier
 	var whole, params int // offsets no carrier needs
-	err := objectAt(d, &whole, func(key string) error {
+	err := objectAt(r, &whole, func(key string) (err error) {
 		switch key {
 		case "method":
 			hasMethod = true
-			if d.PeekKind() != '"' {
-				return d.SkipValue()
-			}
-			t, err := d.ReadToken()
-			method = t.String()
-			return err
+			method, err = r.String() // one that is no string stamps nothing
 		case "params":
-			return objectAt(d, &params, func(key string) error {
+			err = objectAt(r, &params, func(key string) error {
 				if key == "message" {
-					return inParams.read(d)
+					return inParams.read(r)
 				}
-				return d.SkipValue()
+				return nil
 			})
 		case "message":
-			return top.read(d)
+			err = top.read(r)
 		}
-		return d.SkipValue()
+		return err
 	})
 	var msg carrier
 	switch {
@@ -121,20 +119,20 @@ type carrier struct {
 	traced                     bool
 }
 
-// read reads the message value at d.
-func (c *carrier) read(d *jsontext.Decoder) error {
+// read reads the message value r is at.
+func (c *carrier) read(r *strictjson.Reader) error {
 	c.found, c.metadata, c.openwop = true, absent, absent
-	return objectAt(d, &c.message, func(key string) error {
+	return objectAt(r, &c.message, func(key string) error {
 		if key != "metadata" {
-			return d.SkipValue()
+			return nil
 		}
-		return objectAt(d, &c.metadata, func(key string) error {
+		return objectAt(r, &c.metadata, func(key string) error {
 			if key != "openwop" {
-				return d.SkipValue()
+				return nil
 			}
-			return objectAt(d, &c.openwop, func(key string) error {
+			return objectAt(r, &c.openwop, func(key string) error {
 				c.traced = c.traced || key == tracectx.Parent || key == tracectx.State
-				return d.SkipValue()
+				return nil
 			})
 		})
 	})
@@ -156,28 +154,16 @@ func (c carrier) insertion(trace string) (open int, text string) {
 	return c.openwop, trace
 }
 
-// objectAt reads the value at d: an object, calling member with each key
-// for it to read the member's value, and sets *open to the offset of its
-// opening brace; any other value is skipped, and *open is noObject. The
-// offsets of a body that breaks are of no use: its error ends the reading.
-func objectAt(d *jsontext.Decoder, open *int, member func(key string) error) error {
-	if d.PeekKind() != '{' {
+// objectAt reads the value r is at: an object, calling member with each
+// key for it to read the member's value (one it leaves unread is
+// skipped), and sets *open to the offset of its opening brace; any other
+// value is skipped, and *open is noObject. The offsets of a body that
+// breaks are of no use: its error ends the reading.
+func objectAt(r *strictjson.Reader, open *int, member func(key string) error) error {
+	if k, _ := r.Next(); k != strictjson.Object {
 		*open = noObject
-		return d.SkipValue()
+		return r.Skip()
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return err
-	}
-	*open = int(d.InputOffset()) - 1
-	for d.PeekKind() == '"' {
-		t, err := d.ReadToken()
-		if err != nil {
-			return err
-		}
-		if err := member(t.String()); err != nil {
-			return err
-		}
-	}
-	_, err := d.ReadToken() // the closing brace, or the error of a body that is no JSON
-	return err
+	*open = r.Start()
+	return r.Object(member)
 }

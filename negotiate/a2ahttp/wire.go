@@ -49,16 +49,16 @@ func writeStatus(w http.ResponseWriter, code int, status, message string, info r
 // most strictjson.MaxDepth deep, nothing after it), or its id is missing
 // or neither a string nor a number (JSON-RPC 2.0 §4).
 func sniffID(body []byte) jsontext.Value {
-	r := strictjson.NewReader(body, 0)
+	r := strictjson.NewReaderRefusingRepeats(body, 0)
 	defer r.Release()
 	var id jsontext.Value
 	err := r.Object(func(key string) error {
-		k, err := r.Next()
-		if err == nil && key == "id" && (k == strictjson.String || k == strictjson.Number) {
+		if k, _ := r.Next(); key == "id" && (k == strictjson.String || k == strictjson.Number) {
+			var err error
 			id, err = r.Raw()
 			return err
 		}
-		return skipStrict(r) // another member, or an id of a kind that is no id
+		return nil // another member, or an id of a kind that is no id: skipped
 	})
 	if err != nil || id == nil || r.End() != nil {
 		return nullID
@@ -73,29 +73,15 @@ var errMethodRead = errors.New("method read")
 // begins with prefix, read as sniffID reads the id but only as far as
 // its method member; "" when prefix names none before it ends or breaks.
 func sniffMethod(prefix []byte) string {
-	r := strictjson.NewReader(prefix, 0)
+	r := strictjson.NewReaderRefusingRepeats(prefix, 0)
 	defer r.Release()
 	method := ""
 	_ = r.Object(func(key string) error {
 		if key != "method" {
-			return skipStrict(r)
+			return nil
 		}
 		method, _ = r.String()
 		return errMethodRead
 	})
 	return method
-}
-
-// errRepeatedName is a value in which an object repeats a member name.
-var errRepeatedName = errors.New("a member name is repeated")
-
-// skipStrict reads the value r is at, and refuses it when an object
-// nested in it repeats a member name: strictjson.Reader's Object looks
-// for repeated names only in the objects it walks.
-func skipStrict(r *strictjson.Reader) error {
-	raw, err := r.Raw()
-	if err == nil && !jsontext.Value(raw).IsValid() {
-		return errRepeatedName
-	}
-	return err
 }
