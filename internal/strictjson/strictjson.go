@@ -141,14 +141,14 @@ func NewReaderRefusingRepeats(data []byte, maxDepth int) *Reader {
 	return newReader(data, maxDepth, false)
 }
 
-func newReader(data []byte, maxDepth int, repeats bool) *Reader {
+func newReader(data []byte, maxDepth int, allowRepeats bool) *Reader {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
 	r := readers.Get().(*Reader)
 	r.data, r.maxDepth, r.path = data, maxDepth, r.path[:0]
 	r.buf = *bytes.NewBuffer(data)
-	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(repeats))
+	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(allowRepeats))
 	return r
 }
 
