@@ -333,3 +333,19 @@ func TestLeading(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusing: what a zero Middleware wraps is never reached, and every
+// request is answered 500 with JSON-RPC's internal error, naming the fix
+// Unmade names.
+func TestRefusing(t *testing.T) {
+	err := exchange.Unmade("pkg", "Middleware", "New")
+	if want := "pkg: a zero Middleware decides nothing and sends nothing; make it with New"; err.Error() != want {
+		t.Errorf("Unmade: %v, want %s", err, want)
+	}
+	w := httptest.NewRecorder()
+	exchange.Refusing(err).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"x"}`)))
+	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"` + err.Error() + `"}}`
+	if w.Code != http.StatusInternalServerError || w.Body.String() != want || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("answered %d %s %s, want 500 %s", w.Code, w.Header(), w.Body, want)
+	}
+}

@@ -779,6 +779,20 @@ func TestPointerPathPastTheStack(t *testing.T) {
 	if got, want := PointerPath(se.JSONPointer, d), "id[0].a"; got != want {
 		t.Errorf("PointerPath(%s) = %s, want %s", se.JSONPointer, got, want)
 	}
+	// Where the decoder stands, its own kind names the level: a key that
+	// is a number stays a key.
+	d = jsontext.NewDecoder(strings.NewReader(`{"0":[{"a":1,"a":2}]}`))
+	for range 2 {
+		if _, err := d.ReadToken(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err = d.ReadValue(); !errors.As(err, &se) {
+		t.Fatalf("ReadValue: %v, want a repeated name", err)
+	}
+	if got, want := PointerPath(se.JSONPointer, d), `["0"][0].a`; got != want {
+		t.Errorf("PointerPath(%s) = %s, want %s", se.JSONPointer, got, want)
+	}
 }
 
 // TestQuoteKey: a path or an error shows at most 64 bytes of a key,
@@ -793,6 +807,9 @@ func TestQuoteKey(t *testing.T) {
 		long + "x":            `"` + long + `"...`,
 		long[:63] + "é":       `"` + long[:63] + `"...`, // é's first byte would be the 64th
 		long[:62] + "é" + "x": `"` + long[:62] + `é"...`,
+		// No reader of the module hands on invalid UTF-8, but a key of
+		// nothing but continuation bytes is cut to nothing, not past it.
+		strings.Repeat("\x80", 65): `""...`,
 	} {
 		if got := QuoteKey(key); got != want {
 			t.Errorf("QuoteKey(%.70q) = %s, want %s", key, got, want)

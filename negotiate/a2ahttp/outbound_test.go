@@ -383,3 +383,27 @@ func TestNewTransportRefusesWhatCannotBeSent(t *testing.T) {
 		t.Errorf("downgraded: %v, %v", tr, err)
 	}
 }
+
+// TestZeroValuesRefuse: the zero Middleware and the zero Transport have
+// nothing to decide with and no version to send at, so they fail closed
+// and never panic: what the Middleware wraps is never reached and every
+// request is answered 500 naming New, as its Check says; the Transport
+// sends nothing, closes the request's body and names its constructors.
+func TestZeroValuesRefuse(t *testing.T) {
+	var m a2ahttp.Middleware
+	reached := false
+	w := httptest.NewRecorder()
+	m.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true })).ServeHTTP(w, cardOrPost("/a2a", "1.2"))
+	const made = "a2ahttp: a zero Middleware decides nothing and sends nothing; make it with New"
+	if reached || w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), made) {
+		t.Errorf("the zero Middleware answered %d %s (reached the handler: %t)", w.Code, w.Body, reached)
+	}
+	if err := m.Check(context.Background(), http.NotFoundHandler()); err == nil || err.Error() != made {
+		t.Errorf("the zero Middleware's Check: %v", err)
+	}
+	body := &closeCounter{Reader: strings.NewReader("body")}
+	resp, err := new(a2ahttp.Transport).RoundTrip(httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9/a2a", body))
+	if resp != nil || err == nil || err.Error() != "a2ahttp: a zero Transport decides nothing and sends nothing; make it with NewTransport or Connect" || body.closed != 1 {
+		t.Errorf("the zero Transport: %v, %v, the body closed %d times", resp, err, body.closed)
+	}
+}

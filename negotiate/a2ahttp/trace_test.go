@@ -218,6 +218,8 @@ func TestTraceContextKeepsTheCallers(t *testing.T) {
 		{"another method", "/", nil, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"message":{}}}`, "", traceparent},
 		{"a method that is no string", "/", nil, `{"jsonrpc":"2.0","id":1,"method":1,"params":{"message":{}}}`, "", traceparent},
 		{"no message", "/", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, "", traceparent},
+		{"params beside the message", "/", nil, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"configuration":{"blocking":true},"message":{}}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"configuration":{"blocking":true},"message":{"metadata":{"openwop":{` + ours + `}}}}}`, traceparent},
 		{"HTTP+JSON at another path", "/tasks/t1:cancel", nil, `{"message":{}}`, "", traceparent},
 		{"HTTP+JSON with a method", "/message:send", nil, `{"method":"x","message":{}}`, "", traceparent},
 		{"HTTP+JSON", "/message:send", nil, `{"message":{}, "configuration":{}}`, `{"message":{"metadata":{"openwop":{` + ours + `}}}, "configuration":{}}`, traceparent},

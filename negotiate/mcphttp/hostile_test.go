@@ -648,11 +648,14 @@ func TestRecorderStatuses(t *testing.T) {
 			}
 		})
 	}
-	for status, forgotten := range map[int]bool{200: true, 204: true, 299: true, 300: false, 403: false, 404: true, 500: false} {
+	// 0: the handler writes nothing, net/http's 200.
+	for status, forgotten := range map[int]bool{0: true, 200: true, 204: true, 299: true, 300: false, 403: false, 404: true, 500: false} {
 		m, _ := mcphttp.New(compile(t, legacyFacets(), policy.Policy{}), mcphttp.Options{Sink: &negotiatetest.Recorder{}})
 		h := m.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodDelete {
-				w.WriteHeader(status)
+				if status != 0 {
+					w.WriteHeader(status)
+				}
 				return
 			}
 			w.Header().Set(mcphttp.HeaderSessionID, "s")
@@ -794,5 +797,37 @@ func TestTransportKeepsTheBreakAfterAnAnswer(t *testing.T) {
 	got, err := io.ReadAll(resp.Body)
 	if string(got) != answer || !errors.Is(err, broke) {
 		t.Errorf("the body read %q, %v; want the answer, then %v", got, err, broke)
+	}
+}
+
+// bodyCloses is a request body that says whether it was closed.
+type bodyCloses struct {
+	io.Reader
+	closed bool
+}
+
+func (b *bodyCloses) Close() error { b.closed = true; return nil }
+
+// TestZeroValuesRefuse: the zero Middleware and the zero Transport have
+// nothing to decide with and no revision to send at, so they fail closed
+// and never panic: what the Middleware wraps is never reached and every
+// request is answered 500 naming New, as its Check says; the Transport
+// sends nothing, closes the request's body and names its constructors.
+func TestZeroValuesRefuse(t *testing.T) {
+	var m mcphttp.Middleware
+	reached := false
+	w := httptest.NewRecorder()
+	m.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true })).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(initialize("2025-11-25"))))
+	const made = "mcphttp: a zero Middleware decides nothing and sends nothing; make it with New"
+	if reached || w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), made) {
+		t.Errorf("the zero Middleware answered %d %s (reached the handler: %t)", w.Code, w.Body, reached)
+	}
+	if err := m.Check(context.Background(), http.NotFoundHandler()); err == nil || err.Error() != made {
+		t.Errorf("the zero Middleware's Check: %v", err)
+	}
+	body := &bodyCloses{Reader: strings.NewReader(initialize("2025-11-25"))}
+	resp, err := new(mcphttp.Transport).RoundTrip(httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9/mcp", body))
+	if resp != nil || err == nil || err.Error() != "mcphttp: a zero Transport decides nothing and sends nothing; make it with NewTransport or Connect" || !body.closed {
+		t.Errorf("the zero Transport: %v, %v, the body closed %t", resp, err, body.closed)
 	}
 }
