@@ -711,10 +711,21 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 		_, _, err := a2ahttp.Negotiate(context.Background(), n, url, a2ahttp.OutboundOptions{Sink: &negotiatetest.Recorder{}, AllowLoopback: true, ErrorLog: log})
 		return err
 	}
-	answer := func(w http.ResponseWriter, status int, body string) {
+	reply := func(w http.ResponseWriter, status int, body string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, body)
+	}
+	// initialized is a server without server/discover, whose initialize
+	// answers body: an authenticated host falls back to it.
+	initialized := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "server/discover" {
+				reply(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
+				return
+			}
+			reply(w, http.StatusOK, body)
+		}
 	}
 	for name, c := range map[string]struct {
 		answer  http.HandlerFunc
@@ -722,45 +733,33 @@ func TestNoLineOrErrorCarriesThePeersText(t *testing.T) {
 	}{
 		"MCP, a discover answered with a long message, then refused": {
 			func(w http.ResponseWriter, _ *http.Request) {
-				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"`+text+`"}}`)
+				reply(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"`+text+`"}}`)
 			},
 			negotiateMCP(nil),
 		},
 		"MCP, an initialize answered with a long code, no decision": {
-			func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("Mcp-Method") == "server/discover" {
-					answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
-					return
-				}
-				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":"`+text+`","message":"x"}}`)
-			},
+			initialized(`{"jsonrpc":"2.0","id":1,"error":{"code":"` + text + `","message":"x"}}`),
 			negotiateMCP(placesSubject),
 		},
 		"MCP, a discover answer that repeats a long key, then refused": {
 			func(w http.ResponseWriter, _ *http.Request) {
-				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
+				reply(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
 			},
 			negotiateMCP(nil),
 		},
 		"MCP, an initialize answer that repeats a long key, no decision": {
-			func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("Mcp-Method") == "server/discover" {
-					answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
-					return
-				}
-				answer(w, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"`+key+`":1,"`+key+`":2}}`)
-			},
+			initialized(`{"jsonrpc":"2.0","id":1,"result":{"` + key + `":1,"` + key + `":2}}`),
 			negotiateMCP(placesSubject),
 		},
 		"A2A, a card that repeats a long key": {
 			func(w http.ResponseWriter, _ *http.Request) {
-				answer(w, http.StatusOK, `{"supportedInterfaces":[],"`+key+`":1,"`+key+`":2}`)
+				reply(w, http.StatusOK, `{"supportedInterfaces":[],"`+key+`":1,"`+key+`":2}`)
 			},
 			negotiateA2A,
 		},
 		"A2A, a card answered with a long error": {
 			func(w http.ResponseWriter, _ *http.Request) {
-				answer(w, http.StatusNotFound, `{"error":{"code":404,"message":"`+text+`"}}`)
+				reply(w, http.StatusNotFound, `{"error":{"code":404,"message":"`+text+`"}}`)
 			},
 			negotiateA2A,
 		},
