@@ -50,8 +50,9 @@
 //   - An exchange that failed on the way (the peer could not be reached,
 //     timed out, hung up, answered a 5xx (but for a call's refusal of the
 //     version, which its clients read on any status, and which is the
-//     refusal above), more than the bound, or no negotiation answer; the egress policy refused its address; it
-//     redirected) is the host's failure, never the peer's refusal:
+//     refusal above), more than the bound, or no negotiation answer; the
+//     egress policy refused its address; it redirected) is the host's
+//     failure, never the peer's refusal:
 //     internal_error 500 with details.reason naming the failure
 //     ("unreachable", "timeout", "hang-up", "not-an-answer", "too-large",
 //     "egress-denied", "redirect-refused", "canceled") and details.status

@@ -64,8 +64,11 @@ func (t *tap) RoundTrip(req *http.Request) (*http.Response, error) {
 		msg = b
 		return exchange.Served
 	}, nil)
-	if err != nil || v != exchange.Served {
-		return resp, err
+	if err != nil {
+		return nil, err
+	}
+	if v != exchange.Served {
+		return resp, nil
 	}
 	t.body = bytes.Clone(msg)
 	if t.only == "" {
@@ -99,7 +102,7 @@ func answersAsk(r exchange.Reading) bool {
 // a -32022's data.supported. The answer is read with the module's strict
 // reader, as the adapter reads it, and every value narrow does not touch
 // is kept as written (a number beyond float64 included); an answer it
-// cannot read is passed on as it came, and the adapter refuses it too.
+// cannot read is passed on as read, and the adapter refuses it too.
 func (t *tap) narrow(raw []byte) []byte {
 	var doc object
 	if strictjson.Decode(raw, &doc) != nil {
