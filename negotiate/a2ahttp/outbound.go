@@ -164,9 +164,10 @@ func init() {
 // (in any case, or as a comma-separated list) or its ?A2A-Version= query
 // parameter. The version goes once, in the header: the copy it sends
 // holds no query parameter of that name, which a peer would read as a
-// second value beside the header. An SDK client that stamps its own version (a2a-go does) can
-// use it as its http.Client's Transport: if the SDK picked another version
-// than the one negotiated, nothing reaches the peer.
+// second value beside the header. An SDK client that stamps its own
+// version (a2a-go does) can use it as its http.Client's Transport: if the
+// SDK picked another version than the one negotiated, nothing reaches the
+// peer.
 //
 // It reads each answer as far as it must to see whether the peer refused
 // the version after all (see "The record follows the peer" in the package
