@@ -124,9 +124,9 @@ type Options struct {
 	// and -32022 when the server refused the revision; 0 otherwise. A
 	// request served on a legacy session the middleware remembers is not
 	// decided again, and is observed only when the server refuses the
-	// revision, a refusal recorded in an event of its own. It runs on the request's path
-	// and must not block; wopnegotel's Telemetry.Observe puts the
-	// exchange on the request's span.
+	// revision, a refusal recorded in an event of its own. It runs on the
+	// request's path and must not block; wopnegotel's Telemetry.Observe
+	// puts the exchange on the request's span.
 	Observe func(context.Context, negotiate.Exchange)
 }
 
